@@ -1,0 +1,95 @@
+/*  The Python side's entry points into Prolog.
+
+    Python (through pyswip) loads each solver into a module of its own with
+    load_solver/4 and then runs a goal with collect_answers/5, which gathers
+    every answer on backtracking under a time limit and hands them back as
+    one string: converting one string is far cheaper than converting
+    thousands of nested lists term by term.
+*/
+
+:- module(plpuzzle_bridge, [load_solver/4, collect_answers/7]).
+
+:- use_module(library(time)).
+:- use_module(library(apply)).
+:- use_module(library(lists)).
+
+:- dynamic load_message/2.
+
+%!  load_solver(+File, +Module, +Dialect, -Problems) is det.
+%
+%   Load File into Module, emulating Dialect (`swi` or `sicstus4`).
+%   Problems is a string with the errors and warnings printed while
+%   loading ("" when there were none); an exception while loading is
+%   reported there too instead of being raised.
+
+load_solver(File, Module, Dialect, Problems) :-
+    retractall(load_message(_, _)),
+    dialect_options(Dialect, Options),
+    setup_call_cleanup(
+        asserta((user:message_hook(Msg, Kind, Lines) :-
+                    plpuzzle_bridge:note_message(Msg, Kind, Lines)), Ref),
+        catch(load_files(Module:File, [if(true)|Options]), E,
+              note_message(E, error, [])),
+        erase(Ref)),
+    findall(Text, load_message(_, Text), Texts),
+    atomic_list_concat(Texts, '\n', Atom),
+    atom_string(Atom, Problems).
+
+dialect_options(swi, []).
+dialect_options(sicstus4, [dialect(sicstus4)]).
+
+%   Record errors and warnings; let them be printed as usual too.
+note_message(Msg, Kind, Lines) :-
+    memberchk(Kind, [error, warning]),
+    (   Lines == []
+    ->  message_text(Msg, Kind, Codes)
+    ;   lines_codes(Lines, Codes)
+    ),
+    format(string(Text), "~w: ~s", [Kind, Codes]),
+    assertz(load_message(Kind, Text)),
+    fail.
+
+message_text(Msg, Kind, Codes) :-
+    '$messages':translate_message(Msg, Lines, []),
+    lines_codes(Lines, Codes0),
+    (   Codes0 == []
+    ->  format(codes(Codes), "~q (~w)", [Msg, Kind])
+    ;   Codes = Codes0
+    ).
+
+lines_codes(Lines, Codes) :-
+    with_output_to(codes(Codes),
+                   print_message_lines(current_output, '', Lines)).
+
+%!  collect_answers(:Goal, +Template, +Limit, -Answers, -Status, -Cpu,
+%!                  -Message) is det.
+%
+%   Find every answer of Goal within Limit seconds of wall-clock time.
+%   Answers is a string with one line per answer: `g ` or `n ` (ground or
+%   not) and the Template written with write_canonical/1.  Status is `ok`,
+%   `time_limit` or `error`, Cpu the CPU seconds used, and Message the
+%   error text ("" unless Status is `error`).  Only `ok` has answers.
+
+collect_answers(Goal, Template, Limit, Answers, Status, Cpu, Message) :-
+    statistics(cputime, T0),
+    catch(( call_with_time_limit(Limit, findall(Template, Goal, Found)),
+            Outcome = ok
+          ),
+          E,
+          Outcome = caught(E)),
+    statistics(cputime, T1),
+    Cpu is T1 - T0,
+    outcome(Outcome, Found, Answers, Status, Message).
+
+outcome(ok, Found, Answers, ok, "") :-
+    maplist(answer_line, Found, Lines),
+    atomic_list_concat(Lines, '\n', Atom),
+    atom_string(Atom, Answers).
+outcome(caught(time_limit_exceeded), _, "", time_limit, "") :- !.
+outcome(caught(E), _, "", error, Message) :-
+    message_text(E, error, Codes),
+    string_codes(Message, Codes).
+
+answer_line(Answer, Line) :-
+    (   ground(Answer) -> Tag = g ; Tag = n ),
+    format(atom(Line), "~w ~k", [Tag, Answer]).

@@ -1,0 +1,132 @@
+"""The embedded SWI-Prolog, driven through pyswip.
+
+pyswip gives one Prolog per process, so this module keeps a single engine
+with the bridge (prolog/plpuzzle_bridge.pl) loaded, and loads each solver
+file into a module of its own: several solvers can then live side by side,
+and a solver that is not a module file cannot clash with ours.
+
+Code we did not write must not run here but in a worker process
+(plpuzzle.worker), which uses this module on its own side.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+Dialect = Literal["swi", "sicstus4"]
+DIALECTS: tuple[Dialect, ...] = ("swi", "sicstus4")
+
+
+def prolog_dir() -> Path:
+    """Where the project's Prolog sources are.
+
+    An installed package carries them as plpuzzle/prolog_src; a source
+    checkout (and an editable install) has them in the top-level prolog/.
+    """
+    here = Path(__file__).resolve().parent
+    installed = here / "prolog_src"
+    return installed if installed.is_dir() else here.parents[1] / "prolog"
+
+
+def prolog_file(name: str) -> Path:
+    """A file of the project's Prolog sources, e.g. `sudoku.pl`."""
+    return prolog_dir() / name
+
+
+def quote_atom(text: str) -> str:
+    """`text` as a quoted Prolog atom, safe to splice into a query."""
+    escaped = text.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n")
+    return f"'{escaped}'"
+
+
+class SolverLoadError(Exception):
+    """A solver file could not be loaded, or lacks the predicate we call."""
+
+
+@dataclass
+class Answers:
+    """What one goal produced: raw answer texts and how the run ended.
+
+    `status` is "ok", "time_limit" or "error"; each answer is
+    (ground, text) with the text in Prolog canonical syntax.
+    """
+
+    status: str
+    cpu_seconds: float
+    answers: list[tuple[bool, str]] = field(default_factory=list)
+    message: str = ""
+
+
+class PrologEngine:
+    """The process's SWI-Prolog with the bridge loaded."""
+
+    def __init__(self) -> None:
+        from pyswip import Prolog  # imported here: only worker processes need it
+
+        self._prolog = Prolog()
+        bridge = prolog_file("plpuzzle_bridge.pl")
+        self._once(f"use_module({quote_atom(str(bridge))})")
+        self._loaded: dict[tuple[Path, str], str] = {}
+
+    def _once(self, query: str) -> dict:
+        results = list(self._prolog.query(query, maxresult=1))
+        if not results:
+            raise RuntimeError(f"Prolog query failed: {query[:200]}")
+        return results[0]
+
+    def load_solver(
+        self, path: Path, predicate: str = "sudoku/2", dialect: Dialect = "swi"
+    ) -> str:
+        """Load a solver file into its own module; return the module name.
+
+        Raises SolverLoadError when loading reports errors or when the
+        module does not then define `predicate`.
+        """
+        path = path.resolve()
+        key = (path, dialect)
+        if key in self._loaded:
+            return self._loaded[key]
+        if not path.is_file():
+            raise SolverLoadError(f"{path}: no such file")
+        digest = hashlib.sha1(f"{path}:{dialect}".encode()).hexdigest()[:12]
+        module = f"plpuzzle_solver_{digest}"
+        result = self._once(
+            f"plpuzzle_bridge:load_solver({quote_atom(str(path))}, {module}, "
+            f"{dialect}, Problems)"
+        )
+        problems = _text(result["Problems"])
+        errors = [line for line in problems.splitlines() if line.startswith("error")]
+        if errors:
+            raise SolverLoadError(problems)
+        name, arity = predicate.split("/")
+        if not list(self._prolog.query(f"current_predicate({module}:{name}/{arity})")):
+            raise SolverLoadError(f"{path} does not define {predicate}\n{problems}".rstrip())
+        self._loaded[key] = module
+        return module
+
+    def collect(self, module: str, goal: str, template: str, time_limit: float) -> Answers:
+        """Run `module:goal` to exhaustion within `time_limit` seconds.
+
+        `goal` is Prolog source text in which the variable named by
+        `template` carries each answer.
+        """
+        result = self._once(
+            f"plpuzzle_bridge:collect_answers({module}:({goal}), {template}, "
+            f"{float(time_limit)!r}, PlpuzzleAnswers, PlpuzzleStatus, PlpuzzleCpu, "
+            "PlpuzzleMessage)"
+        )
+        status = str(result["PlpuzzleStatus"])
+        text = _text(result["PlpuzzleAnswers"])
+        answers = [(line[0] == "g", line[2:]) for line in text.split("\n")] if text else []
+        return Answers(status, float(result["PlpuzzleCpu"]), answers,
+                       _text(result["PlpuzzleMessage"]))
+
+
+def _text(value: object) -> str:
+    """pyswip hands Prolog strings back as bytes."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    return str(value)

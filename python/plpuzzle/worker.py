@@ -1,0 +1,243 @@
+"""Worker processes: where solvers run, so that they can be killed.
+
+A solver may loop, exhaust memory, call halt/0 or print to stdout. None of
+that may touch the caller, so every engine run goes to a child process
+(`python -m plpuzzle.worker`) that speaks JSON lines over a private pipe.
+The parent enforces a wall-clock deadline and kills the child's whole
+process group when it passes; a dead child is replaced on the next request.
+
+Requests (one JSON object per line):
+
+- `{"op": "prolog", "solver", "dialect", "predicate", "goal", "template",
+  "time_limit"}` loads the solver (once per worker) and collects every
+  answer of the goal through pyswip (plpuzzle.prolog_engine);
+- `{"op": "call", "function": "package.module:name", "kwargs": {...}}`
+  calls a Python function of this package and returns its JSON result.
+
+Each reply carries `cpu`, the CPU seconds the work took in the worker.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import resource
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+#: Extra wall-clock seconds the parent waits beyond a time limit that the
+#: worker enforces itself (Prolog's call_with_time_limit), before killing.
+GRACE_SECONDS = 10.0
+
+#: How much of a dead worker's stderr to keep as evidence.
+STDERR_TAIL_BYTES = 4000
+
+
+class WorkerError(Exception):
+    """The worker did not answer: it was killed or it died."""
+
+    def __init__(self, message: str, stderr_tail: str = "") -> None:
+        super().__init__(message)
+        self.stderr_tail = stderr_tail
+
+
+class WorkerTimeout(WorkerError):
+    """The wall-clock deadline passed and the worker was killed."""
+
+
+class WorkerCrashed(WorkerError):
+    """The worker exited (or closed its pipe) in the middle of a request."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for a worker process; None means unlimited."""
+
+    memory_mb: int | None = 4096
+    file_size_mb: int | None = 256
+
+    def apply(self) -> None:
+        """Set the limits in the current process (called in the child)."""
+        if self.memory_mb is not None:
+            size = self.memory_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (size, size))
+        if self.file_size_mb is not None:
+            size = self.file_size_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+
+
+class Worker:
+    """A worker process, started on first use and restarted after a death.
+
+    With `show_stderr` the solver's own output (stdout and stderr) reaches
+    our stderr, which suits a user running their own solver; otherwise it
+    is kept in a temporary file whose tail becomes evidence on a crash.
+    """
+
+    def __init__(self, limits: Limits | None = None, show_stderr: bool = False) -> None:
+        self.limits = limits or Limits()
+        self.show_stderr = show_stderr
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._stderr: IO[bytes] | None = None
+
+    def __enter__(self) -> Worker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        self._stderr = None if self.show_stderr else tempfile.TemporaryFile()
+        path = os.pathsep.join(filter(None, [_package_root(), os.environ.get("PYTHONPATH")]))
+        env = {**os.environ, "PYTHONPATH": path}
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "plpuzzle.worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            start_new_session=True,
+            preexec_fn=self.limits.apply,
+            env=env,
+        )
+        return self._proc
+
+    def request(self, message: dict[str, Any], deadline_seconds: float) -> dict[str, Any]:
+        """Send one request and wait for its reply, at most the deadline."""
+        proc = self._proc if self._proc and self._proc.poll() is None else self._start()
+        assert proc.stdin and proc.stdout
+        try:
+            proc.stdin.write(json.dumps(message).encode() + b"\n")
+            proc.stdin.flush()
+        except BrokenPipeError:
+            self._fail(WorkerCrashed, "the worker exited before taking the request")
+        line = self._read_line(proc, time.monotonic() + deadline_seconds)
+        return json.loads(line)
+
+    def _read_line(self, proc: subprocess.Popen[bytes], deadline: float) -> bytes:
+        assert proc.stdout
+        fd = proc.stdout.fileno()
+        chunks: list[bytes] = []
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self._fail(WorkerTimeout, "the worker passed its wall-clock deadline and was killed")
+            ready, _, _ = select.select([fd], [], [], remaining)
+            if not ready:
+                continue
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                proc.wait()
+                self._fail(WorkerCrashed, _exit_text(proc.returncode))
+            chunks.append(chunk)
+            if chunk.endswith(b"\n"):
+                return b"".join(chunks)
+
+    def _fail(self, kind: type[WorkerError], message: str) -> None:
+        tail = self.stderr_tail()
+        self.close()
+        raise kind(message, tail)
+
+    def stderr_tail(self) -> str:
+        """The last part of what the worker wrote to stderr (if kept)."""
+        if self._stderr is None:
+            return ""
+        self._stderr.seek(0, os.SEEK_END)
+        size = self._stderr.tell()
+        self._stderr.seek(max(0, size - STDERR_TAIL_BYTES))
+        return self._stderr.read().decode("utf-8", errors="replace")
+
+    def close(self) -> None:
+        """Kill the worker and everything it started."""
+        if self._proc is not None:
+            if self._proc.poll() is None:
+                try:
+                    os.killpg(self._proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            self._proc.wait()
+            for pipe in (self._proc.stdin, self._proc.stdout):
+                if pipe:
+                    pipe.close()
+            self._proc = None
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+
+
+def _package_root() -> str:
+    """The folder holding the plpuzzle package, for the child's sys.path."""
+    return str(Path(__file__).resolve().parents[1])
+
+
+def _exit_text(code: int | None) -> str:
+    if code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"the worker was killed by {name}"
+    return f"the worker exited with status {code} (did the solver call halt/0?)"
+
+
+# --- the worker's side --------------------------------------------------------
+
+
+def _handle(request: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
+    if request["op"] == "prolog":
+        from plpuzzle.prolog_engine import PrologEngine, SolverLoadError
+
+        engine = state.get("engine") or state.setdefault("engine", PrologEngine())
+        start = time.process_time()
+        try:
+            module = engine.load_solver(
+                Path(request["solver"]), request["predicate"], request["dialect"]
+            )
+        except SolverLoadError as e:
+            return {"status": "load_error", "message": str(e),
+                    "cpu": time.process_time() - start}
+        got = engine.collect(module, request["goal"], request["template"], request["time_limit"])
+        return {"status": got.status, "cpu": got.cpu_seconds,
+                "answers": got.answers, "message": got.message}
+    if request["op"] == "call":
+        module_name, _, name = request["function"].partition(":")
+        if not module_name.startswith("plpuzzle."):
+            raise ValueError(f"not a plpuzzle function: {request['function']}")
+        function = getattr(importlib.import_module(module_name), name)
+        start = time.process_time()
+        result = function(**request.get("kwargs", {}))
+        return {"status": "ok", "cpu": time.process_time() - start, "result": result}
+    raise ValueError(f"unknown request {request['op']!r}")
+
+
+def serve() -> None:
+    """Answer requests from stdin until it closes.
+
+    The protocol gets a private copy of stdout; the real stdout (file
+    descriptor 1, which Prolog writes to) is pointed at stderr, so nothing
+    a solver prints can corrupt a reply.
+    """
+    reply_to = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    state: dict[str, Any] = {}
+    for line in sys.stdin:
+        try:
+            reply = _handle(json.loads(line), state)
+        except Exception as e:  # reported to the parent, never silent
+            reply = {"status": "internal_error", "cpu": 0.0,
+                     "message": "".join(traceback.format_exception(e))}
+        reply_to.write(json.dumps(reply) + "\n")
+        reply_to.flush()
+
+
+if __name__ == "__main__":
+    serve()
