@@ -42,7 +42,9 @@ sudoku(SSpec, SSol, Options) :-
 %
 %   Rows is an N x N matrix of constrained variables, ParityRows the
 %   matching matrix of 0/1 parities (1 = odd).  Fails early when the infos
-%   contradict each other.
+%   contradict each other.  The infos are posted before the units: given
+%   values then reach all_distinct/1 as constants, which costs far less
+%   than propagating each of them through it one by one.
 
 model(s(K, Board), Rules, Rows, Parities) :-
     N is K*K,
@@ -54,12 +56,12 @@ model(s(K, Board), Rules, Rows, Parities) :-
     append(Parities, Ps),
     parity_table(N, Table),
     maplist(has_parity(Table), Vs, Ps),
+    infos(Board, Rules, Rows, Parities),
     units(K, Rows, Units),
     maplist(all_distinct, Units),
     Odds is (N+1) // 2,
     units(K, Parities, ParityUnits),
-    maplist(sum_is(Odds), ParityUnits),
-    infos(Board, Rules, Rows, Parities).
+    maplist(sum_is(Odds), ParityUnits).
 
 %   The rows, columns and boxes of a matrix.
 units(K, Rows, Units) :-

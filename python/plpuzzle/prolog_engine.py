@@ -77,9 +77,7 @@ class PrologEngine:
             raise RuntimeError(f"Prolog query failed: {query[:200]}")
         return results[0]
 
-    def load_solver(
-        self, path: Path, predicate: str = "sudoku/2", dialect: Dialect = "swi"
-    ) -> str:
+    def load_solver(self, path: Path, predicate: str = "sudoku/2", dialect: Dialect = "swi") -> str:
         """Load a solver file into its own module; return the module name.
 
         Raises SolverLoadError when loading reports errors or when the
@@ -94,8 +92,7 @@ class PrologEngine:
         digest = hashlib.sha1(f"{path}:{dialect}".encode()).hexdigest()[:12]
         module = f"plpuzzle_solver_{digest}"
         result = self._once(
-            f"plpuzzle_bridge:load_solver({quote_atom(str(path))}, {module}, "
-            f"{dialect}, Problems)"
+            f"plpuzzle_bridge:load_solver({quote_atom(str(path))}, {module}, {dialect}, Problems)"
         )
         problems = _text(result["Problems"])
         errors = [line for line in problems.splitlines() if line.startswith("error")]
@@ -121,8 +118,9 @@ class PrologEngine:
         status = str(result["PlpuzzleStatus"])
         text = _text(result["PlpuzzleAnswers"])
         answers = [(line[0] == "g", line[2:]) for line in text.split("\n")] if text else []
-        return Answers(status, float(result["PlpuzzleCpu"]), answers,
-                       _text(result["PlpuzzleMessage"]))
+        return Answers(
+            status, float(result["PlpuzzleCpu"]), answers, _text(result["PlpuzzleMessage"])
+        )
 
 
 def _text(value: object) -> str:

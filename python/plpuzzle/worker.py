@@ -19,6 +19,7 @@ Each reply carries `cpu`, the CPU seconds the work took in the worker.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
@@ -96,7 +97,8 @@ class Worker:
         self.close()
 
     def _start(self) -> subprocess.Popen[bytes]:
-        self._stderr = None if self.show_stderr else tempfile.TemporaryFile()
+        # Kept open across requests (evidence for a crash); close() closes it.
+        self._stderr = None if self.show_stderr else tempfile.TemporaryFile()  # noqa: SIM115
         path = os.pathsep.join(filter(None, [_package_root(), os.environ.get("PYTHONPATH")]))
         env = {**os.environ, "PYTHONPATH": path}
         self._proc = subprocess.Popen(
@@ -129,7 +131,9 @@ class Worker:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                self._fail(WorkerTimeout, "the worker passed its wall-clock deadline and was killed")
+                self._fail(
+                    WorkerTimeout, "the worker passed its wall-clock deadline and was killed"
+                )
             ready, _, _ = select.select([fd], [], [], remaining)
             if not ready:
                 continue
@@ -159,10 +163,8 @@ class Worker:
         """Kill the worker and everything it started."""
         if self._proc is not None:
             if self._proc.poll() is None:
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.killpg(self._proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
             self._proc.wait()
             for pipe in (self._proc.stdin, self._proc.stdout):
                 if pipe:
@@ -202,11 +204,14 @@ def _handle(request: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
                 Path(request["solver"]), request["predicate"], request["dialect"]
             )
         except SolverLoadError as e:
-            return {"status": "load_error", "message": str(e),
-                    "cpu": time.process_time() - start}
+            return {"status": "load_error", "message": str(e), "cpu": time.process_time() - start}
         got = engine.collect(module, request["goal"], request["template"], request["time_limit"])
-        return {"status": got.status, "cpu": got.cpu_seconds,
-                "answers": got.answers, "message": got.message}
+        return {
+            "status": got.status,
+            "cpu": got.cpu_seconds,
+            "answers": got.answers,
+            "message": got.message,
+        }
     if request["op"] == "call":
         module_name, _, name = request["function"].partition(":")
         if not module_name.startswith("plpuzzle."):
@@ -216,6 +221,17 @@ def _handle(request: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
         result = function(**request.get("kwargs", {}))
         return {"status": "ok", "cpu": time.process_time() - start, "result": result}
     raise ValueError(f"unknown request {request['op']!r}")
+
+
+def _spin_for_tests() -> None:
+    """Never returns; lets the tests check that deadlines kill."""
+    while True:
+        pass
+
+
+def _allocate_for_tests(megabytes: int) -> int:
+    """Allocate memory; lets the tests check the worker's memory limit."""
+    return len(bytearray(megabytes * 1024 * 1024))
 
 
 def serve() -> None:
@@ -233,8 +249,11 @@ def serve() -> None:
         try:
             reply = _handle(json.loads(line), state)
         except Exception as e:  # reported to the parent, never silent
-            reply = {"status": "internal_error", "cpu": 0.0,
-                     "message": "".join(traceback.format_exception(e))}
+            reply = {
+                "status": "internal_error",
+                "cpu": 0.0,
+                "message": "".join(traceback.format_exception(e)),
+            }
         reply_to.write(json.dumps(reply) + "\n")
         reply_to.flush()
 

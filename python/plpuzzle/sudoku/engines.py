@@ -59,12 +59,21 @@ class PythonSudokuEngine:
             reply = self.worker.request(request, time_limit)
         except WorkerError as e:
             status = Status.TIMEOUT if isinstance(e, WorkerTimeout) else Status.CRASHED
-            return SolveResult(self.name, status, wall_seconds=time.monotonic() - start,
-                               message=f"{e}\n{e.stderr_tail}".strip())
+            return SolveResult(
+                self.name,
+                status,
+                wall_seconds=time.monotonic() - start,
+                message=f"{e}\n{e.stderr_tail}".strip(),
+            )
         wall = time.monotonic() - start
         if reply["status"] != "ok":
-            return SolveResult(self.name, Status.ERROR, cpu_seconds=reply["cpu"],
-                               wall_seconds=wall, message=reply["message"])
+            return SolveResult(
+                self.name,
+                Status.ERROR,
+                cpu_seconds=reply["cpu"],
+                wall_seconds=wall,
+                message=reply["message"],
+            )
         grids = [grid_from_lists(g) for g in reply["result"]]
         return SolveResult(self.name, Status.OK, grids, [], reply["cpu"], wall)
 

@@ -58,7 +58,12 @@ def decode_answers(answers: list[tuple[bool, str]], n: int) -> tuple[list[Grid],
 
 
 class PrologSudokuEngine:
-    """Solve puzzles with a Prolog `sudoku.pl` (ours unless told otherwise)."""
+    """Solve puzzles with a Prolog `sudoku.pl` (ours unless told otherwise).
+
+    The time limit is enforced inside Prolog; `grace` more seconds of wall
+    clock are allowed before the worker is killed, for solvers that ignore
+    or swallow the time-limit exception.
+    """
 
     name = "prolog"
 
@@ -67,7 +72,9 @@ class PrologSudokuEngine:
         solver: Path | None = None,
         dialect: Dialect = "swi",
         worker: Worker | None = None,
+        grace: float = GRACE_SECONDS,
     ) -> None:
+        self.grace = grace
         self.solver = (solver or own_solver()).resolve()
         self.own = solver is None or self.solver == own_solver().resolve()
         self.dialect = dialect
@@ -90,12 +97,13 @@ class PrologSudokuEngine:
         }
         start = time.monotonic()
         try:
-            reply = self.worker.request(request, time_limit + GRACE_SECONDS)
+            reply = self.worker.request(request, time_limit + self.grace)
         except WorkerError as e:
             status = Status.TIMEOUT if isinstance(e, WorkerTimeout) else Status.CRASHED
             message = f"{e}\n{e.stderr_tail}".strip()
-            return SolveResult(self.name, status, wall_seconds=time.monotonic() - start,
-                               message=message)
+            return SolveResult(
+                self.name, status, wall_seconds=time.monotonic() - start, message=message
+            )
         wall = time.monotonic() - start
         status = _STATUS.get(reply["status"], Status.ERROR)
         grids, bad = decode_answers(reply.get("answers", []), puzzle.n)

@@ -87,7 +87,9 @@ def _parse_k(text: str, line: int, path: str) -> int:
     first = tokens[0]
     if not first.group().isdigit() or not first.group().isascii():
         raise FormatError(
-            path, line, first.start() + 1,
+            path,
+            line,
+            first.start() + 1,
             f"invalid cell size K {first.group()!r}: expected a number from 1 to {MAX_K}",
         )
     if len(tokens) > 1:
@@ -123,14 +125,10 @@ def _parse_field(token: str, line: int, col: int, n: int, path: str) -> Field:
             while j < len(token) and token[j].isascii() and token[j].isdigit():
                 j += 1
             if "v" in seen:
-                raise FormatError(
-                    path, line, col + i, f"field {token!r} gives a value twice"
-                )
+                raise FormatError(path, line, col + i, f"field {token!r} gives a value twice")
             value = int(token[i:j])
             if not 1 <= value <= n:
-                raise FormatError(
-                    path, line, col + i, f"value {value} is out of range 1..{n}"
-                )
+                raise FormatError(path, line, col + i, f"value {value} is out of range 1..{n}")
             seen.add("v")
             infos.append(value)
             i = j
@@ -143,7 +141,9 @@ def _parse_field(token: str, line: int, col: int, n: int, path: str) -> Field:
             i += 1
             continue
         raise FormatError(
-            path, line, col + i,
+            path,
+            line,
+            col + i,
             f"unknown character {ch!r} in field {token!r} "
             "(expected a value, e, o, s, w, or a lone -)",
         )
@@ -250,3 +250,8 @@ def format_board(grid: Grid, k: int) -> str:
 def format_solutions(solutions: Iterable[Grid], k: int) -> str:
     """All solutions, sorted, byte-exact with the course harness output."""
     return "".join("\n-----" + format_board(g, k) for g in sorted(solutions)) + "\n-----\n"
+
+
+def harness_line(puzzle: str, count: int, cpu_seconds: float) -> str:
+    """The course harness's per-puzzle line (its `stopper` report)."""
+    return f"Feladvány: {puzzle}, megoldásszám: {count:4d}, futási idő: {cpu_seconds:8.3f} s"

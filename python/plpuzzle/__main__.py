@@ -1,0 +1,5 @@
+"""`python -m plpuzzle` is the `plpuzzle` command."""
+
+from plpuzzle.cli import main
+
+main()

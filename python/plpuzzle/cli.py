@@ -1,0 +1,31 @@
+"""The `plpuzzle` command: one group per puzzle, shared error handling.
+
+User mistakes (bad files, bad options) end with one clear line and exit
+code 2; what a solver did wrong is a result, reported with exit code 1.
+"""
+
+from __future__ import annotations
+
+import click
+
+from plpuzzle import __version__
+from plpuzzle.sudoku.cli import sudoku
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="plpuzzle")
+def main() -> None:
+    """Solve, cross-check and grade the declarative-programming puzzles.
+
+    Each puzzle has a Prolog solver (SWI-Prolog, run through pyswip) and an
+    independent pure-Python reference engine; the two referee each other.
+
+    \b
+    Start with:
+      plpuzzle sudoku solve puzzles/sudoku/consecutive/test001d.txt
+      plpuzzle sudoku check puzzles/sudoku/consecutive/test001d.txt
+      plpuzzle sudoku --help
+    """
+
+
+main.add_command(sudoku)

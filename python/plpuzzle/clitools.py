@@ -1,0 +1,42 @@
+"""Pieces every puzzle's CLI shares: input errors, consoles, options."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+from rich.console import Console
+
+
+class InputError(click.ClickException):
+    """Bad input from the user: one line on stderr and exit code 2."""
+
+    exit_code = 2
+
+    def show(self, file: object = None) -> None:
+        click.echo(f"plpuzzle: error: {self.format_message()}", err=True)
+
+
+def stdout_console() -> Console:
+    """A console for reports; plain text when stdout is not a terminal."""
+    return Console(highlight=False, soft_wrap=True)
+
+
+def stderr_console() -> Console:
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def write_stdout(text: str) -> None:
+    """Write exact bytes to stdout (no console markup or wrapping)."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+time_limit_option = click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0.001),
+    default=120.0,
+    show_default=True,
+    metavar="SEC",
+    help="Give up on a puzzle after this many seconds (wall clock) per engine.",
+)

@@ -1,0 +1,311 @@
+"""`plpuzzle sudoku ...`: solve puzzles and cross-check the engines."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import click
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from plpuzzle.clitools import (
+    InputError,
+    stderr_console,
+    stdout_console,
+    time_limit_option,
+    write_stdout,
+)
+from plpuzzle.prolog_engine import DIALECTS
+from plpuzzle.sudoku.crosscheck import CrossCheck, compare
+from plpuzzle.sudoku.engines import ENGINES, make_engine
+from plpuzzle.sudoku.model import Grid, Puzzle, Rules
+from plpuzzle.sudoku.results import SolveResult, Status
+from plpuzzle.sudoku.textformat import (
+    FormatError,
+    format_board,
+    format_solutions,
+    harness_line,
+    load_puzzle,
+    load_solutions,
+)
+
+rules_option = click.option(
+    "--rules",
+    type=click.Choice([r.value for r in Rules]),
+    default=Rules.CONSECUTIVE.value,
+    show_default=True,
+    help="What an s/w info means: 'consecutive' (values differ by 1) or "
+    "'oddsum' (their sum is odd; the official test suite's rules).",
+)
+solver_option = click.option(
+    "--solver",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE.pl",
+    help="A Prolog file defining sudoku/2 to use instead of ours (prolog/sudoku.pl). "
+    "It implements one rule variant; --rules tells the referee which.",
+)
+dialect_option = click.option(
+    "--dialect",
+    type=click.Choice(DIALECTS),
+    default="swi",
+    show_default=True,
+    help="Load the --solver file as SWI-Prolog or in SICStus 4 emulation.",
+)
+
+
+@click.group()
+def sudoku() -> None:
+    """The sudoku assignment: a sudoku with parity (e, o) and neighbour (s, w) infos.
+
+    A puzzle file holds K on its first line, then N = K*K rows of N fields:
+    '-' for no info, or a value and the letters e (even), o (odd), s (relation
+    with the cell below), w (relation with the cell to the left), e.g. 'ew2s'.
+    """
+
+
+def _load_puzzle(path: Path) -> Puzzle:
+    try:
+        return load_puzzle(path)
+    except FormatError as e:
+        raise InputError(str(e)) from None
+
+
+def _check_solver(solver: Path | None) -> None:
+    if solver is not None and not solver.is_file():
+        raise InputError(f"{solver}: no such solver file")
+
+
+@sudoku.command()
+@click.argument("puzzle", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--engine",
+    type=click.Choice(ENGINES),
+    default="prolog",
+    show_default=True,
+    help="prolog: a clpfd sudoku.pl through pyswip; python: the pure-Python reference.",
+)
+@rules_option
+@solver_option
+@dialect_option
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, dir_okay=False, writable=True),
+    help="Write the solutions to this file instead of stdout.",
+)
+@time_limit_option
+@click.option(
+    "--stats",
+    is_flag=True,
+    help="Also print the course harness's line with the solution count and CPU time "
+    "(on stderr, so the solutions stay byte-exact).",
+)
+def solve(
+    puzzle: Path,
+    engine: str,
+    rules: str,
+    solver: Path | None,
+    dialect: str,
+    out: Path | None,
+    time_limit: float,
+    stats: bool,
+) -> None:
+    """Print every solution of PUZZLE, as the course harness prints them.
+
+    The output is byte-for-byte what the course's Prolog harness writes:
+    solutions in sorted order, each after a '-----' line. Exit code 0 when
+    the engine finished cleanly, 1 when it timed out, failed, or gave
+    malformed or duplicate answers, 2 for bad input.
+    """
+    if solver is not None and engine != "prolog":
+        raise InputError("--solver needs --engine prolog")
+    _check_solver(solver)
+    board = _load_puzzle(puzzle)
+    runner = make_engine(engine, solver, dialect, show_stderr=True)  # type: ignore[arg-type]
+    try:
+        result = runner.solve(board, Rules(rules), time_limit)
+    finally:
+        runner.close()
+    err = stderr_console()
+    if result.status is not Status.OK:
+        err.print(f"plpuzzle: {_status_text(result, time_limit)}", markup=False)
+        sys.exit(1)
+    text = format_solutions(result.solutions, board.k)
+    if out is None:
+        write_stdout(text)
+    else:
+        try:
+            out.write_text(text)
+        except OSError as e:
+            raise InputError(f"{out}: cannot write: {e.strerror}") from None
+    if stats:
+        err.print(
+            harness_line(str(puzzle), len(result.solutions), result.cpu_seconds), markup=False
+        )
+    problems = _answer_problems(result)
+    for line in problems:
+        err.print(f"plpuzzle: warning: {line}", markup=False)
+    if problems:
+        sys.exit(1)
+
+
+def _status_text(result: SolveResult, time_limit: float) -> str:
+    """One line (plus evidence) on why an engine run did not finish."""
+    name = f"the {result.engine} engine"
+    if result.status is Status.TIMEOUT:
+        return f"{name} did not finish within the time limit ({time_limit:g} s)"
+    what = {
+        Status.ERROR: "raised an error",
+        Status.LOAD_ERROR: "could not load the solver",
+        Status.CRASHED: "crashed",
+    }[result.status]
+    return f"{name} {what}:\n{result.message}".rstrip()
+
+
+def _answer_problems(result: SolveResult) -> list[str]:
+    out = []
+    for grid, count in result.duplicates.items():
+        out.append(f"the {result.engine} engine gave this solution {count} times: {_flat(grid)}")
+    for bad in result.bad_answers:
+        out.append(f"the {result.engine} engine answered {bad.text[:200]}: {bad.reason}")
+    return out
+
+
+def _flat(grid: Grid) -> str:
+    return "[" + ",".join("[" + ",".join(map(str, row)) + "]" for row in grid) + "]"
+
+
+def _expected_beside(puzzle: Path) -> Path | None:
+    """The course's expected-solution file for a testNNNd.txt, if present."""
+    if re.fullmatch(r".*d\.txt", puzzle.name):
+        candidate = puzzle.with_name(puzzle.name[: -len("d.txt")] + "s.txt")
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+@sudoku.command()
+@click.argument("puzzles", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False))
+@rules_option
+@solver_option
+@dialect_option
+@click.option(
+    "--expected",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    help="Also compare with this expected-solution file (one puzzle only). "
+    "By default testNNNs.txt beside testNNNd.txt is used when it exists.",
+)
+@time_limit_option
+def check(
+    puzzles: tuple[Path, ...],
+    rules: str,
+    solver: Path | None,
+    dialect: str,
+    expected: Path | None,
+    time_limit: float,
+) -> None:
+    """Solve PUZZLES with both engines and compare their solution sets.
+
+    The Prolog engine (ours, or --solver) and the pure-Python reference must
+    find the same solutions, each exactly once. Where they differ, the
+    independent validator says which solutions really are valid. Exit code
+    0 when everything agrees, 1 when not, 2 for bad input.
+    """
+    if expected is not None and len(puzzles) > 1:
+        raise InputError("--expected goes with a single puzzle")
+    _check_solver(solver)
+    boards = [_load_puzzle(p) for p in puzzles]
+    expectations = [
+        _load_expected(expected or _expected_beside(p), b)
+        for p, b in zip(puzzles, boards, strict=True)
+    ]
+    engines = [make_engine("prolog", solver, dialect), make_engine("python")]  # type: ignore[arg-type]
+    console = stdout_console()
+    folders = {p.parent for p in puzzles}
+    where = f" in {folders.pop()}" if len(folders) == 1 else ""
+    names = [p.name if where else str(p) for p in puzzles]
+    table = Table(
+        title=f"Cross-check{where} ({rules} rules)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
+    table.add_column("puzzle", min_width=max(map(len, names)), no_wrap=True)
+    for heading in ("K", "solutions", "prolog", "python", "expected", "verdict"):
+        table.add_column(heading, no_wrap=True)
+    failures: list[tuple[Path, CrossCheck]] = []
+    try:
+        for path, name, board, exp in zip(puzzles, names, boards, expectations, strict=True):
+            results = [e.solve(board, Rules(rules), time_limit) for e in engines]
+            if exp is not None:
+                results.append(SolveResult("expected", Status.OK, exp))
+            outcome = compare(board, Rules(rules), results)
+            if not outcome.agree:
+                failures.append((path, outcome))
+            cells = [_cell(f.result) for f in outcome.findings]
+            table.add_row(
+                name,
+                str(board.k),
+                str(outcome.count),
+                cells[0],
+                cells[1],
+                cells[2] if exp is not None else "-",
+                "[green]agree[/]" if outcome.agree else "[red]DISAGREE[/]",
+            )
+    finally:
+        for e in engines:
+            e.close()
+    console.print(table)
+    for path, outcome in failures:
+        _print_disagreement(console, path, outcome)
+    agreed = len(puzzles) - len(failures)
+    also = " and match the expected solutions" if any(e is not None for e in expectations) else ""
+    console.print(f"{agreed} of {len(puzzles)} puzzles: the engines agree{also}.")
+    sys.exit(1 if failures else 0)
+
+
+def _load_expected(path: Path | None, board: Puzzle) -> list[Grid] | None:
+    if path is None:
+        return None
+    try:
+        return load_solutions(path, board.n)
+    except FormatError as e:
+        raise InputError(str(e)) from None
+
+
+def _cell(result: SolveResult) -> str:
+    if result.status is not Status.OK:
+        return f"[red]{result.status}[/]"
+    if result.engine == "expected":
+        return str(len(result.solutions))
+    return f"{len(result.solutions)} in {result.cpu_seconds:.2f}s"
+
+
+def _print_disagreement(console: Console, path: Path, outcome: CrossCheck) -> None:
+    """Each side's faults, then every disputed solution with its verdict."""
+    console.print(f"\n[bold red]Disagreement[/] on {path}:")
+    for f in outcome.findings:
+        faults = ", ".join(f.faults) or "no fault found"
+        if f.finished and f.extra and not f.faults:
+            faults += f" (gives {len(f.extra)} valid solution(s) another side lacks)"
+        console.print(f"  {f.engine}: {faults}", markup=False)
+        if not f.finished and f.result.message:
+            console.print("    " + f.result.message.replace("\n", "\n    "), markup=False)
+        for bad in f.result.bad_answers[:5]:
+            console.print(f"    answer {bad.text[:120]}: {bad.reason}", markup=False)
+        for grid, count in list(f.result.duplicates.items())[:5]:
+            console.print(f"    given {count} times: {_flat(grid)}", markup=False)
+    for grid in outcome.disputed:
+        violations = outcome.verdicts[grid]
+        holders = [f.engine for f in outcome.findings if grid in f.result.solutions]
+        verdict = "valid" if not violations else "INVALID"
+        console.print(f"\n  {verdict} solution, given by {' and '.join(holders)}:", markup=False)
+        board = format_board(grid, outcome.puzzle.k).strip("\n")
+        console.print("  " + board.replace("\n", "\n  "), markup=False)
+        for v in violations[:10]:
+            console.print(f"    - {v.message}", markup=False)
+        if len(violations) > 10:
+            console.print(f"    - and {len(violations) - 10} more", markup=False)

@@ -1,0 +1,106 @@
+"""Cross-check: run engines on one puzzle and compare their solution sets.
+
+The validator is the referee. Every solution any side gives is validated,
+so a side is at fault only for what the rules say: missing a valid
+solution that another side found, giving an invalid one, giving one twice,
+answering something that is not a grid, or not finishing. Two sides that
+both miss the same valid solution cannot be caught this way; an
+expected-solution file as a third side can.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from plpuzzle.sudoku.model import Grid, Puzzle, Rules
+from plpuzzle.sudoku.results import SolveResult, Status
+from plpuzzle.sudoku.validator import Violation, validate
+
+
+@dataclass
+class Finding:
+    """One side of the comparison and what the referee holds against it."""
+
+    result: SolveResult
+    verdicts: dict[Grid, list[Violation]]
+    #: Solutions another side gives and this one does not.
+    missing: list[Grid] = field(default_factory=list)
+    #: Solutions this side gives and another does not.
+    extra: list[Grid] = field(default_factory=list)
+
+    @property
+    def engine(self) -> str:
+        return self.result.engine
+
+    @property
+    def finished(self) -> bool:
+        return self.result.status is Status.OK
+
+    @property
+    def invalid(self) -> list[Grid]:
+        """Solutions this side gives that break a rule."""
+        return [g for g in self.result.distinct if self.verdicts[g]]
+
+    @property
+    def missed(self) -> list[Grid]:
+        """Valid solutions that another side found and this one did not."""
+        return [g for g in self.missing if not self.verdicts[g]]
+
+    @property
+    def faults(self) -> list[str]:
+        """Why this side is wrong, in short phrases (empty: nothing known)."""
+        r = self.result
+        if not self.finished:
+            return [f"did not finish ({r.status})"]
+        out = []
+        if self.missed:
+            out.append(f"misses {len(self.missed)} valid solution(s)")
+        if self.invalid:
+            out.append(f"gives {len(self.invalid)} invalid solution(s)")
+        if r.duplicates:
+            out.append(f"gives {sum(c - 1 for c in r.duplicates.values())} duplicate(s)")
+        if r.bad_answers:
+            out.append(f"gives {len(r.bad_answers)} malformed or non-ground answer(s)")
+        return out
+
+
+@dataclass
+class CrossCheck:
+    """The outcome of comparing engines (and optionally an expected set)."""
+
+    puzzle: Puzzle
+    rules: Rules
+    findings: list[Finding]
+    #: Validator verdicts for every solution any side gave.
+    verdicts: dict[Grid, list[Violation]]
+
+    @property
+    def agree(self) -> bool:
+        return all(not f.faults for f in self.findings)
+
+    @property
+    def count(self) -> int:
+        """The number of valid solutions found by any side."""
+        return sum(1 for v in self.verdicts.values() if not v)
+
+    @property
+    def disputed(self) -> list[Grid]:
+        """Solutions not given by every finished side, or invalid ones."""
+        sides = [set(f.result.solutions) for f in self.findings if f.finished]
+        return [g for g, v in self.verdicts.items() if v or any(g not in s for s in sides)]
+
+
+def compare(puzzle: Puzzle, rules: Rules, results: list[SolveResult]) -> CrossCheck:
+    """Compare every result's solutions with the others', refereed."""
+    finished = [set(r.solutions) for r in results if r.status is Status.OK]
+    union: set[Grid] = set().union(*finished)
+    common = set.intersection(*finished) if finished else set()
+    verdicts = {g: validate(puzzle, [list(row) for row in g], rules) for g in sorted(union)}
+    findings = []
+    for result in results:
+        own = set(result.solutions)
+        if result.status is Status.OK:
+            findings.append(Finding(result, verdicts, sorted(union - own), sorted(own - common)))
+        else:
+            findings.append(Finding(result, verdicts))
+    return CrossCheck(puzzle, rules, findings, verdicts)

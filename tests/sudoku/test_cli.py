@@ -1,0 +1,160 @@
+"""The `plpuzzle sudoku` command, run as a real process."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+BUNDLED = REPO / "puzzles" / "sudoku" / "consecutive"
+EXAMPLE = BUNDLED / "test001d.txt"
+SOLVERS = REPO / "tests" / "fixtures" / "solvers"
+EXAMPLE_BYTES = "\n-----\n\n 2 1  4 3\n 3 4  2 1\n\n 4 3  1 2\n 1 2  3 4\n\n-----\n"
+
+
+def plpuzzle(*args: str | Path, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "plpuzzle", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+    )
+
+
+@pytest.mark.parametrize("engine", ["prolog", "python"])
+def test_solve_prints_the_spec_bytes(engine: str) -> None:
+    run = plpuzzle("sudoku", "solve", EXAMPLE, "--engine", engine)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == EXAMPLE_BYTES
+    assert run.stderr == ""
+
+
+def test_solve_to_a_file_with_stats(tmp_path: Path) -> None:
+    out = tmp_path / "test001t.txt"
+    run = plpuzzle("sudoku", "solve", EXAMPLE, "--out", out, "--stats")
+    assert run.returncode == 0, run.stderr
+    assert out.read_text() == EXAMPLE_BYTES
+    assert run.stdout == ""
+    assert re.fullmatch(
+        r"Feladvány: \S+test001d\.txt, megoldásszám:    1, futási idő: +\d+\.\d{3} s\n",
+        run.stderr,
+    )
+
+
+def test_solve_with_another_solver_and_no_solution() -> None:
+    run = plpuzzle("sudoku", "solve", BUNDLED / "test003d.txt", "--solver", SOLVERS / "misses.pl")
+    assert (run.returncode, run.stdout) == (0, "\n-----\n")
+
+
+@pytest.mark.parametrize(
+    ("solver", "words"),
+    [
+        ("duplicates", "gave this solution 2 times"),
+        ("malformed", "not a list of lists of integers"),
+        ("syntax_error", "could not load the solver"),
+        ("raises", "raised an error"),
+        ("halts", "crashed"),
+    ],
+)
+def test_solver_faults_exit_1_with_a_reason(solver: str, words: str) -> None:
+    run = plpuzzle("sudoku", "solve", EXAMPLE, "--solver", SOLVERS / f"{solver}.pl")
+    assert run.returncode == 1
+    assert words in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_solve_time_limit() -> None:
+    run = plpuzzle(
+        "sudoku", "solve", EXAMPLE, "--solver", SOLVERS / "loops.pl", "--time-limit", "1"
+    )
+    assert run.returncode == 1
+    assert "did not finish within the time limit (1 s)" in run.stderr
+    assert run.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("content", "position"),
+    [
+        ("", "1:1"),
+        ("two\n", "1:1"),
+        ("2\n- - - -\n- - - -\n", "3:1"),
+        ("2\n- - - -\n- - -\n- - - -\n- - - -\n", "3:6"),
+        ("2\n- - - -\n- - ? -\n- - - -\n- - - -\n", "3:5"),
+        ("2\n- - - -\n- - ee -\n- - - -\n- - - -\n", "3:6"),
+        ("2\n- - - -\n- - 9 -\n- - - -\n- - - -\n", "3:5"),
+    ],
+)
+@pytest.mark.parametrize("command", ["solve", "check"])
+def test_bad_puzzle_is_one_line_and_exit_2(
+    tmp_path: Path, content: str, position: str, command: str
+) -> None:
+    bad = tmp_path / "bad.txt"
+    bad.write_text(content)
+    run = plpuzzle("sudoku", command, bad)
+    assert run.returncode == 2
+    assert run.stdout == ""
+    lines = run.stderr.splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith(f"plpuzzle: error: {bad}:{position}: ")
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("sudoku", "solve", "nowhere.txt"), "nowhere.txt:0:0: cannot read"),
+        (("sudoku", "solve", EXAMPLE, "--solver", "nowhere.pl"), "nowhere.pl: no such solver"),
+        (
+            ("sudoku", "solve", EXAMPLE, "--engine", "python", "--solver", SOLVERS / "misses.pl"),
+            "--solver needs --engine prolog",
+        ),
+        (("sudoku", "solve", EXAMPLE, "--rules", "sum"), "Invalid value for '--rules'"),
+        (
+            ("sudoku", "check", EXAMPLE, EXAMPLE, "--expected", BUNDLED / "test001s.txt"),
+            "--expected goes with a single puzzle",
+        ),
+    ],
+)
+def test_usage_mistakes_exit_2(args: tuple[str | Path, ...], words: str) -> None:
+    run = plpuzzle(*args)
+    assert run.returncode == 2
+    assert words in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_check_agrees_on_every_bundled_puzzle() -> None:
+    puzzles = sorted(BUNDLED.glob("test*d.txt"))
+    run = plpuzzle("sudoku", "check", *puzzles)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert f"{len(puzzles)} of {len(puzzles)} puzzles: the engines agree" in run.stdout
+
+
+def test_check_reports_what_a_wrong_solver_missed() -> None:
+    run = plpuzzle("sudoku", "check", BUNDLED / "test004d.txt", "--solver", SOLVERS / "misses.pl")
+    assert run.returncode == 1
+    assert "DISAGREE" in run.stdout
+    assert "prolog: misses 4 valid solution(s)" in run.stdout
+    assert "python: no fault found" in run.stdout
+    assert run.stdout.count("valid solution, given by python and expected:") == 4
+
+
+def test_check_with_an_expected_file_that_is_wrong(tmp_path: Path) -> None:
+    wrong = tmp_path / "wrong.txt"
+    wrong.write_text("[[[1,2,3,4],[3,4,1,2],[2,1,4,3],[4,3,2,1]]].\n")
+    run = plpuzzle("sudoku", "check", EXAMPLE, "--expected", wrong)
+    assert run.returncode == 1
+    assert "expected: misses 1 valid solution(s), gives 1 invalid solution(s)" in run.stdout
+    assert "INVALID solution, given by expected:" in run.stdout
+    assert "row 3 holds" not in run.stdout  # the rows are a latin square; infos break
+    assert "w:" in run.stdout or "s:" in run.stdout
+
+
+def test_help_explains_the_commands() -> None:
+    run = plpuzzle("sudoku", "--help")
+    assert run.returncode == 0
+    for word in ("solve", "check", "parity", "neighbour"):
+        assert word in run.stdout

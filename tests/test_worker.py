@@ -1,0 +1,72 @@
+"""Worker processes: requests, deadlines, crashes and cleanup."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from plpuzzle.worker import Limits, Worker, WorkerCrashed, WorkerTimeout
+
+
+def call(function: str, **kwargs: object) -> dict[str, object]:
+    """A request to call a package function in the worker."""
+    return {"op": "call", "function": function, "kwargs": kwargs}
+
+
+BOX_0 = call("plpuzzle.sudoku.model:box_cells", box=0, k=1)
+
+
+def test_calls_a_package_function_and_reports_cpu() -> None:
+    with Worker() as worker:
+        reply = worker.request(call("plpuzzle.sudoku.model:box_cells", box=3, k=2), 30)
+    assert reply["status"] == "ok"
+    assert reply["result"] == [[2, 2], [2, 3], [3, 2], [3, 3]]
+    assert reply["cpu"] >= 0
+
+
+def test_only_package_functions_can_be_called() -> None:
+    with Worker() as worker:
+        reply = worker.request(call("os:getcwd"), 30)
+    assert reply["status"] == "internal_error"
+    assert "not a plpuzzle function" in reply["message"]
+
+
+def test_deadline_kills_the_whole_process_group() -> None:
+    worker = Worker()
+    try:
+        worker.request(BOX_0, 30)
+        proc = worker._proc
+        assert proc is not None
+        pgid = proc.pid
+        start = time.monotonic()
+        with pytest.raises(WorkerTimeout):
+            worker.request(call("plpuzzle.worker:_spin_for_tests"), 0.5)
+        assert time.monotonic() - start < 5
+        with pytest.raises(ProcessLookupError):
+            os.killpg(pgid, 0)
+    finally:
+        worker.close()
+
+
+def test_a_dead_worker_is_replaced() -> None:
+    worker = Worker()
+    try:
+        worker.request(BOX_0, 30)
+        assert worker._proc is not None
+        os.kill(worker._proc.pid, signal.SIGKILL)
+        with pytest.raises(WorkerCrashed, match="SIGKILL"):
+            worker.request(BOX_0, 30)
+        reply = worker.request(BOX_0, 30)
+        assert reply["result"] == [[0, 0]]
+    finally:
+        worker.close()
+
+
+def test_memory_limit_applies_in_the_worker() -> None:
+    with Worker(Limits(memory_mb=300)) as worker:
+        reply = worker.request(call("plpuzzle.worker:_allocate_for_tests", megabytes=600), 30)
+    assert reply["status"] == "internal_error"
+    assert "MemoryError" in reply["message"]
