@@ -45,7 +45,7 @@ solver_option = click.option(
     type=click.Path(path_type=Path, dir_okay=False),
     metavar="FILE.pl",
     help="A Prolog file defining sudoku/2 to use instead of ours (prolog/sudoku.pl). "
-    "It implements one rule variant; --rules tells the referee which.",
+    "It implements one rule variant itself; --rules says which one to check it against.",
 )
 dialect_option = click.option(
     "--dialect",
@@ -56,7 +56,7 @@ dialect_option = click.option(
 )
 
 
-@click.group()
+@click.group(short_help="The sudoku assignment: solve puzzles, cross-check the engines.")
 def sudoku() -> None:
     """The sudoku assignment: a sudoku with parity (e, o) and neighbour (s, w) infos.
 
