@@ -51,18 +51,24 @@ def test_deadline_kills_the_whole_process_group() -> None:
         worker.close()
 
 
-def test_a_dead_worker_is_replaced() -> None:
+def test_a_worker_that_died_between_requests_is_replaced() -> None:
     worker = Worker()
     try:
         worker.request(BOX_0, 30)
         assert worker._proc is not None
-        os.kill(worker._proc.pid, signal.SIGKILL)
-        with pytest.raises(WorkerCrashed, match="SIGKILL"):
-            worker.request(BOX_0, 30)
+        old_pid = worker._proc.pid
+        os.kill(old_pid, signal.SIGKILL)
+        worker._proc.wait()
         reply = worker.request(BOX_0, 30)
         assert reply["result"] == [[0, 0]]
+        assert worker._proc.pid != old_pid
     finally:
         worker.close()
+
+
+def test_a_worker_that_dies_during_a_request_is_a_crash() -> None:
+    with Worker() as worker, pytest.raises(WorkerCrashed, match="SIGKILL"):
+        worker.request(call("plpuzzle.worker:_allocate_for_tests", megabytes=0, then_die=True), 30)
 
 
 def test_memory_limit_applies_in_the_worker() -> None:

@@ -1,7 +1,8 @@
 """The `plpuzzle` command: one group per puzzle, shared error handling.
 
 User mistakes (bad files, bad options) end with one clear line and exit
-code 2; what a solver did wrong is a result, reported with exit code 1.
+code 2; what a solver did wrong is a result, reported with exit code 1; a
+machine without SWI-Prolog gets one line saying what to install, exit 3.
 """
 
 from __future__ import annotations
@@ -9,10 +10,25 @@ from __future__ import annotations
 import click
 
 from plpuzzle import __version__
+from plpuzzle.clitools import SetupError
 from plpuzzle.sudoku.cli import sudoku
+from plpuzzle.worker import EngineUnavailable
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class PlpuzzleGroup(click.Group):
+    """Turns a missing engine (no SWI-Prolog) into one clear line, exit 3."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except EngineUnavailable as e:
+            raise SetupError(str(e)) from None
+
+
+@click.group(
+    cls=PlpuzzleGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.version_option(__version__, prog_name="plpuzzle")
 def main() -> None:
     """Solve, cross-check and grade the declarative-programming puzzles.

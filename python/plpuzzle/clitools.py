@@ -17,6 +17,15 @@ class InputError(click.ClickException):
         click.echo(f"plpuzzle: error: {self.format_message()}", err=True)
 
 
+class SetupError(click.ClickException):
+    """The machine lacks something plpuzzle needs: exit code 3."""
+
+    exit_code = 3
+
+    def show(self, file: object = None) -> None:
+        click.echo(f"plpuzzle: error: {self.format_message()}", err=True)
+
+
 def stdout_console() -> Console:
     """A console for reports; plain text when stdout is not a terminal."""
     return Console(highlight=False, soft_wrap=True)

@@ -42,6 +42,10 @@ def quote_atom(text: str) -> str:
     return f"'{escaped}'"
 
 
+class PrologUnavailable(Exception):
+    """SWI-Prolog (or pyswip) is not installed where we can find it."""
+
+
 class SolverLoadError(Exception):
     """A solver file could not be loaded, or lacks the predicate we call."""
 
@@ -64,8 +68,14 @@ class PrologEngine:
     """The process's SWI-Prolog with the bridge loaded."""
 
     def __init__(self) -> None:
-        from pyswip import Prolog  # imported here: only worker processes need it
-
+        try:  # imported here: only worker processes need it
+            from pyswip import Prolog
+        except Exception as e:  # pyswip raises its own error when swipl is missing
+            raise PrologUnavailable(
+                f"SWI-Prolog could not be loaded through pyswip ({type(e).__name__}: {e}). "
+                "Install SWI-Prolog 9 (Debian: apt-get install swi-prolog-nox, which "
+                "`make setup` does) and pyswip."
+            ) from None
         self._prolog = Prolog()
         bridge = prolog_file("plpuzzle_bridge.pl")
         self._once(f"use_module({quote_atom(str(bridge))})")

@@ -43,6 +43,10 @@ GRACE_SECONDS = 10.0
 STDERR_TAIL_BYTES = 4000
 
 
+class EngineUnavailable(Exception):
+    """The engine cannot run on this machine (e.g. SWI-Prolog is missing)."""
+
+
 class WorkerError(Exception):
     """The worker did not answer: it was killed or it died."""
 
@@ -195,9 +199,12 @@ def _exit_text(code: int | None) -> str:
 
 def _handle(request: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
     if request["op"] == "prolog":
-        from plpuzzle.prolog_engine import PrologEngine, SolverLoadError
+        from plpuzzle.prolog_engine import PrologEngine, PrologUnavailable, SolverLoadError
 
-        engine = state.get("engine") or state.setdefault("engine", PrologEngine())
+        try:
+            engine = state.get("engine") or state.setdefault("engine", PrologEngine())
+        except PrologUnavailable as e:
+            return {"status": "unavailable", "message": str(e), "cpu": 0.0}
         start = time.process_time()
         try:
             module = engine.load_solver(
@@ -229,9 +236,13 @@ def _spin_for_tests() -> None:
         pass
 
 
-def _allocate_for_tests(megabytes: int) -> int:
-    """Allocate memory; lets the tests check the worker's memory limit."""
-    return len(bytearray(megabytes * 1024 * 1024))
+def _allocate_for_tests(megabytes: int, then_die: bool = False) -> int:
+    """Allocate memory, then maybe die by SIGKILL; lets the tests check the
+    worker's memory limit and how a death in mid-request is reported."""
+    size = len(bytearray(megabytes * 1024 * 1024))
+    if then_die:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return size
 
 
 def serve() -> None:

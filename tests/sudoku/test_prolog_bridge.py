@@ -11,7 +11,7 @@ import pytest
 from plpuzzle.prolog_engine import prolog_file
 from plpuzzle.sudoku.model import Puzzle, Rules
 from plpuzzle.sudoku.prolog_bridge import PrologSudokuEngine, decode_answers
-from plpuzzle.sudoku.results import Status
+from plpuzzle.sudoku.results import SolveResult, Status
 from plpuzzle.sudoku.textformat import load_puzzle, load_solutions, parse_puzzle
 
 SOLVERS = Path(__file__).resolve().parents[1] / "fixtures" / "solvers"
@@ -29,6 +29,15 @@ def ours() -> Iterator[PrologSudokuEngine]:
 
 def broken(name: str, grace: float = 2.0) -> PrologSudokuEngine:
     return PrologSudokuEngine(SOLVERS / f"{name}.pl", grace=grace)
+
+
+def solve_with(name: str, time_limit: float = 30) -> SolveResult:
+    """Solve the example once with a fixture solver, in a fresh worker."""
+    engine = broken(name)
+    try:
+        return engine.solve(EXAMPLE, Rules.CONSECUTIVE, time_limit)
+    finally:
+        engine.close()
 
 
 def test_example_has_its_one_solution(ours: PrologSudokuEngine) -> None:
@@ -91,22 +100,14 @@ def test_standalone_swipl_query() -> None:
 
 
 def test_duplicates_are_reported() -> None:
-    engine = broken("duplicates")
-    try:
-        result = engine.solve(EXAMPLE, Rules.CONSECUTIVE, 30)
-    finally:
-        engine.close()
+    result = solve_with("duplicates", 30)
     assert result.status is Status.OK
     assert result.duplicates == {EXAMPLE_SOLUTION: 2}
     assert not result.clean
 
 
 def test_non_ground_answers_are_reported() -> None:
-    engine = broken("nonground")
-    try:
-        result = engine.solve(EXAMPLE, Rules.CONSECUTIVE, 30)
-    finally:
-        engine.close()
+    result = solve_with("nonground", 30)
     assert result.solutions == [EXAMPLE_SOLUTION]
     assert [b.reason for b in result.bad_answers] == [
         "the answer is not ground (it holds unbound variables)"
@@ -114,11 +115,7 @@ def test_non_ground_answers_are_reported() -> None:
 
 
 def test_malformed_answers_are_reported() -> None:
-    engine = broken("malformed")
-    try:
-        result = engine.solve(EXAMPLE, Rules.CONSECUTIVE, 30)
-    finally:
-        engine.close()
+    result = solve_with("malformed", 30)
     assert result.solutions == []
     assert [b.text for b in result.bad_answers] == ["solution", "[[1,2]]", "[[a]]"]
 
@@ -169,31 +166,19 @@ def test_halt_is_a_crash_and_the_next_run_gets_a_new_worker() -> None:
     [("syntax_error", "syntax_error.pl:3"), ("no_sudoku", "does not define sudoku/2")],
 )
 def test_load_errors(name: str, words: str) -> None:
-    engine = broken(name)
-    try:
-        result = engine.solve(EXAMPLE, Rules.CONSECUTIVE, 10)
-    finally:
-        engine.close()
+    result = solve_with(name, 10)
     assert result.status is Status.LOAD_ERROR
     assert words in result.message
 
 
 def test_exceptions_are_errors_with_the_prolog_message() -> None:
-    engine = broken("raises")
-    try:
-        result = engine.solve(EXAMPLE, Rules.CONSECUTIVE, 10)
-    finally:
-        engine.close()
+    result = solve_with("raises", 10)
     assert result.status is Status.ERROR
     assert "foo/0" in result.message
 
 
 def test_solver_output_does_not_disturb_answers() -> None:
-    engine = broken("prints")
-    try:
-        result = engine.solve(EXAMPLE, Rules.CONSECUTIVE, 10)
-    finally:
-        engine.close()
+    result = solve_with("prints", 10)
     assert result.status is Status.OK and result.solutions == [EXAMPLE_SOLUTION]
 
 

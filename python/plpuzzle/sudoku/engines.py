@@ -16,9 +16,9 @@ from plpuzzle.prolog_engine import Dialect
 from plpuzzle.sudoku import python_engine
 from plpuzzle.sudoku.model import Puzzle, Rules, grid_from_lists
 from plpuzzle.sudoku.prolog_bridge import PrologSudokuEngine
-from plpuzzle.sudoku.results import SolveResult, Status
+from plpuzzle.sudoku.results import SolveResult, Status, unfinished
 from plpuzzle.sudoku.textformat import parse_puzzle, puzzle_to_text
-from plpuzzle.worker import Worker, WorkerError, WorkerTimeout
+from plpuzzle.worker import Worker, WorkerError
 
 ENGINES = ("prolog", "python")
 
@@ -58,13 +58,7 @@ class PythonSudokuEngine:
         try:
             reply = self.worker.request(request, time_limit)
         except WorkerError as e:
-            status = Status.TIMEOUT if isinstance(e, WorkerTimeout) else Status.CRASHED
-            return SolveResult(
-                self.name,
-                status,
-                wall_seconds=time.monotonic() - start,
-                message=f"{e}\n{e.stderr_tail}".strip(),
-            )
+            return unfinished(self.name, e, time.monotonic() - start)
         wall = time.monotonic() - start
         if reply["status"] != "ok":
             return SolveResult(

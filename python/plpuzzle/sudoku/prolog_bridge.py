@@ -13,9 +13,14 @@ from pathlib import Path
 
 from plpuzzle.prolog_engine import Dialect, prolog_file
 from plpuzzle.sudoku.model import Grid, Puzzle, Rules, grid_from_lists
-from plpuzzle.sudoku.results import BadAnswer, SolveResult, Status
+from plpuzzle.sudoku.results import BadAnswer, SolveResult, Status, unfinished
 from plpuzzle.sudoku.textformat import grid_shape_problem
-from plpuzzle.worker import GRACE_SECONDS, Worker, WorkerError, WorkerTimeout
+from plpuzzle.worker import (
+    GRACE_SECONDS,
+    EngineUnavailable,
+    Worker,
+    WorkerError,
+)
 
 OWN_SOLVER = "sudoku.pl"
 
@@ -84,7 +89,11 @@ class PrologSudokuEngine:
         self.worker.close()
 
     def solve(self, puzzle: Puzzle, rules: Rules, time_limit: float) -> SolveResult:
-        """Every answer of the solver for `puzzle`, within `time_limit` s."""
+        """Every answer of the solver for `puzzle`, within `time_limit` s.
+
+        Raises EngineUnavailable when SWI-Prolog cannot be loaded at all:
+        that is the machine's fault, not the solver's.
+        """
         goal, predicate = goal_text(puzzle, rules, self.own)
         request = {
             "op": "prolog",
@@ -99,12 +108,10 @@ class PrologSudokuEngine:
         try:
             reply = self.worker.request(request, time_limit + self.grace)
         except WorkerError as e:
-            status = Status.TIMEOUT if isinstance(e, WorkerTimeout) else Status.CRASHED
-            message = f"{e}\n{e.stderr_tail}".strip()
-            return SolveResult(
-                self.name, status, wall_seconds=time.monotonic() - start, message=message
-            )
+            return unfinished(self.name, e, time.monotonic() - start)
         wall = time.monotonic() - start
+        if reply["status"] == "unavailable":
+            raise EngineUnavailable(reply["message"])
         status = _STATUS.get(reply["status"], Status.ERROR)
         grids, bad = decode_answers(reply.get("answers", []), puzzle.n)
         return SolveResult(self.name, status, grids, bad, reply["cpu"], wall, reply["message"])

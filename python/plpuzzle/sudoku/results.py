@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from plpuzzle.sudoku.model import Grid
+from plpuzzle.worker import WorkerError, WorkerTimeout
 
 
 class Status(StrEnum):
@@ -53,3 +54,10 @@ class SolveResult:
     def clean(self) -> bool:
         """Finished, every answer a grid, and none twice."""
         return self.status is Status.OK and not self.bad_answers and not self.duplicates
+
+
+def unfinished(engine: str, error: WorkerError, wall_seconds: float) -> SolveResult:
+    """The result of a run whose worker was killed or died."""
+    status = Status.TIMEOUT if isinstance(error, WorkerTimeout) else Status.CRASHED
+    message = f"{error}\n{error.stderr_tail}".strip()
+    return SolveResult(engine, status, wall_seconds=wall_seconds, message=message)
