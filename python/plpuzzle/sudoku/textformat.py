@@ -253,5 +253,9 @@ def format_solutions(solutions: Iterable[Grid], k: int) -> str:
 
 
 def harness_line(puzzle: str, count: int, cpu_seconds: float) -> str:
-    """The course harness's per-puzzle line (its `stopper` report)."""
-    return f"Feladvány: {puzzle}, megoldásszám: {count:4d}, futási idő: {cpu_seconds:8.3f} s"
+    """The course harness's per-puzzle line (its `stopper` report).
+
+    The count is right-aligned in 4 columns and the time in 8, straight
+    after the colons, e.g. `megoldásszám:   1, futási idő:   0.000 s`.
+    """
+    return f"Feladvány: {puzzle}, megoldásszám:{count:4d}, futási idő:{cpu_seconds:8.3f} s"
