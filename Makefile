@@ -50,6 +50,8 @@ run: setup
 	@$(BIN)/plpuzzle sudoku solve $(EXAMPLE) --engine python --stats
 	@echo "== Both engines on every bundled puzzle, against the expected solutions:"
 	@$(BIN)/plpuzzle sudoku check puzzles/sudoku/consecutive/test*d.txt
+	@echo "== The bundled suite through the test runner (printed solutions go to tests_out/):"
+	@$(BIN)/plpuzzle sudoku test puzzles/sudoku/consecutive --engine both
 
 test: setup
 	$(BIN)/ruff check python tests

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -158,3 +162,95 @@ def test_help_explains_the_commands() -> None:
     assert run.returncode == 0
     for word in ("solve", "check", "parity", "neighbour"):
         assert word in run.stdout
+
+
+KSUDOKU_LINE = re.compile(
+    r"Feladvány: (?P<path>\S+), "
+    r"(megoldásszám:(?P<count>[ \d]{4}), futási idő:(?P<time>[ \d]{3}\d\.\d{3}) s "
+    r"(?P<verdict>HELYES|NEM HELYES|NINCS MEGOLDÁS)"
+    r"|túllépte az időkorlátot \(\d+ s\)"
+    r"|hiba: .+)"
+)
+
+
+def suite_copy(tmp_path: Path) -> Path:
+    folder = tmp_path / "tests"
+    shutil.copytree(BUNDLED, folder)
+    return folder
+
+
+def test_suite_run_in_the_harness_format(tmp_path: Path) -> None:
+    folder = suite_copy(tmp_path)
+    (folder / "test005s.txt").unlink()
+    (folder / "test006s.txt").write_text("[].\n")
+    run = plpuzzle("sudoku", "test", "tests", "--format", "ksudoku", "--out", "out", cwd=tmp_path)
+    assert run.returncode == 1
+    lines = run.stdout.splitlines()
+    assert len(lines) == 10
+    for line in lines:
+        assert KSUDOKU_LINE.fullmatch(line), line
+    assert lines[0].startswith("Feladvány: tests/test001d.txt, megoldásszám:   1, futási idő:")
+    assert lines[0].endswith(" s HELYES")
+    assert lines[4].endswith(" s NINCS MEGOLDÁS")
+    assert lines[5].endswith(" s NEM HELYES")
+    assert (tmp_path / "out" / "test001t.txt").read_text() == EXAMPLE_BYTES
+
+
+def test_suite_timeout_line(tmp_path: Path) -> None:
+    suite_copy(tmp_path)
+    run = plpuzzle(
+        "sudoku", "test", "tests", "--format", "ksudoku", "--only", "test001",
+        "--solver", SOLVERS / "loops.pl", "--time-limit", "1", cwd=tmp_path,
+    )  # fmt: skip
+    assert run.returncode == 1
+    assert run.stdout == "Feladvány: tests/test001d.txt, túllépte az időkorlátot (1 s)\n"
+
+
+def test_suite_table_summary_and_exit_0() -> None:
+    run = plpuzzle("sudoku", "test", BUNDLED, "--out", Path(tempfile.mkdtemp()) / "o")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "10 tests: 10 correct" in run.stdout
+    assert "slowest:" in run.stdout
+    assert run.stdout.count(" correct") == 11
+
+
+def test_suite_json_report(tmp_path: Path) -> None:
+    run = plpuzzle("sudoku", "test", BUNDLED, "--format", "json", "--engine", "both",
+                   "--out", tmp_path / "o", "--only", "test00[1-4]")  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert [t["name"] for t in report["tests"]] == ["test001", "test002", "test003", "test004"]
+    assert report["summary"]["correct"] == 4 and report["all_correct"] is True
+    assert [e["engine"] for e in report["tests"][1]["engines"]] == ["prolog", "python"]
+    assert report["tests"][3]["solutions"] == 5
+
+
+def test_suite_junit_report(tmp_path: Path) -> None:
+    run = plpuzzle("sudoku", "test", BUNDLED, "--format", "junit", "--out", tmp_path / "o",
+                   "--solver", SOLVERS / "misses.pl")  # fmt: skip
+    assert run.returncode == 1
+    root = ElementTree.fromstring(run.stdout)
+    suite = root.find("testsuite")
+    assert suite is not None
+    assert suite.get("tests") == "10"
+    cases = {c.get("name"): c for c in suite.iter("testcase")}
+    assert list(cases) == [f"test{i:03d}" for i in range(1, 11)]
+    failure = cases["test004"].find("failure")
+    assert failure is not None and failure.get("message") == "wrong: missing 4"
+    assert cases["test001"].find("failure") is None
+    assert suite.get("failures") == str(sum(c.find("failure") is not None for c in cases.values()))
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("nowhere",), "nowhere: no such folder"),
+        ((BUNDLED, "--only", "test999"), "no testNNNd.txt puzzles matching 'test999'"),
+        ((BUNDLED, "--engine", "python", "--solver", SOLVERS / "misses.pl"), "--solver needs"),
+        ((BUNDLED, "--jobs", "0"), "Invalid value for '--jobs'"),
+    ],
+)
+def test_suite_usage_mistakes(args: tuple[str | Path, ...], words: str) -> None:
+    run = plpuzzle("sudoku", "test", *args)
+    assert run.returncode == 2
+    assert words in run.stderr

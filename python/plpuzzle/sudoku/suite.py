@@ -1,0 +1,192 @@
+"""A test suite in the course's layout, and the verdict on each of its tests.
+
+A suite is a folder of `testNNNd.txt` puzzles, each with its expected
+solutions in `testNNNs.txt` beside it. The CLI runner and the pytest plugin
+both judge a test here, so they cannot disagree on what "correct" means.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from plpuzzle.sudoku.crosscheck import CrossCheck, compare
+from plpuzzle.sudoku.model import Grid, Puzzle, Rules
+from plpuzzle.sudoku.results import BadAnswer, SolveResult, Status
+from plpuzzle.sudoku.textformat import FormatError, load_puzzle, load_solutions
+
+_PUZZLE_NAME = re.compile(r"(test.*)d\.txt")
+
+
+@dataclass(frozen=True)
+class SuiteCase:
+    """One test of a suite: `name` is e.g. `test017`."""
+
+    name: str
+    puzzle_path: Path
+    expected_path: Path
+
+    @property
+    def output_name(self) -> str:
+        """The harness's output file name, e.g. `test017t.txt`."""
+        return f"{self.name}t.txt"
+
+
+def natural_key(name: str) -> list[object]:
+    """Sort key that puts test9 before test10."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
+def discover(folder: Path, only: str | None = None) -> list[SuiteCase]:
+    """The tests of a suite folder in natural order, optionally filtered.
+
+    `only` is a shell-style pattern matched against the test name
+    (`test0[0-4]?`); without wildcards it selects names containing it.
+    """
+    cases = []
+    for path in folder.iterdir():
+        match = _PUZZLE_NAME.fullmatch(path.name)
+        if match and path.is_file():
+            name = match.group(1)
+            cases.append(SuiteCase(name, path, path.with_name(f"{name}s.txt")))
+    if only:
+        pattern = only if any(c in only for c in "*?[") else f"*{only}*"
+        cases = [c for c in cases if fnmatch.fnmatchcase(c.name, pattern)]
+    return sorted(cases, key=lambda c: natural_key(c.name))
+
+
+class Verdict(StrEnum):
+    CORRECT = "correct"
+    WRONG = "wrong"
+    TIMEOUT = "timeout"
+    ERROR = "error"  # the solver failed: exception, load error, crash
+    NO_EXPECTED = "no expected"  # no testNNNs.txt to compare with
+    BAD_INPUT = "bad input"  # the puzzle or expected file does not parse
+
+
+@dataclass
+class CaseResult:
+    """The verdict on one test, with the evidence behind it."""
+
+    case: SuiteCase
+    verdict: Verdict
+    #: One result per engine run, the first being the one that is judged.
+    results: list[SolveResult] = field(default_factory=list)
+    expected: list[Grid] | None = None
+    comparison: CrossCheck | None = None
+    reason: str = ""
+    k: int | None = None
+
+    @property
+    def primary(self) -> SolveResult | None:
+        return self.results[0] if self.results else None
+
+    @property
+    def solution_count(self) -> int:
+        """How many answers the judged engine gave (as the harness counts)."""
+        p = self.primary
+        return len(p.solutions) + len(p.bad_answers) if p else 0
+
+    @property
+    def cpu_seconds(self) -> float:
+        return sum(r.cpu_seconds for r in self.results)
+
+    @property
+    def missing(self) -> list[Grid]:
+        """Expected solutions the judged engine did not give."""
+        if self.expected is None or self.primary is None:
+            return []
+        return sorted(set(self.expected) - set(self.primary.solutions))
+
+    @property
+    def extra(self) -> list[Grid]:
+        """Solutions the judged engine gave that were not expected."""
+        if self.expected is None or self.primary is None:
+            return []
+        return sorted(set(self.primary.solutions) - set(self.expected))
+
+    @property
+    def duplicates(self) -> dict[Grid, int]:
+        return self.primary.duplicates if self.primary else {}
+
+    @property
+    def bad_answers(self) -> list[BadAnswer]:
+        return self.primary.bad_answers if self.primary else []
+
+    def summary(self) -> str:
+        """A short phrase with the reason, e.g. `missing 2, extra 1`."""
+        if self.verdict is not Verdict.WRONG:
+            return self.reason
+        parts = [
+            f"{label} {n}"
+            for label, n in (
+                ("missing", len(self.missing)),
+                ("extra", len(self.extra)),
+                ("duplicate", sum(c - 1 for c in self.duplicates.values())),
+                ("malformed or non-ground", len(self.bad_answers)),
+            )
+            if n
+        ]
+        if self.reason:
+            parts.append(self.reason)
+        return ", ".join(parts)
+
+
+def load_case(case: SuiteCase) -> tuple[Puzzle, list[Grid] | None]:
+    """The puzzle and its expected solutions (None when there is no file).
+
+    Raises FormatError for a file that does not parse.
+    """
+    puzzle = load_puzzle(case.puzzle_path)
+    if not case.expected_path.is_file():
+        return puzzle, None
+    return puzzle, load_solutions(case.expected_path, puzzle.n)
+
+
+def bad_input(case: SuiteCase, error: FormatError) -> CaseResult:
+    return CaseResult(case, Verdict.BAD_INPUT, reason=str(error))
+
+
+def judge(
+    case: SuiteCase,
+    puzzle: Puzzle,
+    expected: list[Grid] | None,
+    results: list[SolveResult],
+    rules: Rules,
+) -> CaseResult:
+    """The verdict on the first result; further results are cross-checked.
+
+    Correct means: finished, exactly the expected solutions, each once, no
+    malformed answers, and (with two engines) the engines agree.
+    """
+    out = CaseResult(case, Verdict.CORRECT, results, expected, k=puzzle.k)
+    for result in results:
+        if result.status is Status.TIMEOUT:
+            out.verdict = Verdict.TIMEOUT
+            out.reason = f"the {result.engine} engine ran out of time"
+            return out
+        if result.status is not Status.OK:
+            out.verdict = Verdict.ERROR
+            first = result.message.strip().splitlines()[:1]
+            out.reason = f"the {result.engine} engine: {result.status}" + (
+                f": {first[0]}" if first else ""
+            )
+            return out
+    if len(results) > 1:
+        out.comparison = compare(puzzle, rules, results)
+        if not out.comparison.agree:
+            out.verdict = Verdict.WRONG
+            out.reason = "; ".join(
+                f"{f.engine} {', '.join(f.faults)}" for f in out.comparison.findings if f.faults
+            )
+    if expected is None:
+        if out.verdict is Verdict.CORRECT:
+            out.verdict = Verdict.NO_EXPECTED
+            out.reason = f"no expected-solution file {case.expected_path.name}"
+        return out
+    if out.missing or out.extra or out.duplicates or out.bad_answers:
+        out.verdict = Verdict.WRONG
+    return out
