@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -76,3 +79,37 @@ def test_memory_limit_applies_in_the_worker() -> None:
         reply = worker.request(call("plpuzzle.worker:_allocate_for_tests", megabytes=600), 30)
     assert reply["status"] == "internal_error"
     assert "MemoryError" in reply["message"]
+
+
+def test_busy_workers_die_with_their_parent(tmp_path: Path) -> None:
+    """A parent killed with SIGKILL leaves no worker behind, even a busy one
+    (an idle worker would also end on the end of its input)."""
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import json, os, time\n"
+        "from plpuzzle.worker import Worker\n"
+        "w = Worker()\n"
+        "proc = w._start()\n"
+        "request = {'op': 'call', 'function': 'plpuzzle.worker:_spin_for_tests'}\n"
+        "proc.stdin.write(json.dumps(request).encode() + b'\\n')\n"
+        "proc.stdin.flush()\n"
+        "time.sleep(1)\n"
+        "print(proc.pid, flush=True)\n"
+        "os.kill(os.getpid(), 9)\n"
+    )
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    worker = Path(f"/proc/{int(run.stdout.split()[0])}")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _alive(worker):
+        time.sleep(0.1)
+    alive = _alive(worker)
+    if alive:
+        os.kill(int(worker.name), signal.SIGKILL)
+    assert not alive
+
+
+def _alive(proc: Path) -> bool:
+    try:
+        return "State:\tZ" not in (proc / "status").read_text()
+    except OSError:
+        return False

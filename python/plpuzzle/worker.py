@@ -20,6 +20,7 @@ Each reply carries `cpu`, the CPU seconds the work took in the worker.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import importlib
 import json
 import os
@@ -38,6 +39,8 @@ from typing import IO, Any
 #: Extra wall-clock seconds the parent waits beyond a time limit that the
 #: worker enforces itself (Prolog's call_with_time_limit), before killing.
 GRACE_SECONDS = 10.0
+
+_PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 
 #: How much of a dead worker's stderr to keep as evidence.
 STDERR_TAIL_BYTES = 4000
@@ -111,10 +114,22 @@ class Worker:
             stdout=subprocess.PIPE,
             stderr=self._stderr,
             start_new_session=True,
-            preexec_fn=self.limits.apply,
+            preexec_fn=self._in_child,
             env=env,
         )
         return self._proc
+
+    def _in_child(self) -> None:
+        """Runs in the child before it starts: limits, and death with us.
+
+        PR_SET_PDEATHSIG makes the kernel kill the worker when the thread
+        that started it ends, so even a parent killed with SIGKILL leaves
+        no worker behind. Workers are therefore closed before their
+        starting thread ends.
+        """
+        self.limits.apply()
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
     def request(self, message: dict[str, Any], deadline_seconds: float) -> dict[str, Any]:
         """Send one request and wait for its reply, at most the deadline."""
