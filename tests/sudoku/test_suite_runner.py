@@ -114,7 +114,8 @@ def test_looping_or_crashing_solvers_finish_without_strays(
     suite: Path, solver: str, verdict: Verdict
 ) -> None:
     results = run(suite, solver=SOLVERS / f"{solver}.pl", time_limit=0.5, jobs=2)
-    assert {r.verdict for r in results.values()} == {verdict}
+    odd = {n: (r.verdict, r.reason, r.results) for n, r in results.items() if r.verdict != verdict}
+    assert odd == {}
     assert len(results) == 10
     assert live_children() == []
 

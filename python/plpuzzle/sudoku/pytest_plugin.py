@@ -1,0 +1,355 @@
+"""pytest plugin: `pytest --sudoku-suite DIR` runs a course test suite as pytest items.
+
+Each `testNNNd.txt` in DIR becomes one test named after the puzzle
+(`test017`), so pytest's own selection and reporting (`-k`, `-x`, `--lf`,
+`--junitxml`) work on a course suite. The verdict comes from
+`plpuzzle.sudoku.suite.judge`, the same one the CLI runner uses.
+
+The plugin is inert without `--sudoku-suite`; it is registered as a
+`pytest11` entry point, so it is loaded in every pytest run of this venv.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from plpuzzle.prolog_engine import DIALECTS, Dialect
+from plpuzzle.sudoku.engines import ENGINES, Engine, make_engine
+from plpuzzle.sudoku.model import Grid, Rules
+from plpuzzle.sudoku.suite import (
+    CaseResult,
+    SuiteCase,
+    Verdict,
+    bad_input,
+    discover,
+    judge,
+    load_case,
+)
+from plpuzzle.sudoku.textformat import FormatError, format_board
+from plpuzzle.worker import EngineUnavailable
+
+if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr, TracebackStyle
+
+#: How many missing / extra / duplicate solutions a failure report shows as boards.
+BOARDS_SHOWN = 3
+#: How many lines of an engine's own message (e.g. a load error) a report shows.
+MESSAGE_LINES = 15
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("sudoku", "course sudoku suite (plpuzzle)")
+    group.addoption(
+        "--sudoku-suite",
+        metavar="DIR",
+        default=None,
+        help="run every testNNNd.txt in DIR as a test, judged against its testNNNs.txt",
+    )
+    group.addoption(
+        "--sudoku-solver",
+        metavar="FILE.pl",
+        default=None,
+        help="the sudoku/2 solver to test (default: plpuzzle's own prolog/sudoku.pl)",
+    )
+    group.addoption(
+        "--sudoku-rules",
+        choices=[r.value for r in Rules],
+        default=Rules.CONSECUTIVE.value,
+        help="what the s/w infos mean (default: %(default)s; the official suite is oddsum)",
+    )
+    group.addoption(
+        "--sudoku-time-limit",
+        metavar="SEC",
+        type=float,
+        default=120.0,
+        help="time limit per puzzle in seconds (default: %(default)g)",
+    )
+    group.addoption(
+        "--sudoku-engine",
+        choices=list(ENGINES),
+        default="prolog",
+        help="which engine solves the puzzles (default: %(default)s)",
+    )
+    group.addoption(
+        "--sudoku-dialect",
+        choices=list(DIALECTS),
+        default="swi",
+        help="load the solver as SWI-Prolog or in SICStus 4 emulation (default: %(default)s)",
+    )
+
+
+@dataclass
+class SuiteRun:
+    """The settings of one `--sudoku-suite` run, and its engine.
+
+    The engine (one worker process) is started on the first puzzle, so that
+    `--collect-only` never starts Prolog, and is shared by all puzzles.
+    """
+
+    suite: Path
+    rules: Rules
+    time_limit: float
+    engine_name: str
+    solver: Path | None
+    dialect: Dialect
+    _engine: Engine | None = field(default=None, repr=False)
+
+    def engine(self) -> Engine:
+        if self._engine is None:
+            self._engine = make_engine(self.engine_name, self.solver, self.dialect)
+        return self._engine
+
+    def close(self) -> None:
+        """Stop the worker process, if one was started."""
+        if self._engine is not None:
+            self._engine.close()
+            self._engine = None
+
+    def is_suite(self, path: Path) -> bool:
+        return path == self.suite or _same_file(path, self.suite)
+
+    def describe(self) -> str:
+        solver = f", solver {self.solver}" if self.solver else ""
+        dialect = f", dialect {self.dialect}" if self.dialect != "swi" else ""
+        return (
+            f"sudoku suite: {self.suite} ({self.rules.value} rules, {self.engine_name} engine"
+            f"{solver}{dialect}, time limit {self.time_limit:g} s)"
+        )
+
+
+RUN_KEY = pytest.StashKey[SuiteRun]()
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.samefile(b)
+    except OSError:
+        return False
+
+
+def _settings(config: pytest.Config) -> SuiteRun | None:
+    """Read and check the options; None when the plugin is not asked for."""
+    suite_opt: str | None = config.getoption("sudoku_suite")
+    solver_opt: str | None = config.getoption("sudoku_solver")
+    if suite_opt is None:
+        if solver_opt is not None:
+            raise pytest.UsageError("--sudoku-solver needs --sudoku-suite DIR")
+        return None
+    here = config.invocation_params.dir
+    suite = Path(os.path.abspath(here / suite_opt))
+    if not suite.is_dir():
+        what = "is not a directory" if suite.exists() else "does not exist"
+        raise pytest.UsageError(f"--sudoku-suite: {suite_opt} {what}")
+    solver = None
+    if solver_opt is not None:
+        solver = Path(os.path.abspath(here / solver_opt))
+        if not solver.is_file():
+            raise pytest.UsageError(f"--sudoku-solver: no such file {solver_opt}")
+    engine_name: str = config.getoption("sudoku_engine")
+    if solver is not None and engine_name != "prolog":
+        raise pytest.UsageError("--sudoku-solver needs --sudoku-engine prolog")
+    time_limit: float = config.getoption("sudoku_time_limit")
+    if not time_limit > 0:
+        raise pytest.UsageError(f"--sudoku-time-limit must be positive, not {time_limit:g}")
+    return SuiteRun(
+        suite=suite,
+        rules=Rules(config.getoption("sudoku_rules")),
+        time_limit=time_limit,
+        engine_name=engine_name,
+        solver=solver,
+        dialect=config.getoption("sudoku_dialect"),
+    )
+
+
+def _arg_path(config: pytest.Config, arg: str) -> Path:
+    """The file-system path of a positional argument (`a/b.py::test_x` -> a/b.py)."""
+    return Path(os.path.abspath(config.invocation_params.dir / arg.split("::")[0]))
+
+
+def _related(a: Path, b: Path) -> bool:
+    """Whether one path lies inside the other (or they are the same)."""
+    return a == b or a in b.parents or b in a.parents
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    run = _settings(config)
+    if run is None:
+        return
+    config.stash[RUN_KEY] = run
+    # The suite is rarely among pytest's arguments: with explicit paths it
+    # joins them (unless they already cover it, or pick tests inside it);
+    # otherwise (testpaths, the invocation dir) it replaces them, so that
+    # `pytest --sudoku-suite DIR` runs just the suite.
+    if config.args_source == pytest.Config.ArgsSource.ARGS:
+        if config.option.pyargs or not any(
+            _related(_arg_path(config, a), run.suite) for a in config.args
+        ):
+            config.args.append(str(run.suite))
+    else:
+        config.args[:] = [str(run.suite)]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    run = config.stash.get(RUN_KEY, None)
+    if run is not None:
+        run.close()
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    run = config.stash.get(RUN_KEY, None)
+    return run.describe() if run else None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    run = parent.config.stash.get(RUN_KEY, None)
+    if run is not None and run.is_suite(path):
+        return SudokuSuite.from_parent(parent, path=path)
+    return None
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """A puzzle named on the command line when the suite lies outside the rootdir.
+
+    pytest then asks for the file directly. Otherwise puzzles are reached
+    through SudokuSuite, which does not call this hook, so that pytest's
+    doctest plugin (which takes `test*.txt`) never sees the puzzle files.
+    """
+    run = parent.config.stash.get(RUN_KEY, None)
+    if run is None or not run.is_suite(file_path.parent):
+        return None
+    for case in discover(file_path.parent):
+        if case.puzzle_path.name == file_path.name:
+            return SudokuFile.from_parent(parent, path=file_path, case=case)
+    return None
+
+
+class SudokuSuite(pytest.Directory):
+    """The suite folder: only its `test*d.txt` puzzles, in natural order (test9 < test10)."""
+
+    def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
+        for case in discover(self.path):
+            yield SudokuFile.from_parent(self, path=case.puzzle_path, case=case)
+
+
+class SudokuFile(pytest.File):
+    """One puzzle file; its single item is named after the puzzle (`test017`)."""
+
+    def __init__(self, *, case: SuiteCase, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+
+    def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
+        yield SudokuItem.from_parent(self, name=self.case.name, case=self.case)
+
+
+class SudokuFailure(Exception):
+    """A puzzle whose verdict is not `correct`; repr_failure reports it."""
+
+    def __init__(self, result: CaseResult) -> None:
+        super().__init__(f"{result.verdict}: {result.summary()}")
+        self.result = result
+
+
+class SudokuItem(pytest.Item):
+    """Solve one puzzle and judge the answers against the expected solutions."""
+
+    def __init__(self, *, case: SuiteCase, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+
+    def runtest(self) -> None:
+        run = self.config.stash[RUN_KEY]
+        try:
+            puzzle, expected = load_case(self.case)
+        except FormatError as e:
+            result = bad_input(self.case, e)
+        else:
+            try:
+                solved = run.engine().solve(puzzle, run.rules, run.time_limit)
+            except EngineUnavailable:
+                # Every other puzzle would fail the same way.
+                self.session.shouldstop = "the sudoku engine is unavailable"
+                raise
+            result = judge(self.case, puzzle, expected, [solved], run.rules)
+            self.user_properties += [
+                ("solutions", result.solution_count),
+                ("cpu_seconds", f"{result.cpu_seconds:.3f}"),
+            ]
+        self.user_properties.append(("verdict", str(result.verdict)))
+        if result.verdict is not Verdict.CORRECT:
+            raise SudokuFailure(result)
+
+    def repr_failure(
+        self,
+        excinfo: pytest.ExceptionInfo[BaseException],
+        style: TracebackStyle | None = None,
+    ) -> str | TerminalRepr:
+        if isinstance(excinfo.value, SudokuFailure):
+            return failure_report(excinfo.value.result, self.config.stash[RUN_KEY])
+        if isinstance(excinfo.value, EngineUnavailable):
+            return f"engine unavailable: {excinfo.value}"
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"sudoku {self.name}"
+
+
+def failure_report(result: CaseResult, run: SuiteRun) -> str:
+    """A short report whose first line is the verdict (pytest's `-ra` shows it)."""
+    summary = result.summary()
+    lines = [f"{result.verdict}: {summary}" if summary else str(result.verdict)]
+    primary = result.primary
+    if primary is not None:
+        lines.append(
+            f"solutions: {result.solution_count}, CPU time: {result.cpu_seconds:.3f} s"
+            f" ({run.engine_name} engine, {run.rules.value} rules,"
+            f" time limit {run.time_limit:g} s)"
+        )
+        message = primary.message.strip().splitlines()
+        if result.verdict is Verdict.ERROR and len(message) > 1:
+            lines.append("engine message:")
+            lines += [f"    {line}" for line in message[:MESSAGE_LINES]]
+            if len(message) > MESSAGE_LINES:
+                lines.append(f"    ... ({len(message) - MESSAGE_LINES} more lines)")
+    if result.verdict is not Verdict.WRONG:
+        return "\n".join(lines)
+    k = result.k or 1
+    lines += _boards("missing (expected, not given)", result.missing, k)
+    lines += _boards("extra (given, not expected)", result.extra, k)
+    lines += _boards(
+        "given more than once",
+        sorted(result.duplicates),
+        k,
+        notes={g: f"given {c} times" for g, c in result.duplicates.items()},
+    )
+    if result.bad_answers:
+        lines.append(f"malformed or non-ground answers: {len(result.bad_answers)}")
+        for bad in result.bad_answers[:BOARDS_SHOWN]:
+            lines.append(f"    {bad.text}  ({bad.reason})")
+        if len(result.bad_answers) > BOARDS_SHOWN:
+            lines.append(f"    ... and {len(result.bad_answers) - BOARDS_SHOWN} more")
+    return "\n".join(lines)
+
+
+def _boards(
+    title: str, grids: list[Grid], k: int, notes: dict[Grid, str] | None = None
+) -> list[str]:
+    """Up to BOARDS_SHOWN grids, printed the way the course harness prints them."""
+    if not grids:
+        return []
+    lines = [f"{title}: {len(grids)}"]
+    for grid in grids[:BOARDS_SHOWN]:
+        note = f" ({notes[grid]})" if notes and grid in notes else ""
+        lines.append(f"    -----{note}")
+        board = format_board(grid, k).strip("\n").splitlines()
+        lines += [f"    {row}" if row else "" for row in board]
+    if len(grids) > BOARDS_SHOWN:
+        lines.append(f"    ----- ... and {len(grids) - BOARDS_SHOWN} more")
+    return lines
