@@ -34,7 +34,10 @@ import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from plpuzzle.sandbox import Sandbox
 
 #: Extra wall-clock seconds the parent waits beyond a time limit that the
 #: worker enforces itself (Prolog's call_with_time_limit), before killing.
@@ -91,9 +94,18 @@ class Worker:
     is kept in a temporary file whose tail becomes evidence on a crash.
     """
 
-    def __init__(self, limits: Limits | None = None, show_stderr: bool = False) -> None:
+    def __init__(
+        self,
+        limits: Limits | None = None,
+        show_stderr: bool = False,
+        sandbox: Sandbox | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.limits = limits or Limits()
         self.show_stderr = show_stderr
+        #: When set, the worker runs confined by it and `limits` is not used.
+        self.sandbox = sandbox
+        self.extra_env = env or {}
         self._proc: subprocess.Popen[bytes] | None = None
         self._stderr: IO[bytes] | None = None
 
@@ -107,15 +119,23 @@ class Worker:
         # Kept open across requests (evidence for a crash); close() closes it.
         self._stderr = None if self.show_stderr else tempfile.TemporaryFile()  # noqa: SIM115
         path = os.pathsep.join(filter(None, [_package_root(), os.environ.get("PYTHONPATH")]))
-        env = {**os.environ, "PYTHONPATH": path}
+        argv = [sys.executable, "-m", "plpuzzle.worker"]
+        env = {**os.environ, "PYTHONPATH": path, **self.extra_env}
+        cwd = None
+        if self.sandbox is not None:
+            self.sandbox.prepare()
+            env = {**self.sandbox.env(), "PYTHONPATH": path, **self.extra_env}
+            argv = self.sandbox.command(argv, env, _runtime_paths())
+            cwd = self.sandbox.workdir
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "plpuzzle.worker"],
+            argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._stderr,
             start_new_session=True,
             preexec_fn=self._in_child,
             env=env,
+            cwd=cwd,
         )
         return self._proc
 
@@ -127,7 +147,10 @@ class Worker:
         no worker behind. Workers are therefore closed before their
         starting thread ends.
         """
-        self.limits.apply()
+        if self.sandbox is not None:
+            self.sandbox.preexec()
+        else:
+            self.limits.apply()
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
@@ -189,6 +212,8 @@ class Worker:
                 if pipe:
                     pipe.close()
             self._proc = None
+            if self.sandbox is not None:
+                self.sandbox.cleanup()
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
@@ -197,6 +222,20 @@ class Worker:
 def _package_root() -> str:
     """The folder holding the plpuzzle package, for the child's sys.path."""
     return str(Path(__file__).resolve().parents[1])
+
+
+def _runtime_paths() -> list[Path]:
+    """What a sandboxed worker must be able to read: Python, this package
+    (which carries the Prolog sources) and its installed dependencies."""
+    import pyswip  # noqa: F401 - only to locate the installed dependencies
+
+    paths = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent}
+    paths.add(Path(_package_root()))
+    paths.add(Path(sys.modules["pyswip"].__file__ or ".").resolve().parents[1])
+    from plpuzzle.prolog_engine import prolog_dir
+
+    paths.add(prolog_dir())
+    return sorted(paths)
 
 
 def _exit_text(code: int | None) -> str:
