@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import importlib
+import importlib.util
 import json
 import os
 import resource
@@ -227,14 +228,15 @@ def _package_root() -> str:
 def _runtime_paths() -> list[Path]:
     """What a sandboxed worker must be able to read: Python, this package
     (which carries the Prolog sources) and its installed dependencies."""
-    import pyswip  # noqa: F401 - only to locate the installed dependencies
-
-    paths = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent}
-    paths.add(Path(_package_root()))
-    paths.add(Path(sys.modules["pyswip"].__file__ or ".").resolve().parents[1])
     from plpuzzle.prolog_engine import prolog_dir
 
+    # Located without importing: importing pyswip would start a Prolog here.
+    spec = importlib.util.find_spec("pyswip")
+    paths = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent}
+    paths.add(Path(_package_root()))
     paths.add(prolog_dir())
+    if spec is not None and spec.origin:
+        paths.add(Path(spec.origin).resolve().parents[1])
     return sorted(paths)
 
 

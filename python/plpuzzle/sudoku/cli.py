@@ -30,14 +30,31 @@ from plpuzzle.clitools import (
     time_limit_option,
     write_stdout,
 )
-from plpuzzle.prolog_engine import DIALECTS
+from plpuzzle.prolog_engine import DIALECTS, prolog_dir
+from plpuzzle.sandbox import Policy, Sandbox
+from plpuzzle.sudoku.class_report import StudentGrades
+from plpuzzle.sudoku.class_report import build as build_report
+from plpuzzle.sudoku.class_report import to_csv as report_csv
+from plpuzzle.sudoku.class_report import to_json as report_json
 from plpuzzle.sudoku.crosscheck import CrossCheck, compare
 from plpuzzle.sudoku.engines import ENGINES, make_engine
+from plpuzzle.sudoku.gradebook import Gradebook
+from plpuzzle.sudoku.grading import (
+    GradeSettings,
+    GradingError,
+    Points,
+    Submission,
+    TestGrade,
+    case_key,
+    find_submissions,
+    grade_class,
+    load_points,
+)
 from plpuzzle.sudoku.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.report import FORMATS, SuiteRun, ksudoku_line, summary_lines, to_json, to_junit
 from plpuzzle.sudoku.results import SolveResult, Status
 from plpuzzle.sudoku.runner import ENGINE_CHOICES, RunSettings, SuiteRunner
-from plpuzzle.sudoku.suite import CaseResult, SuiteCase, Verdict, discover
+from plpuzzle.sudoku.suite import CaseResult, SuiteCase, Verdict, discover, load_case
 from plpuzzle.sudoku.textformat import (
     FormatError,
     format_board,
@@ -477,3 +494,184 @@ def _print_result(
             f"{result.cpu_seconds:>8.2f} s  [{style}]{result.verdict.value:<11}[/] "
             f"{escape(result.summary())}"
         )
+
+
+def _bundled_suite() -> Path:
+    return prolog_dir().parent / "puzzles" / "sudoku" / "consecutive"
+
+
+@sudoku.command()
+@click.argument("submissions", type=click.Path(path_type=Path, file_okay=False))
+@click.option(
+    "--suite",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="The tests to grade with (testNNNd.txt + testNNNs.txt). "
+    "Default: the bundled puzzles/sudoku/consecutive.",
+)
+@rules_option
+@click.option(
+    "--points",
+    "points_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE.toml",
+    help="Points per test (default: 1 per correct test); may name the subset that counts.",
+)
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0.001),
+    default=60.0,
+    show_default=True,
+    metavar="SEC",
+    help="Per test and submission.",
+)
+@click.option(
+    "--memory-limit",
+    type=click.IntRange(min=64),
+    default=2048,
+    show_default=True,
+    metavar="MB",
+    help="Address-space limit of each sandboxed run.",
+)
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=os.cpu_count() or 1,
+    show_default="number of cores",
+    help="How many submissions are graded at once.",
+)
+@click.option(
+    "--report",
+    "report_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("grading_report"),
+    show_default=True,
+    help="Where grades.csv, grades.json and grades.html go.",
+)
+@click.option(
+    "--db",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="The SQLite gradebook that makes grading resumable. Default: REPORT/grades.sqlite.",
+)
+@click.option(
+    "--dialect",
+    type=click.Choice(DIALECTS),
+    default="sicstus4",
+    show_default=True,
+    help="Submissions are SICStus 4 code, loaded in SWI-Prolog's emulation; or plain SWI.",
+)
+def grade(
+    submissions: Path,
+    suite: Path | None,
+    rules: str,
+    points_file: Path | None,
+    time_limit: float,
+    memory_limit: int,
+    jobs: int,
+    report_dir: Path,
+    db: Path | None,
+    dialect: str,
+) -> None:
+    """Grade a class: every student's sudoku.pl on every test, sandboxed.
+
+    SUBMISSIONS holds one folder per student (named by the student's id)
+    with a sudoku.pl, or one ID.pl file per student. Every test of every
+    submission runs in a fresh sandbox (bubblewrap where available) with
+    limits on CPU, memory, processes and file size, so a submission that
+    loops, halts, exhausts memory, forks or writes files only hurts itself.
+    Results are kept in an SQLite gradebook: running again skips what is
+    already graded for the same submission, test and settings.
+    """
+    suite = suite or _bundled_suite()
+    if not suite.is_dir():
+        raise InputError(f"{suite}: no such suite folder (use --suite DIR)")
+    try:
+        subs = find_submissions(submissions)
+        points = load_points(points_file) if points_file else Points()
+    except GradingError as e:
+        raise InputError(str(e)) from None
+    cases = discover(suite)
+    if points.only is not None:
+        unknown = sorted(set(points.only) - {c.name for c in cases})
+        if unknown:
+            raise InputError(f"{points_file}: no such test(s) in {suite}: {', '.join(unknown)}")
+        cases = [c for c in cases if points.counts(c.name)]
+    if not cases:
+        raise InputError(f"{suite}: no testNNNd.txt puzzles")
+    for case in cases:
+        try:
+            load_case(case)
+        except FormatError as e:
+            raise InputError(str(e)) from None
+    settings = GradeSettings(Rules(rules), dialect, time_limit, memory_limit)  # type: ignore[arg-type]
+    err = stderr_console()
+    for warning in Sandbox(Policy(), report_dir).warnings():
+        err.print(f"[yellow]plpuzzle: warning:[/] {escape(warning)}")
+    db = db or report_dir / "grades.sqlite"
+    report_dir.mkdir(parents=True, exist_ok=True)
+    skey = settings.key()
+    ckeys = {c.name: case_key(c) for c in cases}
+    console = stdout_console()
+    with Gradebook(db) as book:
+        stored = {
+            (s.student, c.name): g
+            for s in subs
+            for c in cases
+            if (g := book.get(s, c.name, ckeys[c.name], skey)) is not None
+        }
+        grades: dict[tuple[str, str], TestGrade] = {}
+        new = 0
+        with Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+            disable=not console.is_terminal,
+        ) as progress:
+            task = progress.add_task("grading", total=len(subs) * len(cases))
+
+            def record(sub: Submission, case: SuiteCase, g: TestGrade, fresh: bool) -> None:
+                nonlocal new
+                if fresh:
+                    book.put(sub, ckeys[case.name], skey, g)
+                    new += 1
+                grades[(sub.student, case.name)] = g
+                progress.advance(task)
+
+            grade_class(
+                subs, cases, settings, lambda s, c: stored.get((s.student, c.name)), record, jobs
+            )
+    students = [
+        StudentGrades(s.student, str(s.solver), [grades[(s.student, c.name)] for c in cases])
+        for s in subs
+    ]
+    report = build_report(students, [c.name for c in cases], points, settings)
+    from plpuzzle.sudoku.class_html import render_html
+
+    (report_dir / "grades.csv").write_text(report_csv(report))
+    (report_dir / "grades.json").write_text(report_json(report))
+    (report_dir / "grades.html").write_text(render_html(report))
+    _print_class_summary(console, report, new, len(stored), report_dir, db)
+
+
+def _print_class_summary(
+    console: Console, report: dict, new: int, reused: int, report_dir: Path, db: Path
+) -> None:
+    """One screen: a row per student, then where the reports are."""
+    table = Table(title="Grades", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("student", no_wrap=True)
+    table.add_column("score", justify="right", no_wrap=True)
+    for g in report["grades"]:
+        table.add_column(g, justify="right")
+    for s in report["students"]:
+        counts = [str(s["counts"][g]) if s["counts"][g] else "-" for g in report["grades"]]
+        table.add_row(escape(s["id"]), f"{s['score']}/{s['max_score']}", *counts)
+    console.print(table)
+    console.print(
+        f"{new} test run(s) graded now, {reused} taken from the gradebook {db}.\n"
+        f"Reports: {report_dir / 'grades.csv'}, {report_dir / 'grades.json'}, "
+        f"{report_dir / 'grades.html'}",
+        markup=False,
+    )

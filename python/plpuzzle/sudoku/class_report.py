@@ -1,0 +1,122 @@
+"""A class's grades as reports: CSV (one row per student), JSON (all of it).
+
+The HTML page (plpuzzle.sudoku.class_html) is drawn from the same
+dictionary that the JSON report holds, so the three always agree. Nothing
+here depends on when or in which order tests ran, so grading the same
+class twice gives byte-identical reports.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import statistics
+from dataclasses import dataclass
+from typing import Any
+
+from plpuzzle.sudoku.grading import Grade, GradeSettings, Points, TestGrade
+
+
+@dataclass
+class StudentGrades:
+    """One student's grades on every test that counts, in suite order."""
+
+    student: str
+    submission: str
+    grades: list[TestGrade]
+
+
+def _points(value: float) -> float | int:
+    """Whole points as ints, so reports read 3 rather than 3.0."""
+    return int(value) if float(value).is_integer() else round(value, 3)
+
+
+def build(
+    students: list[StudentGrades], tests: list[str], points: Points, settings: GradeSettings
+) -> dict[str, Any]:
+    """The whole report as plain data (what the JSON file holds).
+
+    Keys: settings; tests (name, points, correct, total, pass_rate,
+    median_cpu_seconds); max_score; grades (the grade names in order);
+    students (id, submission, score, max_score, counts per grade, and
+    results: test, grade, points, earned, detail, evidence, solutions,
+    cpu_seconds, wall_seconds), sorted by id.
+    """
+    max_score = sum(points.of(t) for t in tests)
+    per_test: dict[str, list[TestGrade]] = {t: [] for t in tests}
+    rows = []
+    for s in sorted(students, key=lambda s: s.student):
+        results = []
+        score = 0.0
+        for g in s.grades:
+            per_test[g.test].append(g)
+            earned = points.of(g.test) if g.grade is Grade.CORRECT else 0.0
+            score += earned
+            results.append(
+                {
+                    "test": g.test,
+                    "grade": g.grade.value,
+                    "points": _points(points.of(g.test)),
+                    "earned": _points(earned),
+                    "detail": g.detail,
+                    "evidence": g.evidence,
+                    "solutions": g.solutions,
+                    "cpu_seconds": round(g.cpu_seconds, 3),
+                    "wall_seconds": round(g.wall_seconds, 3),
+                }
+            )
+        counts = {grade.value: sum(1 for g in s.grades if g.grade is grade) for grade in Grade}
+        rows.append(
+            {
+                "id": s.student,
+                "submission": s.submission,
+                "score": _points(score),
+                "max_score": _points(max_score),
+                "counts": counts,
+                "results": results,
+            }
+        )
+    test_rows = []
+    for t in tests:
+        graded = per_test[t]
+        correct = sum(1 for g in graded if g.grade is Grade.CORRECT)
+        cpus = [g.cpu_seconds for g in graded]
+        test_rows.append(
+            {
+                "name": t,
+                "points": _points(points.of(t)),
+                "correct": correct,
+                "total": len(graded),
+                "pass_rate": round(correct / len(graded), 4) if graded else 0.0,
+                "median_cpu_seconds": round(statistics.median(cpus), 3) if cpus else 0.0,
+            }
+        )
+    return {
+        "settings": {
+            "rules": settings.rules.value,
+            "dialect": settings.dialect,
+            "time_limit": settings.time_limit,
+            "memory_limit_mb": settings.memory_mb,
+            "sandbox": "bubblewrap" if settings.use_bubblewrap else "limits only",
+        },
+        "grades": [g.value for g in Grade],
+        "tests": test_rows,
+        "max_score": _points(max_score),
+        "students": rows,
+    }
+
+
+def to_json(report: dict[str, Any]) -> str:
+    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+
+
+def to_csv(report: dict[str, Any]) -> str:
+    """One row per student: id, score, max score, then a count per grade."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    grades = report["grades"]
+    writer.writerow(["id", "score", "max_score", *grades])
+    for s in report["students"]:
+        writer.writerow([s["id"], s["score"], s["max_score"], *(s["counts"][g] for g in grades)])
+    return out.getvalue()
