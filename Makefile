@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 EXAMPLE := puzzles/sudoku/consecutive/test001d.txt
 
-.PHONY: help setup swipl run test lint clean
+.PHONY: help setup swipl test-deps run test lint clean
 
 help:
 	@echo "make run    solve the bundled puzzles with both engines and cross-check them"
@@ -19,21 +19,35 @@ help:
 
 setup: swipl $(STAMP)
 
-# SWI-Prolog: apt-get as root, through sudo otherwise; say what to do if
-# neither is possible.
-swipl:
-	@if ! command -v swipl >/dev/null 2>&1; then \
-	  echo "Installing SWI-Prolog (Debian package swi-prolog-nox)..."; \
+# System packages: apt-get as root, through sudo otherwise; say what to do
+# if neither is possible. `make run` needs SWI-Prolog (and bubblewrap for
+# grading); the tests also drive a headless Chromium for the HTML report.
+RUN_PACKAGES := swipl:swi-prolog-nox bwrap:bubblewrap
+TEST_PACKAGES := $(RUN_PACKAGES) chromium:chromium chromedriver:chromium-driver
+
+define install_missing
+	@missing=""; for pair in $(1); do \
+	  command -v "$${pair%%:*}" >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then sudo=""; \
 	  elif command -v sudo >/dev/null 2>&1; then sudo="sudo"; \
-	  else echo "plpuzzle needs SWI-Prolog 9: install the Debian package swi-prolog-nox (as root: apt-get install swi-prolog-nox), then run make again." >&2; exit 1; fi; \
+	  else echo "plpuzzle needs the Debian packages$$missing: install them as root (apt-get install$$missing), then run make again." >&2; exit 1; fi; \
 	  if ! command -v apt-get >/dev/null 2>&1; then \
-	    echo "plpuzzle needs SWI-Prolog 9 (swipl on PATH); this system has no apt-get, so install it with your package manager and run make again." >&2; exit 1; fi; \
+	    echo "plpuzzle needs$$missing (SWI-Prolog 9 as swipl); this system has no apt-get, so install them with your package manager and run make again." >&2; exit 1; fi; \
 	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq swi-prolog-nox >/dev/null || \
-	  { echo "Installing swi-prolog-nox failed; install SWI-Prolog 9 by hand and run make again." >&2; exit 1; }; \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || \
+	  { echo "Installing$$missing failed; install them by hand and run make again." >&2; exit 1; }; \
 	fi
+endef
+
+swipl:
+	$(call install_missing,$(RUN_PACKAGES))
 	@swipl --version
+
+test-deps:
+	$(call install_missing,$(TEST_PACKAGES))
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -53,7 +67,7 @@ run: setup
 	@echo "== The bundled suite through the test runner (printed solutions go to tests_out/):"
 	@$(BIN)/plpuzzle sudoku test puzzles/sudoku/consecutive --engine both
 
-test: setup
+test: setup test-deps
 	$(BIN)/ruff check python tests
 	$(BIN)/ruff format --check python tests
 	$(BIN)/python -m pytest
