@@ -12,6 +12,7 @@
 :- use_module(library(time)).
 :- use_module(library(apply)).
 :- use_module(library(lists)).
+:- use_module(sicstus_compat, [prepare_module/1, source_encoding/2]).
 
 :- dynamic load_message/2.
 
@@ -24,19 +25,26 @@
 
 load_solver(File, Module, Dialect, Problems) :-
     retractall(load_message(_, _)),
-    dialect_options(Dialect, Options),
     setup_call_cleanup(
         asserta((user:message_hook(Msg, Kind, Lines) :-
                     plpuzzle_bridge:note_message(Msg, Kind, Lines)), Ref),
-        catch(load_files(Module:File, [if(true)|Options]), E,
-              note_message(E, error, [])),
+        catch(( dialect_options(Dialect, File, Module, Options),
+                load_files(Module:File, [if(true)|Options])
+              ), E,
+              ignore(note_message(E, error, []))),
         erase(Ref)),
     findall(Text, load_message(_, Text), Texts),
     atomic_list_concat(Texts, '\n', Atom),
     atom_string(Atom, Problems).
 
-dialect_options(swi, []).
-dialect_options(sicstus4, [dialect(sicstus4)]).
+%   The load options for Dialect.  SICStus code also gets what SWI's
+%   emulation lacks (sicstus_compat.pl) and is read as Latin-1 unless
+%   it is valid UTF-8.
+dialect_options(swi, _, _, []).
+dialect_options(sicstus4, File, Module,
+                [dialect(sicstus4), encoding(Encoding)]) :-
+    prepare_module(Module),
+    source_encoding(File, Encoding).
 
 %   Record errors and warnings; let them be printed as usual too.
 note_message(Msg, Kind, Lines) :-

@@ -1,0 +1,813 @@
+/*  What SWI-Prolog's SICStus 4 emulation lacks for the course's solvers.
+
+    Students wrote sudoku.pl for SICStus Prolog 4.2 and its clpfd
+    library.  We load their files in SWI-Prolog's `sicstus4` dialect
+    (load_files/2 with dialect(sicstus4)), which already maps
+    library(lists), library(between), library(samsort),
+    library(timeout) and library(clpfd) (with domain/3) onto SWI.
+    Against SWI-Prolog 9.0.4 a 2013 clpfd solver still meets these gaps,
+    which this module fills with SICStus semantics:
+
+      - do-loops, `(Iterators do Body)`: SWI declares the operator only;
+      - labeling/2 options that SWI rejects: all, anti_first_fail,
+        occurrence, max_regret, median, middle, minimize/1,
+        maximize/1, and two options of one kind (the last one wins);
+      - all_different/2, all_distinct/2, count/4, relation/3,
+        minimum/2 and maximum/2 of library(clpfd), delete/4 of
+        library(lists);
+      - `/` (truncated division) and reifiable constraints used as
+        0/1 values inside clpfd arithmetic;
+      - double-quoted text, which SICStus reads as a code list.
+
+    How it reaches a solver.  prepare_module/1 puts the module
+    sicstus_compat_api first among the import modules of the module a
+    solver is loaded into.  That module holds only imports of the
+    predicates above, so a solver sees them exactly where SWI finds
+    nothing else: its own definitions, and whatever it imports from a
+    library, come first, and no import can clash with ours.  The
+    expansion hooks live in sicstus_compat_api too, so they apply only
+    to prepared modules, never to other code in the process.  They
+
+      - rewrite do-loops into auxiliary predicates and clpfd
+        arithmetic as above;
+      - send calls of labeling/2 that the solver imports from
+        library(clpfd) to ours (a solver that defines its own
+        labeling/2 before calling it keeps it);
+      - drop our predicates from a solver's explicit import lists:
+        `use_module(library(lists), [delete/4])` would otherwise
+        import an undefined predicate;
+      - turn strings into code lists;
+      - prepare the module of a module file that a prepared module
+        loads, unless it is part of SWI-Prolog itself.
+
+    Loops and labeling/2 calls that a solver builds at run time (e.g.
+    call/N on a loop term) go to do/2 and, through the import module,
+    to our labeling/2 unless library(clpfd) was imported.
+
+    source_encoding/2 tells the loader whether a file is UTF-8 or, as
+    the course's Hungarian comments often are, Latin-1.
+
+    Still missing, as unlikely in a sudoku solver: library(avl), the
+    labeling options value/1, variable/1, discrepancy/1,
+    assumptions/1 and time_out/2, nvalue/2, bool_and/2 and friends,
+    and FD sets in SICStus' [[Min|Max],...] form (fd_set/2 and
+    in_set/2 work, with SWI's form).
+*/
+
+:- module(sicstus_compat,
+          [ prepare_module/1,          % +Module
+            source_encoding/2,         % +File, -Encoding
+            delete/4,                  % +List, +Kill, +Count, -Residue
+            all_different/2,           % +Vars, +Options
+            all_distinct/2,            % +Vars, +Options
+            count/4,                   % +Value, +Vars, +RelOp, ?Count
+            relation/3,                % ?X, +MapList, ?Y
+            minimum/2,                 % ?Value, +Vars
+            maximum/2,                 % ?Value, +Vars
+            labeling/2,                % +Options, +Vars
+            do/2                       % +Iterators, :Body
+          ]).
+
+:- use_module(library(clpfd), except([labeling/2])).
+:- use_module(library(apply), [maplist/2, maplist/3, foldl/4]).
+:- use_module(library(lists), [append/3, reverse/2, nth1/3, numlist/3]).
+:- use_module(library(occurs), [sub_term/2]).
+:- use_module(library(error),
+              [ must_be/2, domain_error/2, instantiation_error/1,
+                type_error/2
+              ]).
+:- use_module(library(readutil), [read_file_to_codes/3]).
+
+:- meta_predicate do(+, 0).
+
+%   The SICStus predicates a prepared module sees.
+sicstus_predicate(delete/4).
+sicstus_predicate(all_different/2).
+sicstus_predicate(all_distinct/2).
+sicstus_predicate(count/4).
+sicstus_predicate(relation/3).
+sicstus_predicate(minimum/2).
+sicstus_predicate(maximum/2).
+sicstus_predicate(labeling/2).
+sicstus_predicate(do/2).
+
+
+                 /*******************************
+                 *          SETTING UP          *
+                 *******************************/
+
+%!  prepare_module(+Module) is det.
+%
+%   Make Module see the SICStus predicates of this module and apply
+%   its expansions to code loaded into Module.  Call it before
+%   loading a solver into Module with dialect(sicstus4).
+
+prepare_module(Module) :-
+    must_be(atom, Module),
+    add_import_module(Module, sicstus_compat_api, start).
+
+:- forall(sicstus_predicate(PI),
+          sicstus_compat_api:import(sicstus_compat:PI)).
+
+%!  source_encoding(+File, -Encoding) is det.
+%
+%   Encoding is `utf8` if File is valid UTF-8 (as every ASCII file
+%   is), otherwise `iso_latin_1`, the 8-bit encoding SICStus users
+%   wrote Hungarian comments in.
+
+source_encoding(File, Encoding) :-
+    read_file_to_codes(File, Bytes, [encoding(octet)]),
+    (   utf8_bytes(Bytes)
+    ->  Encoding = utf8
+    ;   Encoding = iso_latin_1
+    ).
+
+utf8_bytes([]).
+utf8_bytes([B|Bs]) :-
+    (   B < 0x80
+    ->  Rest = Bs
+    ;   B >= 0xC2, B =< 0xDF
+    ->  utf8_tail(1, Bs, Rest)
+    ;   B >= 0xE0, B =< 0xEF
+    ->  utf8_tail(2, Bs, Rest)
+    ;   B >= 0xF0, B =< 0xF4
+    ->  utf8_tail(3, Bs, Rest)
+    ),
+    utf8_bytes(Rest).
+
+utf8_tail(0, Bs, Bs) :- !.
+utf8_tail(N, [B|Bs], Rest) :-
+    B >= 0x80, B =< 0xBF,
+    N1 is N - 1,
+    utf8_tail(N1, Bs, Rest).
+
+
+                 /*******************************
+                 *          EXPANSIONS          *
+                 *******************************/
+
+%   Only modules prepared by prepare_module/1 (and the modules they
+%   load) have sicstus_compat_api among their import modules, so these
+%   hooks see no other code.
+
+sicstus_compat_api:term_expansion(Term0, Term) :-
+    sicstus_compat:expand_term_(Term0, Term).
+sicstus_compat_api:goal_expansion(Goal0, Goal) :-
+    sicstus_compat:expand_goal_(Goal0, Goal).
+
+expand_term_(Term, _) :-
+    var(Term), !, fail.
+expand_term_((:- module(Name, Public)),
+             [ (:- module(Name, Public)),
+               (:- sicstus_compat:prepare_module(Name))
+             ]) :-
+    !,
+    \+ system_source.
+expand_term_((:- Directive0), (:- Directive)) :-
+    import_directive(Directive0, Directive),
+    !.
+expand_term_(Term0, Term) :-
+    Term0 \== begin_of_file,
+    Term0 \== end_of_file,
+    sub_term(S, Term0), string(S), !,
+    strings_to_codes(Term0, Term).
+
+%   True while loading a file of SWI-Prolog itself, e.g. a library
+%   that a solver loads.
+system_source :-
+    prolog_load_context(source, File),
+    current_prolog_flag(home, Home),
+    sub_atom(File, 0, _, _, Home).
+
+%   Rewrite use_module/1,2 and ensure_loaded/1 directives, also inside
+%   a conjunction; fail if nothing changes.
+import_directive(Directive0, Directive) :-
+    import_directive_(Directive0, Directive),
+    Directive0 \== Directive.
+
+import_directive_(D, D) :-
+    var(D), !.
+import_directive_((A0, B0), (A, B)) :-
+    !,
+    import_directive_(A0, A),
+    import_directive_(B0, B).
+import_directive_(use_module(Spec, Imports0), use_module(Spec, Imports)) :-
+    is_list(Imports0), !,
+    exclude_ours(Imports0, Imports).
+import_directive_(D, D).
+
+exclude_ours([], []).
+exclude_ours([PI|PIs0], PIs) :-
+    (   nonvar(PI), sicstus_predicate(PI)
+    ->  PIs = PIs1
+    ;   PIs = [PI|PIs1]
+    ),
+    exclude_ours(PIs0, PIs1).
+
+strings_to_codes(S, Codes) :-
+    string(S), !,
+    string_codes(S, Codes).
+strings_to_codes(T0, T) :-
+    compound(T0), !,
+    compound_name_arguments(T0, Name, Args0),
+    maplist(strings_to_codes, Args0, Args),
+    compound_name_arguments(T, Name, Args).
+strings_to_codes(T, T).
+
+expand_goal_(Goal, _) :-
+    var(Goal), !, fail.
+expand_goal_(do(Iterators, Body), Goal) :-
+    !,
+    compile_loop(Iterators, Body, Goal).
+expand_goal_(labeling(Options, Vars),
+             sicstus_compat:labeling(Options, Vars)) :-
+    !,
+    prolog_load_context(module, Module),
+    predicate_property(Module:labeling(_, _), imported_from(From)),
+    memberchk(From, [clpfd, sicstus4_clpfd]).
+expand_goal_(Goal0, Goal) :-
+    fd_constraint(Goal0),
+    fd_body(Goal0, Goal1, Defs, []),
+    Goal1-Defs \== Goal0-[],
+    list_conj(Defs, Goal1, Goal).
+
+list_conj([], G, G).
+list_conj([D|Ds], G, (D, C)) :-
+    list_conj(Ds, G, C).
+
+
+                 /*******************************
+                 *       CLPFD ARITHMETIC       *
+                 *******************************/
+
+%   SICStus reads X/Y in clpfd arithmetic as truncated division (SWI
+%   wants X//Y) and a reifiable constraint there as its truth value,
+%   0 or 1 (SWI needs B #<==> C).  fd_body//1 rewrites a constraint
+%   that way; the list collects the B #<==> C definitions it needs.
+
+fd_constraint(G) :- fd_relation(G), !.
+fd_constraint(G) :- fd_connective(G).
+
+fd_relation(_ #= _).
+fd_relation(_ #\= _).
+fd_relation(_ #< _).
+fd_relation(_ #> _).
+fd_relation(_ #=< _).
+fd_relation(_ #>= _).
+
+fd_connective(#\ _).
+fd_connective(_ #<==> _).
+fd_connective(_ #==> _).
+fd_connective(_ #<== _).
+fd_connective(_ #/\ _).
+fd_connective(_ #\/ _).
+fd_connective(_ #\ _).
+fd_connective(C) :-
+    compound(C),
+    compound_name_arity(C, Name, 2),
+    memberchk(Name, [#<=>, #=>, #<=]).
+
+fd_body(C0, C0) --> { var(C0) }, !.
+fd_body(C0, C) -->
+    { fd_relation(C0), !,
+      C0 =.. [Rel, A0, B0]
+    },
+    fd_expr(A0, A),
+    fd_expr(B0, B),
+    { C =.. [Rel, A, B] }.
+fd_body(C0, C) -->
+    { fd_connective(C0), !,
+      C0 =.. [Op|Args0]
+    },
+    fd_bodies(Args0, Args),
+    { C =.. [Op|Args] }.
+fd_body(C, C) --> [].
+
+fd_bodies([], []) --> [].
+fd_bodies([A0|As0], [A|As]) -->
+    fd_body(A0, A),
+    fd_bodies(As0, As).
+
+fd_expr(E, E) --> { var(E) }, !.
+fd_expr(A0/B0, A//B) --> !,
+    fd_expr(A0, A),
+    fd_expr(B0, B).
+fd_expr(C0, B) -->
+    { fd_constraint(C0) }, !,
+    fd_body(C0, C),
+    [B #<==> C].
+fd_expr(E0, E) -->
+    { compound(E0),
+      compound_name_arity(E0, Name, Arity),
+      fd_function(Name, Arity), !,
+      compound_name_arguments(E0, Name, Args0)
+    },
+    fd_exprs(Args0, Args),
+    { compound_name_arguments(E, Name, Args) }.
+fd_expr(E, E) --> [].
+
+fd_exprs([], []) --> [].
+fd_exprs([A0|As0], [A|As]) -->
+    fd_expr(A0, A),
+    fd_exprs(As0, As).
+
+fd_function(-, 1).
+fd_function(abs, 1).
+fd_function(Name, 2) :-
+    memberchk(Name, [+, -, *, //, div, mod, rem, min, max, ^]).
+
+
+                 /*******************************
+                 *           DO-LOOPS           *
+                 *******************************/
+
+%   SICStus defines (Iterators do Body) as `Pre, aux(Call)` with
+%
+%       aux(Base) :- !.
+%       aux(Head) :- BodyPre, Body, aux(Rec).
+%
+%   where each iterator contributes goals to Pre and BodyPre and
+%   arguments to Call, Base, Head and Rec.  Variables of Body that
+%   are neither iterator variables nor declared with param/1 are
+%   local to each iteration.
+
+%   Expand a loop at compile time into an auxiliary predicate of the
+%   module being loaded; fail (leaving the loop to do/2) if the
+%   iterators are not known yet.
+compile_loop(Iterators, Body, Goal) :-
+    catch(loop_parts(Iterators, Parts), _, fail),
+    Parts = loop(Pre, Call, Base, Head, BodyPre, Rec),
+    length(Call, Arity),
+    expand_goal((BodyPre, Body), Body1),
+    % The compiler's variables carry attributes.
+    copy_term_nat(Base-Head-Body1-Rec, Clause),
+    variant_sha1(Clause, Hash),
+    atom_concat('__aux_sicstus_do_', Hash, Name),
+    AuxCall =.. [Name|Call],
+    prolog_load_context(module, Module),
+    (   current_predicate(Module:Name/Arity)
+    ->  true
+    ;   Clause = Base1-Head1-Body2-Rec1,
+        BaseHead =.. [Name|Base1],
+        RecHead =.. [Name|Head1],
+        RecCall =.. [Name|Rec1],
+        compile_aux_clauses([ (BaseHead :- !),
+                              (RecHead :- Body2, RecCall)
+                            ])
+    ),
+    (   Pre == true
+    ->  Goal = AuxCall
+    ;   Goal = (Pre, AuxCall)
+    ).
+
+%!  do(+Iterators, :Body) is nondet.
+%
+%   SICStus' do-loop, `(Iterators do Body)`, for loops that are only
+%   built at run time.  Loops written in a prepared module's source
+%   are compiled instead, into the same clauses.  Iterators are
+%   fromto/4, foreach/2, foreacharg/2,3, count/3, for/3 and param/1,
+%   joined with commas.
+
+do(Iterators, Body) :-
+    loop_parts(Iterators, loop(Pre, Call, Base, Head, BodyPre, Rec)),
+    call(Pre),
+    run_loop(Call, Base, Head, (BodyPre, Body), Rec).
+
+%   Each iteration runs a fresh copy of the loop, as a clause would.
+%   The copies lose attributes: the variables they share with the
+%   context are joined back through the arguments, as in aux/N.
+run_loop(Args, Base, _, _, _) :-
+    copy_term_nat(Base, Args),
+    !.
+run_loop(Args, Base, Head, Body, Rec) :-
+    copy_term_nat(Head-Body-Rec, Args-Body1-Rec1),
+    call(Body1),
+    run_loop(Rec1, Base, Head, Body, Rec).
+
+loop_parts(Iterators, _) :-
+    var(Iterators), !,
+    instantiation_error(Iterators).
+loop_parts((I1, I2), loop(Pre, Call, Base, Head, BodyPre, Rec)) :-
+    !,
+    loop_parts(I1, loop(Pre1, Call1, Base1, Head1, BodyPre1, Rec1)),
+    loop_parts(I2, loop(Pre2, Call2, Base2, Head2, BodyPre2, Rec2)),
+    conj(Pre1, Pre2, Pre),
+    append(Call1, Call2, Call),
+    append(Base1, Base2, Base),
+    append(Head1, Head2, Head),
+    conj(BodyPre1, BodyPre2, BodyPre),
+    append(Rec1, Rec2, Rec).
+loop_parts(Iterator, Parts) :-
+    iterator(Iterator, Parts),
+    !.
+loop_parts(Iterator, _) :-
+    domain_error(iterator, Iterator).
+
+%   iterator(+Iterator, -loop(Pre, Call, Base, Head, BodyPre, Rec))
+iterator(fromto(First, In, Out, Last),
+         loop(true, [First, Last], [L, L], [In, L1], true, [Out, L1])).
+iterator(foreach(X, List),
+         loop(true, [List], [[]], [[X|Xs]], true, [Xs])).
+iterator(foreacharg(X, Struct),
+         loop(( functor(Struct, _, N), Past is N + 1 ),
+              [Struct, 1, Past], [_, P, P], [S, I, P1],
+              ( arg(I, S, X), I1 is I + 1 ), [S, I1, P1])).
+iterator(foreacharg(X, Struct, I),
+         loop(( functor(Struct, _, N), Past is N + 1 ),
+              [Struct, 1, Past], [_, P, P], [S, I, P1],
+              ( arg(I, S, X), I1 is I + 1 ), [S, I1, P1])).
+iterator(count(I, MinExpr, Max),
+         loop(Before is integer(MinExpr) - 1,
+              [Before, Max], [L, L], [I0, L1], I is I0 + 1, [I, L1])).
+iterator(for(I, MinExpr, MaxExpr),
+         loop(( Min is integer(MinExpr),
+                Max is integer(MaxExpr),
+                Past is max(Min, Max + 1)
+              ),
+              [Min, Past], [L, L], [I, L1], I1 is I + 1, [I1, L1])).
+iterator(param(X),
+         loop(true, [X], [_], [X], true, [X])).
+
+conj(true, G, G) :- !.
+conj(G, true, G) :- !.
+conj(G1, G2, (G1, G2)).
+
+
+                 /*******************************
+                 *            LISTS             *
+                 *******************************/
+
+%!  delete(+List, +Kill, +Count, -Residue) is det.
+%
+%   Residue is List without its first Count elements that are equal
+%   to Kill: all of them if there are fewer.  As in SICStus, "equal"
+%   means unifiable, tested with \= (so nothing gets bound).
+
+delete(List, Kill, Count, Residue) :-
+    must_be(list, List),
+    must_be(nonneg, Count),
+    delete_(List, Kill, Count, Residue).
+
+delete_([], _, _, []).
+delete_([X|Xs], Kill, N, Residue) :-
+    (   N > 0, \+ X \= Kill
+    ->  N1 is N - 1,
+        Residue = Residue1
+    ;   N1 = N,
+        Residue = [X|Residue1]
+    ),
+    delete_(Xs, Kill, N1, Residue1).
+
+
+                 /*******************************
+                 *        CONSTRAINTS           *
+                 *******************************/
+
+%!  all_different(+Vars, +Options) is semidet.
+%!  all_distinct(+Vars, +Options) is semidet.
+%
+%   Every element of Vars differs from the others.  The SICStus
+%   options on(dom|min|max|minmax|val) and
+%   consistency(global|bound|local) only choose how hard this is
+%   propagated: consistency(local) gives SWI's all_different/1,
+%   the others its all_distinct/1.  Without consistency/1,
+%   all_different/2 propagates like all_different/1 and
+%   all_distinct/2 like all_distinct/1.
+
+all_different(Vars, Options) :-
+    distinct(Options, local, Vars).
+
+all_distinct(Vars, Options) :-
+    distinct(Options, global, Vars).
+
+distinct(Options, Default, Vars) :-
+    must_be(list, Options),
+    foldl(distinct_option, Options, Default, Consistency),
+    (   Consistency == local
+    ->  clpfd:all_different(Vars)
+    ;   clpfd:all_distinct(Vars)
+    ).
+
+distinct_option(O, _, _) :-
+    var(O), !,
+    instantiation_error(O).
+distinct_option(consistency(C), _, C) :-
+    memberchk(C, [global, bound, local]), !.
+distinct_option(on(On), C, C) :-
+    memberchk(On, [dom, min, max, minmax, val]), !.
+distinct_option(O, _, _) :-
+    domain_error(all_different_option, O).
+
+%!  count(+Value, +Vars, +RelOp, ?Count) is semidet.
+%
+%   The number N of elements of Vars equal to the integer Value
+%   satisfies `N RelOp Count`, where RelOp is one of #=, #\=, #<,
+%   #>, #=<, #>=.
+
+count(Value, Vars, RelOp, Count) :-
+    must_be(integer, Value),
+    must_be(list, Vars),
+    maplist(equals_reified(Value), Vars, Bs),
+    sum(Bs, RelOp, Count).
+
+equals_reified(Value, X, B) :-
+    B #<==> (X #= Value).
+
+%!  relation(?X, +MapList, ?Y) is semidet.
+%
+%   MapList is a list of Key-ConstantRange pairs with distinct integer
+%   keys; the pair X-R is in it and Y is in the range R.  Ranges must
+%   be finite.
+
+relation(X, MapList, Y) :-
+    must_be(list, MapList),
+    foldl(relation_pairs, MapList, Pairs, []),
+    tuples_in([[X, Y]], Pairs).
+
+relation_pairs(Pair, Pairs0, Pairs) :-
+    (   nonvar(Pair), Pair = Key-Range
+    ->  must_be(integer, Key),
+        range_values(Range, Values),
+        foldl(relation_pair(Key), Values, Pairs0, Pairs)
+    ;   type_error(pair, Pair)
+    ).
+
+relation_pair(Key, Value, [[Key, Value]|Pairs], Pairs).
+
+range_values(Range, Values) :-
+    V in Range,
+    fd_size(V, Size),
+    (   integer(Size)
+    ->  findall(V, indomain(V), Values)
+    ;   domain_error(finite_range, Range)
+    ).
+
+%!  minimum(?Value, +Vars) is semidet.
+%!  maximum(?Value, +Vars) is semidet.
+%
+%   Value is the least (greatest) element of the non-empty list Vars.
+
+minimum(Value, Vars) :-
+    extremum(min, Value, Vars).
+
+maximum(Value, Vars) :-
+    extremum(max, Value, Vars).
+
+extremum(Op, Value, Vars) :-
+    must_be(list, Vars),
+    (   Vars = [X|Xs]
+    ->  foldl(extremum_expr(Op), Xs, X, Expr),
+        Value #= Expr
+    ;   domain_error(non_empty_list, Vars)
+    ).
+
+extremum_expr(Op, X, Expr0, Expr) :-
+    Expr =.. [Op, Expr0, X].
+
+
+                 /*******************************
+                 *           LABELING           *
+                 *******************************/
+
+%!  labeling(+Options, +Vars) is nondet.
+%
+%   SICStus' labeling/2.  Options are any of
+%
+%     - leftmost, min, max, ff, ffc, anti_first_fail, occurrence,
+%       max_regret (which variable next);
+%     - step, enum, bisect, median, middle (how to branch on it);
+%     - up, down (which values first);
+%     - all, minimize(X), maximize(X) (every solution, or one that
+%       minimizes or maximizes X).
+%
+%   A later option overrides an earlier one of its kind.  Options that
+%   SWI's labeling/2 knows are left to it.  value/1, variable/1,
+%   discrepancy/1, assumptions/1 and time_out/2 are not supported.
+
+labeling(Options, Vars) :-
+    must_be(list, Options),
+    must_be(list, Vars),
+    maplist(label_var, Vars),
+    foldl(label_option, Options, label(leftmost, step, up, all),
+          label(Select, Branch, Order, Goal)),
+    label(Goal, Select, Branch, Order, Vars).
+
+label_var(V) :-
+    (   integer(V)
+    ->  true
+    ;   var(V)
+    ->  (   fd_size(V, Size), integer(Size)
+        ->  true
+        ;   instantiation_error(V)
+        )
+    ;   type_error(integer, V)
+    ).
+
+label_option(O, _, _) :-
+    var(O), !,
+    instantiation_error(O).
+label_option(O, label(_, B, R, G), label(O, B, R, G)) :-
+    selection(O), !.
+label_option(O, label(S, _, R, G), label(S, O, R, G)) :-
+    branching(O), !.
+label_option(O, label(S, B, _, G), label(S, B, O, G)) :-
+    memberchk(O, [up, down]), !.
+label_option(O, label(S, B, R, _), label(S, B, R, O)) :-
+    solutions(O), !.
+label_option(O, _, _) :-
+    unsupported_option(O), !,
+    domain_error(supported_labeling_option, O).
+label_option(O, _, _) :-
+    domain_error(labeling_option, O).
+
+selection(O) :- swi_selection(O).
+selection(anti_first_fail).
+selection(occurrence).
+selection(max_regret).
+
+swi_selection(leftmost).
+swi_selection(min).
+swi_selection(max).
+swi_selection(ff).
+swi_selection(ffc).
+
+branching(O) :- swi_branching(O).
+branching(median).
+branching(middle).
+
+swi_branching(step).
+swi_branching(enum).
+swi_branching(bisect).
+
+solutions(all).
+solutions(minimize(_)).
+solutions(maximize(_)).
+
+unsupported_option(value(_)).
+unsupported_option(variable(_)).
+unsupported_option(discrepancy(_)).
+unsupported_option(assumptions(_)).
+unsupported_option(time_out(_, _)).
+
+label(all, Select, Branch, Order, Vars) :-
+    search(Select, Branch, Order, Vars).
+label(minimize(X), Select, Branch, Order, Vars) :-
+    optimum(#<, X, search(Select, Branch, Order, Vars), Vars).
+label(maximize(X), Select, Branch, Order, Vars) :-
+    optimum(#>, X, search(Select, Branch, Order, Vars), Vars).
+
+%   Branch and bound with restart: look for a solution better than
+%   the best so far until there is none; then take the best.
+optimum(Better, X, Search, Vars) :-
+    first_solution(X, Search, Vars, Value, Solution),
+    optimum(Better, X, Search, Vars, Value, Solution).
+
+optimum(Better, X, Search, Vars, Value0, Solution0) :-
+    (   first_solution(X, (call(Better, X, Value0), Search), Vars,
+                       Value, Solution)
+    ->  optimum(Better, X, Search, Vars, Value, Solution)
+    ;   X = Value0,
+        Vars = Solution0
+    ).
+
+first_solution(X, Search, Vars, Value, Solution) :-
+    findall(X-Vars, once(Search), [Value-Solution]),
+    (   integer(Value)
+    ->  true
+    ;   instantiation_error(X)
+    ).
+
+search(Select, Branch, Order, Vars) :-
+    swi_selection(Select),
+    swi_branching(Branch),
+    !,
+    clpfd:labeling([Select, Branch, Order], Vars).
+search(Select, Branch, Order, Vars0) :-
+    exclude_integers(Vars0, Vars),
+    (   Vars == []
+    ->  true
+    ;   select_var(Select, Vars, X),
+        branch(Branch, Order, X),
+        search(Select, Branch, Order, Vars)
+    ).
+
+exclude_integers([], []).
+exclude_integers([V|Vs0], Vs) :-
+    (   integer(V)
+    ->  Vs = Vs1
+    ;   Vs = [V|Vs1]
+    ),
+    exclude_integers(Vs0, Vs1).
+
+%   The leftmost variable with the least key.
+select_var(leftmost, [X|_], X) :- !.
+select_var(Select, [V|Vs], X) :-
+    var_key(Select, V, Key),
+    select_var(Vs, Select, Key, V, X).
+
+select_var([], _, _, X, X).
+select_var([V|Vs], Select, Key0, X0, X) :-
+    var_key(Select, V, Key),
+    (   Key @< Key0
+    ->  select_var(Vs, Select, Key, V, X)
+    ;   select_var(Vs, Select, Key0, X0, X)
+    ).
+
+var_key(min, V, Min) :-
+    fd_inf(V, Min).
+var_key(max, V, Key) :-
+    fd_sup(V, Max),
+    Key is -Max.
+var_key(ff, V, Size) :-
+    fd_size(V, Size).
+var_key(ffc, V, Size-Key) :-
+    fd_size(V, Size),
+    fd_degree(V, Degree),
+    Key is -Degree.
+var_key(anti_first_fail, V, Key) :-
+    fd_size(V, Size),
+    Key is -Size.
+var_key(occurrence, V, Key) :-
+    fd_degree(V, Degree),
+    Key is -Degree.
+var_key(max_regret, V, Key) :-
+    fd_intervals(V, [From-To|Intervals]),
+    (   To > From
+    ->  Second is From + 1
+    ;   Intervals = [Second-_|_]
+    ),
+    Key is From - Second.
+
+branch(step, Order, X) :-
+    (   Order == up
+    ->  fd_inf(X, V)
+    ;   fd_sup(X, V)
+    ),
+    (   X = V
+    ;   X #\= V
+    ).
+branch(enum, Order, X) :-
+    fd_values(X, Values0),
+    (   Order == up
+    ->  Values = Values0
+    ;   reverse(Values0, Values)
+    ),
+    member_(Values, X).
+branch(bisect, Order, X) :-
+    fd_inf(X, Min),
+    fd_sup(X, Max),
+    Mid is (Min + Max) div 2,
+    (   Order == up
+    ->  ( X #=< Mid ; X #> Mid )
+    ;   ( X #> Mid ; X #=< Mid )
+    ).
+branch(median, _, X) :-
+    fd_size(X, Size),
+    fd_values(X, Values),
+    Index is (Size + 1) // 2,
+    nth1(Index, Values, V),
+    (   X = V
+    ;   X #\= V
+    ).
+branch(middle, _, X) :-
+    fd_inf(X, Min),
+    fd_sup(X, Max),
+    Mid is (Min + Max) div 2,
+    fd_values(X, Values),
+    first_at_least(Values, Mid, V),
+    (   X = V
+    ;   X #\= V
+    ).
+
+member_([V|Vs], X) :-
+    (   X = V
+    ;   member_(Vs, X)
+    ).
+
+first_at_least([V|Vs], Mid, X) :-
+    (   V >= Mid
+    ->  X = V
+    ;   first_at_least(Vs, Mid, X)
+    ).
+
+%   The domain of V as From-To intervals in ascending order.
+fd_intervals(V, Intervals) :-
+    fd_dom(V, Dom),
+    phrase(dom_intervals(Dom), Intervals0),
+    msort(Intervals0, Intervals).
+
+dom_intervals(D1 \/ D2) --> !,
+    dom_intervals(D1),
+    dom_intervals(D2).
+dom_intervals(From..To) --> !,
+    [From-To].
+dom_intervals(N) -->
+    [N-N].
+
+fd_values(V, Values) :-
+    fd_intervals(V, Intervals),
+    foldl(interval_values, Intervals, Values, []).
+
+interval_values(From-To, Values0, Values) :-
+    numlist(From, To, Vs),
+    append(Vs, Values, Values0).
