@@ -1,0 +1,260 @@
+"""Grading a class: the fixture class of varied submissions, end to end."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from plpuzzle.sudoku.grading import (
+    GradingError,
+    Points,
+    find_submissions,
+    load_points,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+CLASS = REPO / "tests" / "fixtures" / "class"
+SUITE = REPO / "tests" / "fixtures" / "grading_suite"
+TESTS = ["test001", "test002", "test003", "test004", "test005", "test008"]
+
+#: What each submission was written to do, test by test.
+EXPECTED = {
+    "alice": {t: "correct" for t in TESTS},  # SICStus style: between, domain/3, delete/4
+    "bob": {**{t: "correct" for t in TESTS}, "test008": "timeout"},  # correct but slow
+    "carol": {**{t: "correct" for t in TESTS}, "test004": "wrong", "test008": "wrong"},
+    "dave": {
+        **{t: "correct" for t in TESTS},
+        "test002": "wrong",
+        "test004": "wrong",
+        "test008": "wrong",
+    },
+    "erin": {
+        **{t: "correct" for t in TESTS},
+        "test001": "wrong",
+        "test004": "wrong",
+        "test008": "timeout",
+    },
+    "frank": {
+        **{t: "correct" for t in TESTS},
+        "test002": "wrong",
+        "test004": "wrong",
+        "test008": "wrong",
+    },
+    "grace": {t: "timeout" for t in TESTS},
+    "heidi": {t: "memory limit" for t in TESTS},
+    "ivan": {t: "crashed" for t in TESTS},
+    "judy": {t: "load error" for t in TESTS},
+    "mallory": {t: "load error" for t in TESTS},
+    "oscar": {t: "correct" for t in TESTS},  # tries to write outside its folder
+    "trent": {t: "correct" for t in TESTS},  # leaves a background process
+    "victor": {t: "error" for t in TESTS},  # floods its output
+}
+
+ESCAPES = [Path("/tmp/plpuzzle-escape.txt"), Path("/root/plpuzzle-escape.txt"),
+           Path("/work/plpuzzle-escape.txt")]  # fmt: skip
+VICTIM = Path("/tmp/plpuzzle-victim.txt")
+
+
+def plpuzzle(*args: str | Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "plpuzzle", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def grade_args(submissions: Path, report: Path) -> list[str | Path]:
+    return ["sudoku", "grade", submissions, "--suite", SUITE, "--time-limit", "10",
+            "--memory-limit", "1024", "--jobs", "2", "--report", report]  # fmt: skip
+
+
+def tree_digest(folder: Path) -> str:
+    h = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        h.update(str(path.relative_to(folder)).encode())
+        if path.is_file():
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def sleepers() -> list[int]:
+    """Processes running `sleep 300` (what trent leaves behind)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "cmdline").read_bytes().split(b"\0")[:2] == [b"sleep", b"300"]:
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path, str]:
+    """Grade the whole fixture class once; the tests below read the result."""
+    for path in ESCAPES:
+        path.unlink(missing_ok=True)
+    VICTIM.write_text("must survive grading\n")
+    report = tmp_path_factory.mktemp("report")
+    before = tree_digest(CLASS)
+    run = plpuzzle(*grade_args(CLASS, report))
+    assert run.returncode == 0, run.stdout + run.stderr
+    data = json.loads((report / "grades.json").read_text())
+    return data, report, before
+
+
+def test_every_submission_gets_its_expected_verdicts(graded: tuple[dict, Path, str]) -> None:
+    data, _, _ = graded
+    got = {s["id"]: {r["test"]: r["grade"] for r in s["results"]} for s in data["students"]}
+    assert got == EXPECTED
+
+
+def test_evidence_is_recorded(graded: tuple[dict, Path, str]) -> None:
+    data, _, _ = graded
+    results = {(s["id"], r["test"]): r for s in data["students"] for r in s["results"]}
+    assert results["dave", "test008"]["detail"] == "missing 35"
+    assert results["dave", "test008"]["evidence"].startswith("first missing solution: [[")
+    assert "duplicate" in results["erin", "test001"]["detail"]
+    assert "non-ground" in results["frank", "test002"]["detail"]
+    assert "sudoku.pl:7:" in results["judy", "test001"]["evidence"]
+    assert "Syntax error" in results["judy", "test001"]["evidence"]
+    assert "does not define sudoku/2" in results["mallory", "test001"]["evidence"]
+    assert "halt" in results["ivan", "test001"]["detail"]
+    assert "Stack limit" in results["heidi", "test001"]["evidence"]
+    assert "File too large" in results["victor", "test001"]["evidence"]
+
+
+def test_scores_and_csv(graded: tuple[dict, Path, str]) -> None:
+    data, report, _ = graded
+    scores = {s["id"]: s["score"] for s in data["students"]}
+    assert scores == {sid: sum(v == "correct" for v in e.values()) for sid, e in EXPECTED.items()}
+    rows = (report / "grades.csv").read_text().splitlines()
+    assert rows[0].startswith("id,score,max_score,correct,wrong,timeout")
+    assert rows[1].startswith("alice,6,6,6,0,")
+    assert len(rows) == 1 + len(EXPECTED)
+
+
+def test_nothing_outside_the_sandbox_changed(graded: tuple[dict, Path, str]) -> None:
+    _, _, before = graded
+    assert tree_digest(CLASS) == before
+    assert [p for p in ESCAPES if p.exists()] == []
+    assert VICTIM.read_text() == "must survive grading\n"
+    assert sleepers() == []
+
+
+def test_submission_layouts_and_their_errors(tmp_path: Path) -> None:
+    (tmp_path / "ann").mkdir()
+    (tmp_path / "ann" / "sudoku.pl").write_text("sudoku(_, _).\n")
+    (tmp_path / "ben.pl").write_text("sudoku(_, _).\n")
+    (tmp_path / "notes.txt").write_text("ignored\n")
+    assert [s.student for s in find_submissions(tmp_path)] == ["ann", "ben"]
+    (tmp_path / "ann.pl").write_text("sudoku(_, _).\n")
+    with pytest.raises(GradingError, match=r"both a folder and a \.pl file"):
+        find_submissions(tmp_path)
+    (tmp_path / "ann.pl").unlink()
+    (tmp_path / "cid").mkdir()
+    with pytest.raises(GradingError, match=r"no sudoku\.pl"):
+        find_submissions(tmp_path)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(GradingError, match="no submissions"):
+        find_submissions(tmp_path / "empty")
+
+
+def test_points_files(tmp_path: Path) -> None:
+    good = tmp_path / "points.toml"
+    good.write_text('default = 2\nonly = ["test001", "test004"]\n[points]\ntest004 = 5\n')
+    points = load_points(good)
+    assert points == Points(2.0, {"test004": 5.0}, ("test001", "test004"))
+    assert (points.of("test001"), points.of("test004")) == (2.0, 5.0)
+    assert points.counts("test004") and not points.counts("test002")
+    for text, words in [
+        ("default = 'x'\n", "must be a number"),
+        ("bonus = 1\n", "unknown key"),
+        ("only = 3\n", "list of test names"),
+        ("[points\n", "points.toml"),
+    ]:
+        good.write_text(text)
+        with pytest.raises(GradingError, match=words):
+            load_points(good)
+
+
+def test_points_subset_through_the_cli(tmp_path: Path) -> None:
+    sub = tmp_path / "class"
+    sub.mkdir()
+    shutil.copy(CLASS / "dave.pl", sub / "dave.pl")
+    points = tmp_path / "points.toml"
+    points.write_text('only = ["test001", "test008"]\n[points]\ntest001 = 3\n')
+    run = plpuzzle(*grade_args(sub, tmp_path / "r"), "--points", points)
+    assert run.returncode == 0, run.stderr
+    data = json.loads((tmp_path / "r" / "grades.json").read_text())
+    assert [t["name"] for t in data["tests"]] == ["test001", "test008"]
+    assert (data["students"][0]["score"], data["max_score"]) == (3, 4)
+    points.write_text('only = ["test999"]\n')
+    bad = plpuzzle(*grade_args(sub, tmp_path / "r"), "--points", points)
+    assert bad.returncode == 2 and "no such test(s)" in bad.stderr
+
+
+def test_killed_grading_resumes_without_regrading(tmp_path: Path) -> None:
+    """Kill the grader midway, run it again: nothing graded twice, and a
+    third run reproduces the reports byte for byte."""
+    sub = tmp_path / "class"
+    sub.mkdir()
+    shutil.copytree(CLASS / "bob", sub / "bob")  # bob's last test takes the full time limit
+    for name in ("dave.pl", "judy.pl", "oscar.pl"):
+        shutil.copy(CLASS / name, sub / name)
+    report = tmp_path / "report"
+    db = report / "grades.sqlite"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "plpuzzle", *map(str, grade_args(sub, report))],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 120
+    before_kill = 0
+    while time.monotonic() < deadline and before_kill < 6:
+        time.sleep(0.3)
+        if db.exists():
+            with sqlite3.connect(db) as con:
+                before_kill = con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert 6 <= before_kill < 24
+    assert not (report / "grades.json").exists()
+
+    second = plpuzzle(*grade_args(sub, report))
+    assert second.returncode == 0, second.stderr
+    with sqlite3.connect(db) as con:
+        stored = con.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+    assert stored == 24
+    graded_now = int(second.stdout.split(" test run(s) graded now")[0].split()[-1])
+    assert graded_now <= 24 - before_kill
+    first_reports = {n: (report / n).read_bytes() for n in ("grades.json", "grades.csv",
+                                                           "grades.html")}  # fmt: skip
+
+    third = plpuzzle(*grade_args(sub, report))
+    assert "0 test run(s) graded now, 24 taken from the gradebook" in third.stdout
+    for name, content in first_reports.items():
+        assert (report / name).read_bytes() == content, name
+    data = json.loads(first_reports["grades.json"])
+    got = {s["id"]: {r["test"]: r["grade"] for r in s["results"]} for s in data["students"]}
+    assert got == {k: EXPECTED[k] for k in ("bob", "dave", "judy", "oscar")}
+
+    fixed = (CLASS / "oscar.pl").read_text() + "% fixed at last\n"
+    (sub / "dave.pl").write_text(fixed)  # dave fixes his bug
+    fourth = plpuzzle(*grade_args(sub, report))
+    assert "6 test run(s) graded now, 18 taken from the gradebook" in fourth.stdout
+    data = json.loads((report / "grades.json").read_text())
+    assert {s["id"]: s["score"] for s in data["students"]}["dave"] == 6
