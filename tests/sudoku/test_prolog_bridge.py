@@ -174,7 +174,7 @@ def test_load_errors(name: str, words: str) -> None:
 def test_exceptions_are_errors_with_the_prolog_message() -> None:
     result = solve_with("raises", 10)
     assert result.status is Status.ERROR
-    assert "foo/0" in result.message
+    assert "instantiat" in result.message.lower()
 
 
 def test_solver_output_does_not_disturb_answers() -> None:

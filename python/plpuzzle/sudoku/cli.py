@@ -82,9 +82,10 @@ solver_option = click.option(
 dialect_option = click.option(
     "--dialect",
     type=click.Choice(DIALECTS),
-    default="swi",
+    default="sicstus4",
     show_default=True,
-    help="Load the --solver file as SWI-Prolog or in SICStus 4 emulation.",
+    help="How to load a --solver file: in SWI-Prolog's SICStus 4 emulation (the course's "
+    "system) or as plain SWI-Prolog. Our own solver is always SWI-Prolog.",
 )
 
 

@@ -82,7 +82,7 @@ class PrologSudokuEngine:
         self.grace = grace
         self.solver = (solver or own_solver()).resolve()
         self.own = solver is None or self.solver == own_solver().resolve()
-        self.dialect = dialect
+        self.dialect: Dialect = "swi" if self.own else dialect
         self.worker = worker or Worker()
 
     def close(self) -> None:

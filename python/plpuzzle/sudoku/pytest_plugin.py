@@ -79,8 +79,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--sudoku-dialect",
         choices=list(DIALECTS),
-        default="swi",
-        help="load the solver as SWI-Prolog or in SICStus 4 emulation (default: %(default)s)",
+        default="sicstus4",
+        help="load --sudoku-solver in SWI-Prolog's SICStus 4 emulation (the course's system) "
+        "or as plain SWI-Prolog (default: %(default)s)",
     )
 
 
