@@ -117,7 +117,7 @@ class SuiteRun:
 
     def describe(self) -> str:
         solver = f", solver {self.solver}" if self.solver else ""
-        dialect = f", dialect {self.dialect}" if self.dialect != "swi" else ""
+        dialect = f", dialect {self.dialect}" if self.solver is not None else ""
         return (
             f"sudoku suite: {self.suite} ({self.rules.value} rules, {self.engine_name} engine"
             f"{solver}{dialect}, time limit {self.time_limit:g} s)"
