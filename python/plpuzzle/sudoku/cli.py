@@ -661,11 +661,18 @@ def _print_class_summary(
     console: Console, report: dict, new: int, reused: int, report_dir: Path, db: Path
 ) -> None:
     """One screen: a row per student, then where the reports are."""
-    table = Table(title="Grades", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table = Table(
+        title="Grades",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        padding=(0, 1, 0, 0),
+    )
     table.add_column("student", no_wrap=True)
     table.add_column("score", justify="right", no_wrap=True)
+    short = {"memory limit": "memory", "load error": "no load"}
     for g in report["grades"]:
-        table.add_column(g, justify="right")
+        table.add_column(short.get(g, g), justify="right", no_wrap=True)
     for s in report["students"]:
         counts = [str(s["counts"][g]) if s["counts"][g] else "-" for g in report["grades"]]
         table.add_row(escape(s["id"]), f"{s['score']}/{s['max_score']}", *counts)
