@@ -258,3 +258,25 @@ def test_killed_grading_resumes_without_regrading(tmp_path: Path) -> None:
     assert "6 test run(s) graded now, 18 taken from the gradebook" in fourth.stdout
     data = json.loads((report / "grades.json").read_text())
     assert {s["id"]: s["score"] for s in data["students"]}["dave"] == 6
+
+
+def test_a_submission_cannot_see_files_outside_its_sandbox(tmp_path: Path) -> None:
+    """Expected solutions and other students' work are out of sight."""
+    secret = tmp_path / "secret" / "test005s.txt"
+    secret.parent.mkdir()
+    secret.write_text("[[[1]]].\n")
+    sub = tmp_path / "class"
+    sub.mkdir()
+    (sub / "peeker.pl").write_text(
+        f"% Answers only when it cannot see {secret}.\n"
+        "sudoku(_, [[1]]) :-\n"
+        f"    \\+ exists_file('{secret}'),\n"
+        f"    \\+ exists_file('{SUITE / 'test005s.txt'}'),\n"
+        f"    \\+ exists_file('{CLASS / 'alice.pl'}').\n"
+    )
+    points = tmp_path / "points.toml"
+    points.write_text('only = ["test005"]\n')
+    run = plpuzzle(*grade_args(sub, tmp_path / "r"), "--points", points)
+    assert run.returncode == 0, run.stderr
+    data = json.loads((tmp_path / "r" / "grades.json").read_text())
+    assert data["students"][0]["results"][0]["grade"] == "correct"
