@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
 from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 
 class InputError(click.ClickException):
@@ -49,3 +58,28 @@ time_limit_option = click.option(
     metavar="SEC",
     help="Give up on a puzzle after this many seconds (wall clock) per engine.",
 )
+
+
+def jobs_option(what: str):
+    """`--jobs N`, defaulting to the number of cores; `what` completes "How many"."""
+    return click.option(
+        "--jobs",
+        type=click.IntRange(min=1),
+        default=os.cpu_count() or 1,
+        show_default="number of cores",
+        help=f"How many {what}.",
+    )
+
+
+def progress_bar(console: Console) -> Progress:
+    """A live progress bar, shown only when the console is a terminal."""
+    return Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+    )

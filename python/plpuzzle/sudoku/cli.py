@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 import time
@@ -13,18 +12,12 @@ import click
 from rich import box
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TextColumn,
-    TimeElapsedColumn,
-)
 from rich.table import Table
 
 from plpuzzle.clitools import (
     InputError,
+    jobs_option,
+    progress_bar,
     stderr_console,
     stdout_console,
     time_limit_option,
@@ -357,13 +350,7 @@ def _print_disagreement(console: Console, path: Path, outcome: CrossCheck) -> No
 @solver_option
 @dialect_option
 @time_limit_option
-@click.option(
-    "--jobs",
-    type=click.IntRange(min=1),
-    default=os.cpu_count() or 1,
-    show_default="number of cores",
-    help="How many tests run at once, each in its own worker process.",
-)
+@jobs_option("tests run at once, each in its own worker process")
 @click.option(
     "--out",
     "out_dir",
@@ -427,16 +414,7 @@ def run_suite(
     console = stdout_console() if fmt == "table" else stderr_console()
     printer = _InOrder(cases, lambda r: _print_result(fmt, folder, settings, r, console))
     start = time.monotonic()
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-        disable=not console.is_terminal,
-    ) as progress:
+    with progress_bar(console) as progress:
         task = progress.add_task(f"{folder}", total=len(cases))
 
         def on_result(result: CaseResult) -> None:
@@ -533,13 +511,7 @@ def _bundled_suite() -> Path:
     metavar="MB",
     help="Address-space limit of each sandboxed run.",
 )
-@click.option(
-    "--jobs",
-    type=click.IntRange(min=1),
-    default=os.cpu_count() or 1,
-    show_default="number of cores",
-    help="How many submissions are graded at once.",
-)
+@jobs_option("submissions are graded at once")
 @click.option(
     "--report",
     "report_dir",
@@ -621,16 +593,7 @@ def grade(
         }
         grades: dict[tuple[str, str], TestGrade] = {}
         new = 0
-        with Progress(
-            SpinnerColumn(),
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=console,
-            transient=True,
-            disable=not console.is_terminal,
-        ) as progress:
+        with progress_bar(console) as progress:
             task = progress.add_task("grading", total=len(subs) * len(cases))
 
             def record(sub: Submission, case: SuiteCase, g: TestGrade, fresh: bool) -> None:
