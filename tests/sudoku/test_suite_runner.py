@@ -108,13 +108,22 @@ def test_both_engines_catch_duplicates(suite: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("solver", "verdict"), [("loops", Verdict.TIMEOUT), ("halts", Verdict.ERROR)]
+    ("solver", "verdicts"),
+    [
+        ("loops", {Verdict.TIMEOUT}),
+        # halt/0 ends the worker (an error verdict); under heavy load SWI-Prolog
+        # 9.0.4's halt has been seen to hang once in ~50 runs, and then the
+        # deadline kills it (a timeout). Either way the run must go on.
+        ("halts", {Verdict.ERROR, Verdict.TIMEOUT}),
+    ],
 )
 def test_looping_or_crashing_solvers_finish_without_strays(
-    suite: Path, solver: str, verdict: Verdict
+    suite: Path, solver: str, verdicts: set[Verdict]
 ) -> None:
     results = run(suite, solver=SOLVERS / f"{solver}.pl", time_limit=0.5, jobs=2)
-    odd = {n: (r.verdict, r.reason, r.results) for n, r in results.items() if r.verdict != verdict}
+    odd = {
+        n: (r.verdict, r.reason, r.results) for n, r in results.items() if r.verdict not in verdicts
+    }
     assert odd == {}
     assert len(results) == 10
     assert live_children() == []
