@@ -16,6 +16,26 @@
 
 :- dynamic load_message/2.
 
+%   A solver that calls halt/0,1 would end the whole worker process, and
+%   SWI-Prolog's halt can hang while it tears down its threads.  In the
+%   modules solvers are loaded into, halt is therefore compiled into an
+%   exception that collect_answers/7 reports as `halted`.
+
+:- multifile user:goal_expansion/2.
+:- dynamic user:goal_expansion/2.
+
+user:goal_expansion(halt, plpuzzle_bridge:solver_halted(0)) :-
+    in_solver_module.
+user:goal_expansion(halt(Status), plpuzzle_bridge:solver_halted(Status)) :-
+    in_solver_module.
+
+in_solver_module :-
+    prolog_load_context(module, Module),
+    sub_atom(Module, 0, _, _, plpuzzle_solver_).
+
+solver_halted(Status) :-
+    throw(plpuzzle_halted(Status)).
+
 %!  load_solver(+File, +Module, +Dialect, -Problems) is det.
 %
 %   Load File into Module, emulating Dialect (`swi` or `sicstus4`).
@@ -75,8 +95,9 @@ lines_codes(Lines, Codes) :-
 %   Find every answer of Goal within Limit seconds of wall-clock time.
 %   Answers is a string with one line per answer: `g ` or `n ` (ground or
 %   not) and the Template written with write_canonical/1.  Status is `ok`,
-%   `time_limit` or `error`, Cpu the CPU seconds used, and Message the
-%   error text ("" unless Status is `error`).  Only `ok` has answers.
+%   `time_limit`, `halted` (the solver called halt) or `error`, Cpu the
+%   CPU seconds used, and Message the reason ("" with `ok` and
+%   `time_limit`).  Only `ok` has answers.
 
 collect_answers(Goal, Template, Limit, Answers, Status, Cpu, Message) :-
     statistics(cputime, T0),
@@ -94,6 +115,8 @@ outcome(ok, Found, Answers, ok, "") :-
     atomic_list_concat(Lines, '\n', Atom),
     atom_string(Atom, Answers).
 outcome(caught(time_limit_exceeded), _, "", time_limit, "") :- !.
+outcome(caught(plpuzzle_halted(S)), _, "", halted, Message) :- !,
+    format(string(Message), "the solver called halt(~w)", [S]).
 outcome(caught(E), _, "", error, Message) :-
     message_text(E, error, Codes),
     string_codes(Message, Codes).

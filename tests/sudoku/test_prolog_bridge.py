@@ -150,15 +150,29 @@ def test_a_solver_that_swallows_the_time_limit_is_killed() -> None:
         engine.close()
 
 
-def test_halt_is_a_crash_and_the_next_run_gets_a_new_worker() -> None:
+def test_halt_is_reported_as_a_crash_and_the_worker_lives_on() -> None:
     engine = broken("halts")
+    try:
+        first = engine.solve(EXAMPLE, Rules.CONSECUTIVE, 10)
+        assert engine.worker._proc is not None
+        pid = engine.worker._proc.pid
+        second = engine.solve(EXAMPLE, Rules.CONSECUTIVE, 10)
+        assert engine.worker._proc is not None and engine.worker._proc.pid == pid
+    finally:
+        engine.close()
+    assert first.status is Status.CRASHED and first.message == "the solver called halt(3)"
+    assert second.status is Status.CRASHED
+
+
+def test_a_halt_that_ends_the_worker_is_a_crash_and_a_new_worker_follows() -> None:
+    engine = broken("halts_indirectly")
     try:
         first = engine.solve(EXAMPLE, Rules.CONSECUTIVE, 10)
         second = engine.solve(EXAMPLE, Rules.CONSECUTIVE, 10)
     finally:
         engine.close()
-    assert first.status is Status.CRASHED and "status 3" in first.message
-    assert second.status is Status.CRASHED
+    assert first.status is Status.CRASHED and "status 4" in first.message
+    assert second.status is Status.CRASHED and "status 4" in second.message
 
 
 @pytest.mark.parametrize(

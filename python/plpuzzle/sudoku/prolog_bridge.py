@@ -122,4 +122,5 @@ _STATUS = {
     "time_limit": Status.TIMEOUT,
     "error": Status.ERROR,
     "load_error": Status.LOAD_ERROR,
+    "halted": Status.CRASHED,
 }
