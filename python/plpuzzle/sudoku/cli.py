@@ -52,6 +52,7 @@ from plpuzzle.sudoku.textformat import (
     FormatError,
     format_board,
     format_solutions,
+    grid_term,
     harness_line,
     load_puzzle,
     load_solutions,
@@ -191,16 +192,13 @@ def _status_text(result: SolveResult, time_limit: float) -> str:
 
 
 def _answer_problems(result: SolveResult) -> list[str]:
+    name = f"the {result.engine} engine"
     out = []
     for grid, count in result.duplicates.items():
-        out.append(f"the {result.engine} engine gave this solution {count} times: {_flat(grid)}")
+        out.append(f"{name} gave this solution {count} times: {grid_term(grid)}")
     for bad in result.bad_answers:
-        out.append(f"the {result.engine} engine answered {bad.text[:200]}: {bad.reason}")
+        out.append(f"{name} answered {bad.text[:200]}: {bad.reason}")
     return out
-
-
-def _flat(grid: Grid) -> str:
-    return "[" + ",".join("[" + ",".join(map(str, row)) + "]" for row in grid) + "]"
 
 
 def _expected_beside(puzzle: Path) -> Path | None:
@@ -323,7 +321,7 @@ def _print_disagreement(console: Console, path: Path, outcome: CrossCheck) -> No
         for bad in f.result.bad_answers[:5]:
             console.print(f"    answer {bad.text[:120]}: {bad.reason}", markup=False)
         for grid, count in list(f.result.duplicates.items())[:5]:
-            console.print(f"    given {count} times: {_flat(grid)}", markup=False)
+            console.print(f"    given {count} times: {grid_term(grid)}", markup=False)
     for grid in outcome.disputed:
         violations = outcome.verdicts[grid]
         holders = [f.engine for f in outcome.findings if grid in f.result.solutions]

@@ -30,7 +30,8 @@ from plpuzzle.sandbox import Policy, Sandbox
 from plpuzzle.sudoku.model import Rules
 from plpuzzle.sudoku.prolog_bridge import PrologSudokuEngine
 from plpuzzle.sudoku.results import SolveResult, Status
-from plpuzzle.sudoku.suite import SuiteCase, Verdict, judge, load_case
+from plpuzzle.sudoku.suite import CaseResult, SuiteCase, Verdict, judge, load_case
+from plpuzzle.sudoku.textformat import grid_term
 from plpuzzle.worker import Worker
 
 #: The file a submission folder must contain.
@@ -264,22 +265,15 @@ def _first_line(text: str) -> str:
     return text.splitlines()[0] if text else ""
 
 
-def _flat(grid: object) -> str:
-    return json.dumps(grid, separators=(",", ":"))
-
-
-def _wrong_evidence(judged: object) -> str:
+def _wrong_evidence(judged: CaseResult) -> str:
     """The first differing solution of each kind, in Prolog list syntax."""
-    from plpuzzle.sudoku.suite import CaseResult
-
-    assert isinstance(judged, CaseResult)
     lines = []
     if judged.missing:
-        lines.append(f"first missing solution: {_flat(judged.missing[0])}")
+        lines.append(f"first missing solution: {grid_term(judged.missing[0])}")
     if judged.extra:
-        lines.append(f"first extra solution: {_flat(judged.extra[0])}")
+        lines.append(f"first extra solution: {grid_term(judged.extra[0])}")
     for grid, count in list(judged.duplicates.items())[:1]:
-        lines.append(f"given {count} times: {_flat(grid)}")
+        lines.append(f"given {count} times: {grid_term(grid)}")
     for bad in judged.bad_answers[:1]:
         lines.append(f"answer {bad.text[:200]}: {bad.reason}")
     if judged.expected is None:

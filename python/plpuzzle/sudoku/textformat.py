@@ -218,13 +218,14 @@ def grid_shape_problem(sol: object, n: int | None = None) -> str | None:
     return None
 
 
+def grid_term(grid: Grid) -> str:
+    """One grid as a Prolog list of rows, e.g. `[[1,2],[2,1]]`."""
+    return "[" + ",".join("[" + ",".join(map(str, row)) + "]" for row in grid) + "]"
+
+
 def solutions_to_text(solutions: Iterable[Grid]) -> str:
     """Write solutions as an expected-solution file (sorted, as in SPEC 1.5)."""
-    items = ",".join(
-        "[" + ",".join("[" + ",".join(map(str, row)) + "]" for row in sol) + "]"
-        for sol in sorted(solutions)
-    )
-    return f"[{items}].\n"
+    return "[" + ",".join(grid_term(g) for g in sorted(solutions)) + "].\n"
 
 
 # --- solution printout (SPEC 1.6) --------------------------------------------
