@@ -8,12 +8,21 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 EXAMPLE := puzzles/sudoku/consecutive/test001d.txt
+BENCH_STAMP := $(VENV)/.installed-bench
 
-.PHONY: help setup swipl test-deps run test lint clean
+# `make bench` settings; override on the command line: make bench JOBS=1 ONLY='test0??'
+SUITE ?= ../shared/bme-2013-oddsum/tests
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+TIME_LIMIT ?= 120
+ONLY ?=
+
+.PHONY: help setup swipl test-deps run test lint bench clean
 
 help:
 	@echo "make run    solve the bundled puzzles with both engines and cross-check them"
 	@echo "make test   run the test suite (ruff + pytest)"
+	@echo "make bench  time both engines on the official suite beside the course's reference"
+	@echo "            solvers; writes bench/ (override SUITE=, JOBS=, TIME_LIMIT=, ONLY='test0??')"
 	@echo "make setup  only install: SWI-Prolog, .venv and the package"
 	@echo "make clean  remove .venv and generated files"
 
@@ -71,6 +80,16 @@ test: setup test-deps
 	$(BIN)/ruff check python tests
 	$(BIN)/ruff format --check python tests
 	$(BIN)/python -m pytest
+
+$(BENCH_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	@touch $@
+
+# The outputs (bench/results.csv, bench/REPORT.md, bench/times-by-k.png) are
+# deliverables, meant to be committed.
+bench: setup $(BENCH_STAMP)
+	$(BIN)/plpuzzle sudoku bench --suite '$(SUITE)' --jobs $(JOBS) --time-limit $(TIME_LIMIT) \
+	  $(if $(ONLY),--only '$(ONLY)')
 
 lint: setup
 	$(BIN)/ruff check python tests

@@ -14,7 +14,8 @@ Requests (one JSON object per line):
 - `{"op": "call", "function": "package.module:name", "kwargs": {...}}`
   calls a Python function of this package and returns its JSON result.
 
-Each reply carries `cpu`, the CPU seconds the work took in the worker.
+Each reply carries `cpu`, the CPU seconds the work took in the worker, and
+`peak_rss_kb`, the worker's peak resident memory during the request.
 """
 
 from __future__ import annotations
@@ -109,6 +110,8 @@ class Worker:
         self.extra_env = env or {}
         self._proc: subprocess.Popen[bytes] | None = None
         self._stderr: IO[bytes] | None = None
+        #: The last reply's peak memory (KiB); None when it gave none.
+        self.peak_rss_kb: int | None = None
 
     def __enter__(self) -> Worker:
         return self
@@ -164,8 +167,11 @@ class Worker:
             proc.stdin.flush()
         except BrokenPipeError:
             self._fail(WorkerCrashed, "the worker exited before taking the request")
+        self.peak_rss_kb = None
         line = self._read_line(proc, time.monotonic() + deadline_seconds)
-        return json.loads(line)
+        reply = json.loads(line)
+        self.peak_rss_kb = reply.get("peak_rss_kb")
+        return reply
 
     def _read_line(self, proc: subprocess.Popen[bytes], deadline: float) -> bytes:
         assert proc.stdout
@@ -301,6 +307,26 @@ def _allocate_for_tests(megabytes: int, then_die: bool = False) -> int:
     return size
 
 
+def _reset_peak_rss() -> None:
+    """Start the next request's peak-memory count at the current size.
+
+    A worker serves many requests, and getrusage's ru_maxrss never goes
+    down (it even counts the parent's memory copied by fork), so Linux's
+    resettable high-water mark is used instead; elsewhere this does nothing.
+    """
+    with contextlib.suppress(OSError):
+        Path("/proc/self/clear_refs").write_text("5")
+
+
+def _peak_rss_kb() -> int:
+    """Peak resident memory (KiB) since the last reset, or since the start."""
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
 def serve() -> None:
     """Answer requests from stdin until it closes.
 
@@ -313,6 +339,7 @@ def serve() -> None:
     sys.stdout = sys.stderr
     state: dict[str, Any] = {}
     for line in sys.stdin:
+        _reset_peak_rss()
         try:
             reply = _handle(json.loads(line), state)
         except Exception as e:  # reported to the parent, never silent
@@ -321,6 +348,7 @@ def serve() -> None:
                 "cpu": 0.0,
                 "message": "".join(traceback.format_exception(e)),
             }
+        reply["peak_rss_kb"] = _peak_rss_kb()
         reply_to.write(json.dumps(reply) + "\n")
         reply_to.flush()
 

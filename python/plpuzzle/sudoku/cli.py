@@ -478,6 +478,135 @@ def _bundled_suite() -> Path:
 
 
 @sudoku.command()
+@click.option(
+    "--suite",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="The course's official suite. Default: ../shared/bme-2013-oddsum/tests "
+    "($PLPUZZLE_SHARED/bme-2013-oddsum/tests when that is set).",
+)
+@click.option(
+    "--rules",
+    type=click.Choice([r.value for r in Rules]),
+    default=Rules.ODDSUM.value,
+    show_default=True,
+    help="The rules of --suite (the official suite's are oddsum).",
+)
+@click.option(
+    "--consecutive",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="A second suite, under the consecutive rules. "
+    "Default: the bundled puzzles/sudoku/consecutive.",
+)
+@click.option(
+    "--engines",
+    default="prolog,python",
+    show_default=True,
+    metavar="LIST",
+    help="Which of our engines to time, comma-separated.",
+)
+@jobs_option("tests run at once, each in its own worker process")
+@time_limit_option
+@click.option(
+    "--only",
+    metavar="PATTERN",
+    help="Run only the tests whose name matches, in both suites, e.g. 'test0[0-4]?' or '017'.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("bench"),
+    show_default=True,
+    help="Where results.csv, REPORT.md and times-by-k.png go.",
+)
+@click.option(
+    "--reference",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="The course's reference times. Default: reference-times.csv beside the suite folder.",
+)
+@click.option(
+    "--overhead/--no-overhead",
+    default=True,
+    show_default=True,
+    help="Also time the same findall in a plain swipl process and through pyswip.",
+)
+def bench(
+    suite: Path | None,
+    rules: str,
+    consecutive: Path | None,
+    engines: str,
+    jobs: int,
+    time_limit: float,
+    only: str | None,
+    out_dir: Path,
+    reference: Path | None,
+    overhead: bool,
+) -> None:
+    """Time both engines beside the course's reference solvers.
+
+    Every test of the official suite and of the consecutive set is solved by each
+    engine in worker processes, --jobs at once, and judged as `test` judges
+    it. Writes OUT/results.csv (a row per suite, test and engine),
+    OUT/times-by-k.png and OUT/REPORT.md (machine, settings, times beside
+    the course's, the slowest tests, and the cost of the pyswip interface).
+    Exit code 0 when no engine gave a wrong answer or failed (timeouts are
+    results), 1 otherwise, 2 for bad usage, 3 without matplotlib.
+    """
+    from plpuzzle.clitools import SetupError
+    from plpuzzle.sudoku import bench as bm
+
+    if not bm.plotting_available():
+        raise SetupError("the benchmark's plot needs matplotlib: pip install 'plpuzzle[bench]'")
+    suite = suite or bm.default_suite()
+    if not suite.is_dir():
+        raise InputError(
+            f"{suite}: no such suite folder (the course's official suite; --suite DIR)"
+        )
+    consecutive = consecutive or _bundled_suite()
+    if not consecutive.is_dir():
+        raise InputError(f"{consecutive}: no such suite folder (--consecutive DIR)")
+    if reference is not None and not reference.is_file():
+        raise InputError(f"{reference}: no such file")
+    names = list(dict.fromkeys(e.strip() for e in engines.split(",") if e.strip()))
+    unknown = [e for e in names if e not in ENGINES]
+    if unknown or not names:
+        raise InputError(f"--engines: choose from {', '.join(ENGINES)}, got {engines!r}")
+    settings = bm.BenchSettings(
+        suites=(
+            bm.SuiteSpec("official", suite, Rules(rules)),
+            bm.SuiteSpec("consecutive", consecutive, Rules.CONSECUTIVE),
+        ),
+        engines=tuple(names),
+        jobs=jobs,
+        time_limit=time_limit,
+        only=only,
+        out_dir=out_dir,
+        reference=reference or suite.parent / "reference-times.csv",
+        overhead=overhead,
+    )
+    try:
+        references = bm.load_reference(settings.reference)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    cases = bm.select_cases(settings)
+    if not any(cases.values()):
+        what = f" matching {only!r}" if only else ""
+        raise InputError(f"{suite}, {consecutive}: no testNNNd.txt puzzles{what}")
+    console = stdout_console()
+    with progress_bar(console) as progress:
+
+        def on_start(description: str, total: int) -> Callable[[CaseResult], None]:
+            task = progress.add_task(description, total=total)
+            return lambda _result: progress.advance(task)
+
+        run = bm.run_bench(settings, cases, references, on_start)
+    console.print("\n".join(bm.summary_lines(run)), markup=False)
+    paths = bm.write_outputs(run)
+    console.print("Wrote " + ", ".join(str(p) for p in paths), markup=False)
+    sys.exit(1 if run.failed else 0)
+
+
+@sudoku.command()
 @click.argument("submissions", type=click.Path(path_type=Path, file_okay=False))
 @click.option(
     "--suite",

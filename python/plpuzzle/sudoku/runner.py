@@ -51,7 +51,7 @@ class SuiteRunner:
         self._all: list[Engine] = []
         self._lock = threading.Lock()
 
-    def _engines(self) -> list[Engine]:
+    def slot_engines(self) -> list[Engine]:
         """This slot's engines, made on first use."""
         engines = getattr(self._local, "engines", None)
         if engines is None:
@@ -71,7 +71,7 @@ class SuiteRunner:
             return bad_input(case, e)
         s = self.settings
         results = []
-        for engine in self._engines():
+        for engine in self.slot_engines():
             result = engine.solve(puzzle, s.rules, s.time_limit)
             if result.status is not Status.OK:
                 engine.close()  # the next test gets a fresh worker

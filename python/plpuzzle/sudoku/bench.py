@@ -1,0 +1,1139 @@
+"""`plpuzzle sudoku bench`: how fast our engines are, next to the course's.
+
+The course timed its own "relatively fast" reference solvers on its official
+suite: a SICStus Prolog one and an Erlang one, 120 s per test, and published
+the CPU seconds of each test (reference-times.csv beside the suite). To set
+our engines beside them we run every test of that suite, and of the bundled
+consecutive set, with each of our engines through the ordinary suite runner:
+the same workers, time limit and judge as `plpuzzle sudoku test`, so a
+benchmark cannot count an answer that the test command would call wrong.
+
+A test's time is the CPU seconds its engine reports for it, measured inside
+the worker around the search (Prolog's statistics(cputime) around findall;
+Python's process time around the solve), which is also what the course
+harness printed. Wall seconds and the worker's peak memory are kept too.
+
+The results go to OUT/results.csv (one row per suite, test and engine), a
+plot OUT/times-by-k.png, and OUT/REPORT.md, which says on what machine and
+with what settings the numbers were taken, since they mean little without.
+
+The report ends with the cost of the Python-Prolog interface itself: the
+same findall timed in a plain `swipl` process and through pyswip, both warm.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.metadata
+import importlib.util
+import io
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from plpuzzle.prolog_engine import quote_atom
+from plpuzzle.sudoku.engines import Engine, make_engine
+from plpuzzle.sudoku.model import Puzzle, Rules
+from plpuzzle.sudoku.prolog_bridge import own_solver
+from plpuzzle.sudoku.results import Status
+from plpuzzle.sudoku.runner import RunSettings, SuiteRunner
+from plpuzzle.sudoku.suite import (
+    CaseResult,
+    SuiteCase,
+    Verdict,
+    discover,
+    load_case,
+    natural_key,
+)
+from plpuzzle.sudoku.textformat import parse_puzzle
+from plpuzzle.worker import WorkerError
+
+#: The thresholds of the "solved within" counts, in seconds.
+THRESHOLDS = (1.0, 10.0, 60.0, 120.0)
+
+#: The course's own per-test limit (reference-times.csv).
+REFERENCE_LIMIT = 120.0
+
+#: Times below this are drawn at it: a log axis has no zero.
+PLOT_FLOOR = 1e-3
+
+CSV_FIELDS = (
+    "suite",
+    "test",
+    "engine",
+    "K",
+    "expected_solutions",
+    "solutions",
+    "verdict",
+    "cpu_seconds",
+    "wall_seconds",
+    "peak_rss_mb",
+    "reason",
+)
+
+#: Solved before each suite's runs so that no timed test pays for starting
+#: a worker and loading the solver.
+_WARM_UP = parse_puzzle("1\n-\n")
+
+
+# --- settings and results ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SuiteSpec:
+    """A suite to run: a short label for tables, its folder and its rules."""
+
+    label: str
+    folder: Path
+    rules: Rules
+
+
+@dataclass(frozen=True)
+class BenchSettings:
+    """Everything that decides what the benchmark runs."""
+
+    suites: tuple[SuiteSpec, ...]
+    engines: tuple[str, ...] = ("prolog", "python")
+    jobs: int = 1
+    time_limit: float = 120.0
+    only: str | None = None
+    out_dir: Path = Path("bench")
+    reference: Path | None = None
+    overhead: bool = True
+
+
+@dataclass(frozen=True)
+class Row:
+    """One test run by one engine: a line of results.csv.
+
+    `cpu_seconds` is None when the engine did not finish in time.
+    """
+
+    suite: str
+    test: str
+    engine: str
+    k: int | None
+    expected_solutions: int | None
+    solutions: int
+    verdict: Verdict
+    cpu_seconds: float | None
+    wall_seconds: float | None
+    peak_rss_mb: float | None
+    reason: str = ""
+
+    @property
+    def correct(self) -> bool:
+        return self.verdict is Verdict.CORRECT
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The course's figures for one test; seconds are None on a timeout."""
+
+    test: str
+    k: int
+    solutions: int | None  # unknown when neither reference finished
+    prolog_seconds: float | None
+    prolog_verdict: str
+    erlang_seconds: float | None
+    erlang_verdict: str
+
+
+@dataclass(frozen=True)
+class Overhead:
+    """One test timed in plain swipl and through pyswip (best of the repeats, seconds)."""
+
+    test: str
+    k: int
+    size: str  # "tiny" or "large"
+    solutions: int
+    repeats: int
+    swipl_cpu: float
+    swipl_wall: float
+    pyswip_cpu: float
+    pyswip_wall: float
+
+    @property
+    def extra_seconds(self) -> float:
+        return self.pyswip_wall - self.swipl_wall
+
+    @property
+    def extra_fraction(self) -> float:
+        return self.extra_seconds / self.swipl_wall if self.swipl_wall > 0 else 0.0
+
+
+@dataclass
+class BenchRun:
+    """A finished benchmark: what it ran, on what, and what came out."""
+
+    settings: BenchSettings
+    machine: list[tuple[str, str]]
+    rows: list[Row]
+    references: dict[str, Reference]
+    overhead: list[Overhead] = field(default_factory=list)
+    overhead_note: str = ""
+    overhead_load: tuple[float, ...] | None = None  # the load average then
+    wall_seconds: float = 0.0
+
+    def engine_rows(self, engine: str, suite: str) -> list[Row]:
+        return [r for r in self.rows if r.engine == engine and r.suite == suite]
+
+    @property
+    def failed(self) -> bool:
+        """Whether an engine gave a wrong answer or broke (timeouts are results)."""
+        bad = {Verdict.WRONG, Verdict.ERROR, Verdict.BAD_INPUT}
+        return any(r.verdict in bad for r in self.rows)
+
+
+# --- the course's reference times ------------------------------------------------
+
+
+def _optional(text: str | None, kind: type[int] | type[float]) -> int | float | None:
+    return kind(text) if text and text.strip() else None
+
+
+def parse_reference(text: str) -> dict[str, Reference]:
+    """reference-times.csv by test name (columns as in the course's file).
+
+    Raises ValueError, naming the line, for a file not in that shape.
+    """
+    out = {}
+    for line, rec in enumerate(csv.DictReader(io.StringIO(text)), start=2):
+        try:
+            ref = Reference(
+                rec["test"],
+                int(rec["K"]),
+                _optional(rec["solutions"], int),  # type: ignore[arg-type]
+                _optional(rec["prolog_seconds"], float),
+                rec["prolog_verdict"],
+                _optional(rec["erlang_seconds"], float),
+                rec["erlang_verdict"],
+            )
+        except (KeyError, TypeError, ValueError) as e:
+            raise ValueError(f"line {line}: not a reference-times row ({e})") from None
+        out[ref.test] = ref
+    return out
+
+
+def load_reference(path: Path | None) -> dict[str, Reference]:
+    """The reference times, or none when there is no file.
+
+    Raises ValueError for a file that does not parse.
+    """
+    if path is None or not path.is_file():
+        return {}
+    try:
+        return parse_reference(path.read_text(encoding="utf-8"))
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
+
+
+# --- running the suites ----------------------------------------------------------
+
+
+class _MeteredRunner(SuiteRunner):
+    """The suite runner, with a warm worker for every timed test and the
+    worker's peak memory noted after it.
+
+    The runner replaces a worker after a failed run, so the next test in
+    that slot is warmed up again first.
+    """
+
+    def __init__(self, settings: RunSettings) -> None:
+        super().__init__(settings)
+        self._warm = threading.local()
+        self.peak_kb: dict[SuiteCase, int | None] = {}
+
+    def run_case(self, case: SuiteCase) -> CaseResult:
+        engines = self.slot_engines()
+        if not getattr(self._warm, "done", False):
+            for engine in engines:
+                _warm_up(engine, self.settings.rules)
+            self._warm.done = True
+        result = super().run_case(case)
+        if any(r.status is not Status.OK for r in result.results):
+            self._warm.done = False
+        worker = getattr(engines[0], "worker", None)
+        peak = getattr(worker, "peak_rss_kb", None) if result.results else None
+        self.peak_kb[case] = peak
+        return result
+
+
+def _warm_up(engine: Engine, rules: Rules) -> None:
+    """Start the engine's worker and load its solver, untimed."""
+    if engine.solve(_WARM_UP, rules, 60.0).status is not Status.OK:
+        engine.close()
+
+
+def run_suite(
+    spec: SuiteSpec,
+    cases: Sequence[SuiteCase],
+    engine: str,
+    settings: BenchSettings,
+    on_result: Callable[[CaseResult], None] | None = None,
+) -> list[Row]:
+    """Every case of one suite with one engine, in parallel slots."""
+    run_settings = RunSettings(
+        engine, spec.rules, time_limit=settings.time_limit, jobs=settings.jobs
+    )
+    runner = _MeteredRunner(run_settings)
+    results = runner.run(cases, on_result)
+    return [_row(spec.label, engine, r, runner.peak_kb.get(r.case)) for r in results]
+
+
+def _row(suite: str, engine: str, result: CaseResult, peak_kb: int | None) -> Row:
+    primary = result.primary
+    finished = primary is not None and result.verdict is not Verdict.TIMEOUT
+    return Row(
+        suite=suite,
+        test=result.case.name,
+        engine=engine,
+        k=result.k,
+        expected_solutions=None if result.expected is None else len(result.expected),
+        solutions=result.solution_count,
+        verdict=result.verdict,
+        cpu_seconds=primary.cpu_seconds if finished and primary else None,
+        wall_seconds=primary.wall_seconds if primary else None,
+        peak_rss_mb=None if peak_kb is None else peak_kb / 1024,
+        reason=result.summary(),
+    )
+
+
+# --- the cost of the interface: plain swipl against pyswip ----------------------
+
+#: Times the findall inside swipl, nothing else: the solver is loaded and a
+#: warm-up puzzle solved before the first measurement.
+_SWIPL_SCRIPT = r"""
+:- initialization(main, main).
+
+main :-
+    current_prolog_flag(argv, Argv),
+    append(_, [Solver, File], Argv), !,
+    use_module(Solver),
+    read_file_to_terms(File, Terms, []),
+    forall(member(warm_up(Rules, Spec), Terms), findall(S, sudoku(Spec, S, [rules(Rules)]), _)),
+    forall(member(case(Name, Rules, Repeats, Spec), Terms),
+           forall(between(1, Repeats, I), time_case(Name, I, Rules, Spec))).
+
+time_case(Name, I, Rules, Spec) :-
+    statistics(cputime, C0), get_time(W0),
+    findall(Sol, sudoku(Spec, Sol, [rules(Rules)]), Sols),
+    get_time(W1), statistics(cputime, C1),
+    length(Sols, Count),
+    Cpu is C1 - C0, Wall is W1 - W0,
+    format("~w ~d ~d ~9f ~9f~n", [Name, I, Count, Cpu, Wall]).
+"""
+
+
+def repeats_for(seconds: float) -> int:
+    """More repeats for short tests, whose times are noisier and cheap."""
+    return 20 if seconds < 0.1 else 3
+
+
+def pick_overhead_cases(
+    rows: list[Row], count: int = 3, cap: float = 20.0
+) -> tuple[list[Row], list[Row]]:
+    """A few tiny (K=2) and a few large tests the Prolog engine solved.
+
+    Large means the slowest ones under `cap` seconds, which keeps the
+    repeated runs short; in a small selection they are simply its slowest.
+    """
+    solved = [r for r in rows if r.engine == "prolog" and r.correct and r.cpu_seconds is not None]
+    tiny = [r for r in solved if r.k == 2][:count]
+    if not tiny:
+        tiny = sorted(solved, key=lambda r: r.cpu_seconds or 0.0)[:count]
+    rest = [r for r in solved if r not in tiny and (r.cpu_seconds or 0.0) <= cap]
+    large = sorted(rest, key=lambda r: r.cpu_seconds or 0.0, reverse=True)[:count]
+    return tiny, large
+
+
+def time_in_swipl(
+    cases: list[tuple[str, Puzzle, int]], rules: Rules, swipl: str
+) -> dict[str, list[tuple[int, float, float]]]:
+    """(solution count, cpu, wall) per repeat of each case, timed in swipl.
+
+    The puzzles reach swipl as terms in a temporary file, so nothing but
+    the findall is inside the measurement.
+    """
+    lines = [f"warm_up({rules.value}, {cases[0][1].to_term()})."]
+    lines += [f"case({quote_atom(n)}, {rules.value}, {r}, {p.to_term()})." for n, p, r in cases]
+    with tempfile.TemporaryDirectory(prefix="plpuzzle-bench-") as tmp:
+        script = Path(tmp) / "time_findall.pl"
+        terms = Path(tmp) / "cases.pl"
+        script.write_text(_SWIPL_SCRIPT)
+        terms.write_text("\n".join(lines) + "\n")
+        done = subprocess.run(
+            # After `--`: swipl would load further .pl arguments as scripts.
+            [swipl, "-q", str(script), "--", str(own_solver()), str(terms)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    out: dict[str, list[tuple[int, float, float]]] = {}
+    for line in done.stdout.splitlines():
+        name, _, count, cpu, wall = line.split()
+        out.setdefault(name, []).append((int(count), float(cpu), float(wall)))
+    return out
+
+
+def time_in_pyswip(
+    cases: list[tuple[str, Puzzle, int]], rules: Rules, time_limit: float
+) -> dict[str, list[tuple[int, float, float]]]:
+    """(solution count, cpu, wall) per repeat, through the Prolog engine.
+
+    CPU is what the worker reports (measured in Prolog around the same
+    findall); wall is measured here around the whole solve call, from the
+    goal text to the decoded grids.
+    """
+    engine = make_engine("prolog")
+    out: dict[str, list[tuple[int, float, float]]] = {}
+    try:
+        engine.solve(cases[0][1], rules, time_limit)  # warm up, as in swipl
+        for name, puzzle, repeats in cases:
+            for _ in range(repeats):
+                start = time.perf_counter()
+                result = engine.solve(puzzle, rules, time_limit)
+                wall = time.perf_counter() - start
+                count = len(result.solutions) if result.status is Status.OK else -1
+                out.setdefault(name, []).append((count, result.cpu_seconds, wall))
+    finally:
+        engine.close()
+    return out
+
+
+def measure_overhead(
+    rows: list[Row], spec: SuiteSpec, cases: Sequence[SuiteCase], time_limit: float
+) -> tuple[list[Overhead], str]:
+    """The interop-overhead table, or none and the reason why."""
+    swipl = shutil.which("swipl")
+    if swipl is None:
+        return [], "skipped: no `swipl` on PATH"
+    tiny, large = pick_overhead_cases(rows)
+    chosen = tiny + large
+    if not chosen:
+        return [], "skipped: the Prolog engine solved no test of this selection"
+    by_name = {c.name: c for c in cases}
+    plan = [
+        (r.test, load_case(by_name[r.test])[0], repeats_for(r.cpu_seconds or 0.0)) for r in chosen
+    ]
+    try:
+        in_swipl = time_in_swipl(plan, spec.rules, swipl)
+        in_pyswip = time_in_pyswip(plan, spec.rules, time_limit)
+    except (OSError, subprocess.CalledProcessError, WorkerError) as e:
+        # An hour of results must not be lost to this section.
+        detail = getattr(e, "stderr", "") or ""
+        return [], f"failed: {e} {detail.strip()[:500]}".rstrip()
+    table = []
+    for name, puzzle, repeats in plan:
+        a, b = in_swipl.get(name, []), in_pyswip.get(name, [])
+        if not a or not b:
+            continue
+        table.append(
+            Overhead(
+                test=name,
+                k=puzzle.k,
+                size="tiny" if any(r.test == name for r in tiny) else "large",
+                solutions=a[0][0] if {x[0] for x in a + b} == {a[0][0]} else -1,
+                repeats=repeats,
+                swipl_cpu=min(x[1] for x in a),
+                swipl_wall=min(x[2] for x in a),
+                pyswip_cpu=min(x[1] for x in b),
+                pyswip_wall=min(x[2] for x in b),
+            )
+        )
+    return table, ""
+
+
+# --- the machine -------------------------------------------------------------------
+
+
+def _first_line_with(path: str, prefix: str) -> str | None:
+    try:
+        for line in Path(path).read_text().splitlines():
+            if line.startswith(prefix):
+                return line.split(":", 1)[1].strip() if ":" in line else line
+    except OSError:
+        return None
+    return None
+
+
+def _os_name() -> str:
+    try:
+        for line in Path("/etc/os-release").read_text().splitlines():
+            if line.startswith("PRETTY_NAME="):
+                return line.split("=", 1)[1].strip().strip('"')
+    except OSError:
+        pass
+    return platform.platform()
+
+
+def _ram() -> str:
+    total = _first_line_with("/proc/meminfo", "MemTotal")
+    if not total:
+        return "unknown"
+    return f"{int(total.split()[0]) / 1024 / 1024:.1f} GiB"
+
+
+def _swipl_version() -> str:
+    swipl = shutil.which("swipl")
+    if swipl is None:
+        return "not found"
+    done = subprocess.run([swipl, "--version"], capture_output=True, text=True)
+    return done.stdout.strip() or "unknown"
+
+
+def _package_version(name: str) -> str:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def _load() -> tuple[float, ...] | None:
+    """The 1, 5 and 15 minute load averages: others' work skews wall times."""
+    try:
+        return os.getloadavg()
+    except (AttributeError, OSError):
+        return None
+
+
+def _load_text(load: tuple[float, ...] | None) -> str:
+    return ", ".join(f"{x:.2f}" for x in load) if load else "unknown"
+
+
+def machine_info() -> list[tuple[str, str]]:
+    """What the numbers were measured on, as (label, value) lines."""
+    cores = os.cpu_count() or 1
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else cores
+    return [
+        ("CPU", _first_line_with("/proc/cpuinfo", "model name") or platform.processor() or "?"),
+        ("Cores", f"{cores} logical, {usable} usable by this process"),
+        ("RAM", _ram()),
+        ("OS", f"{_os_name()} (kernel {platform.release()})"),
+        ("Python", f"{platform.python_implementation()} {platform.python_version()}"),
+        ("SWI-Prolog", _swipl_version()),
+        ("pyswip", _package_version("pyswip")),
+        ("matplotlib", _package_version("matplotlib")),
+        ("Load average at start", _load_text(_load())),
+        ("Date", datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")),
+    ]
+
+
+# --- outputs: CSV, plot, report --------------------------------------------------
+
+
+def _num(value: float | None, digits: int = 6) -> str:
+    return "" if value is None else f"{value:.{digits}f}"
+
+
+def to_csv(rows: Iterable[Row]) -> str:
+    """results.csv: one line per suite, test and engine."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_FIELDS)
+    for r in rows:
+        writer.writerow(
+            [
+                r.suite,
+                r.test,
+                r.engine,
+                "" if r.k is None else r.k,
+                "" if r.expected_solutions is None else r.expected_solutions,
+                r.solutions,
+                r.verdict.value,
+                _num(r.cpu_seconds),
+                _num(r.wall_seconds),
+                _num(r.peak_rss_mb, 1),
+                r.reason,
+            ]
+        )
+    return buffer.getvalue()
+
+
+@dataclass(frozen=True)
+class Series:
+    """One solver's points in the plot: (K, seconds or None for a timeout)."""
+
+    label: str
+    points: list[tuple[int, float | None]]
+    limit: float
+    color: str
+
+
+def plot_series(run: BenchRun, suite: str) -> list[Series]:
+    """Our engines and the two references, on the same tests."""
+    limit = run.settings.time_limit
+    colors = iter(("tab:blue", "tab:orange"))
+    out = []
+    for engine in run.settings.engines:
+        points = [
+            (r.k, r.cpu_seconds)
+            for r in run.engine_rows(engine, suite)
+            if r.k is not None and (r.cpu_seconds is not None or r.verdict is Verdict.TIMEOUT)
+        ]
+        out.append(Series(f"ours: {engine}", points, limit, next(colors, "tab:gray")))
+    refs = [run.references[r.test] for r in _tests_of(run, suite) if r.test in run.references]
+    if refs:
+        course_prolog = [(x.k, x.prolog_seconds) for x in refs]
+        course_erlang = [(x.k, x.erlang_seconds) for x in refs]
+        out.append(Series("course Prolog (SICStus)", course_prolog, REFERENCE_LIMIT, "tab:green"))
+        out.append(Series("course Erlang", course_erlang, REFERENCE_LIMIT, "tab:red"))
+    return out
+
+
+def _tests_of(run: BenchRun, suite: str) -> list[Row]:
+    """One row per test of a suite (the first engine's), in suite order."""
+    seen: dict[str, Row] = {}
+    for r in run.rows:
+        if r.suite == suite:
+            seen.setdefault(r.test, r)
+    return list(seen.values())
+
+
+def _jitter(i: int) -> float:
+    """A spread of points within a strip that is the same on every run."""
+    return ((i * 0.6180339887) % 1.0 - 0.5) * 0.14
+
+
+def write_plot(series: list[Series], title: str, path: Path) -> None:
+    """A strip plot of per-test time by K, log scale, timeouts at the limit."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    fig, ax = plt.subplots(figsize=(10, 6), dpi=110)
+    width = 0.8 / max(1, len(series))
+    for index, s in enumerate(series):
+        offset = (index - (len(series) - 1) / 2) * width
+        xs = [k + offset + _jitter(i) for i, (k, _) in enumerate(s.points)]
+        done = [
+            (x, max(t, PLOT_FLOOR)) for x, (_, t) in zip(xs, s.points, strict=True) if t is not None
+        ]
+        late = [(x, s.limit) for x, (_, t) in zip(xs, s.points, strict=True) if t is None]
+        # Label the solver even when every one of its points is a timeout.
+        ax.scatter(
+            [x for x, _ in done],
+            [t for _, t in done],
+            s=14,
+            alpha=0.7,
+            color=s.color,
+            label=s.label,
+        )
+        if late:
+            ax.scatter([x for x, _ in late], [t for _, t in late], s=40, marker="x", color=s.color)
+    for limit in sorted({s.limit for s in series}):
+        ax.axhline(limit, color="gray", linestyle="--", linewidth=0.8)
+        ax.annotate(
+            f"limit {limit:g} s",
+            (0.995, limit),
+            xycoords=("axes fraction", "data"),
+            ha="right",
+            va="bottom",
+            fontsize=8,
+            color="gray",
+        )
+    ks = sorted({k for s in series for k, _ in s.points})
+    ax.set_xticks(ks, [f"K = {k}" for k in ks])
+    ax.set_yscale("log")
+    ax.set_ylim(PLOT_FLOOR / 2, max([s.limit for s in series] + [1.0]) * 3)
+    ax.set_ylabel("CPU seconds per test (log scale)")
+    ax.set_title(title)
+    ax.grid(axis="y", which="major", alpha=0.3)
+    handles, _ = ax.get_legend_handles_labels()
+    timeout = Line2D([], [], marker="x", linestyle="", color="gray", label="timeout, at the limit")
+    ax.legend(handles=[*handles, timeout], loc="upper left", fontsize=9)
+    fig.text(
+        0.01,
+        0.01,
+        f"x = timeout, drawn at the limit; times under {PLOT_FLOOR * 1000:g} ms "
+        "are drawn at that value",
+        fontsize=8,
+        color="gray",
+    )
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    fig.savefig(path, format="png")
+    plt.close(fig)
+
+
+# --- the report ------------------------------------------------------------------------
+
+
+def shown(path: Path) -> str:
+    """A path as the report shows it: relative to here when inside, not machine-specific."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _fmt(seconds: float) -> str:
+    return f"{seconds:.3f}" if seconds < 100 else f"{seconds:.1f}"
+
+
+def _our_cell(row: Row | None) -> str:
+    """A test's time, or why there is none; anything not correct stands out."""
+    if row is None:
+        return ""
+    if row.correct and row.cpu_seconds is not None:
+        return _fmt(row.cpu_seconds)
+    if row.verdict is Verdict.TIMEOUT:
+        return "timeout"
+    spent = f" {_fmt(row.cpu_seconds)}" if row.cpu_seconds is not None else ""
+    return f"**{row.verdict.value}**{spent}"
+
+
+def _ref_cell(seconds: float | None, verdict: str) -> str:
+    return _fmt(seconds) if seconds is not None and verdict == "correct" else verdict
+
+
+@dataclass(frozen=True)
+class Tally:
+    """One solver on a set of tests: by test, the seconds of a correct answer, else None."""
+
+    label: str
+    limit: float
+    times: dict[str, float | None]
+    timeouts: int
+    peak_mb: float | None = None
+
+    def within(self, seconds: float) -> int | None:
+        """Tests solved within `seconds`; unknown beyond the solver's limit."""
+        if seconds > self.limit:
+            return None
+        return sum(1 for t in self.times.values() if t is not None and t <= seconds)
+
+    @property
+    def correct(self) -> int:
+        return sum(1 for t in self.times.values() if t is not None)
+
+
+def tallies(run: BenchRun, suite: str) -> list[Tally]:
+    """Our engines, then the course's two references, on the same tests."""
+    out = []
+    for engine in run.settings.engines:
+        rows = run.engine_rows(engine, suite)
+        peaks = [r.peak_rss_mb for r in rows if r.peak_rss_mb is not None]
+        times = {r.test: r.cpu_seconds if r.correct else None for r in rows}
+        timeouts = sum(1 for r in rows if r.verdict is Verdict.TIMEOUT)
+        peak = max(peaks) if peaks else None
+        out.append(Tally(f"ours: {engine}", run.settings.time_limit, times, timeouts, peak))
+    refs = [run.references[r.test] for r in _tests_of(run, suite) if r.test in run.references]
+    if refs:
+        out.append(_reference_tally("course Prolog (SICStus)", refs, "prolog"))
+        out.append(_reference_tally("course Erlang", refs, "erlang"))
+    return out
+
+
+def _reference_tally(label: str, refs: list[Reference], solver: str) -> Tally:
+    verdicts = {x.test: getattr(x, f"{solver}_verdict") for x in refs}
+    times = {
+        x.test: getattr(x, f"{solver}_seconds") if verdicts[x.test] == "correct" else None
+        for x in refs
+    }
+    timeouts = sum(1 for v in verdicts.values() if v == "timeout")
+    return Tally(label, REFERENCE_LIMIT, times, timeouts)
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[object]], align: str = "") -> list[str]:
+    """A Markdown table; `align` has an l or r per column (default: first l, rest r)."""
+    align = align or "l" + "r" * (len(header) - 1)
+    rule = ["---" if a == "l" else "---:" for a in align]
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(rule) + " |"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def _summary_section(run: BenchRun, suite: SuiteSpec) -> list[str]:
+    tests = _tests_of(run, suite.label)
+    header = ["solver", "correct", *(f"≤ {t:g} s" for t in THRESHOLDS), "timeouts", "peak RSS"]
+    body = []
+    for t in tallies(run, suite.label):
+        within = [t.within(s) for s in THRESHOLDS]
+        peak = f"{t.peak_mb:.0f} MB" if t.peak_mb is not None else ""
+        body.append(
+            [
+                t.label,
+                f"{t.correct}/{len(t.times)}",
+                *("-" if w is None else w for w in within),
+                t.timeouts,
+                peak,
+            ]
+        )
+    lines = [f"## Solved within 1/10/60/120 s ({suite.label} suite, {len(tests)} tests)", ""]
+    lines += _table(header, body)
+    lines += [
+        "",
+        "A test counts when it was solved correctly within that many CPU seconds. The course "
+        "ran its references with a 120 s limit; a dash means the threshold is beyond our "
+        f"limit ({run.settings.time_limit:g} s). Peak RSS is the largest worker process seen "
+        "on any test.",
+    ]
+    return lines
+
+
+def _by_k_section(run: BenchRun, suite: SuiteSpec) -> list[str]:
+    tests = _tests_of(run, suite.label)
+    ks = sorted({_k(run, r) for r in tests}, key=lambda k: (k is None, k or 0))
+    header = ["K", "tests"] + [t.label for t in tallies(run, suite.label)]
+    body = []
+    for k in ks:
+        names = {r.test for r in tests if _k(run, r) == k}
+        cells = []
+        for t in tallies(run, suite.label):
+            times = [x for name, x in t.times.items() if name in names]
+            solved = [x for x in times if x is not None]
+            text = f"{_fmt(statistics.median(solved))} / {_fmt(max(solved))}" if solved else "-"
+            missed = len(times) - len(solved)
+            cells.append(text + (f" ({missed} not solved)" if missed else ""))
+        body.append(["?" if k is None else k, len(names), *cells])
+    lines = ["## Median / maximum CPU seconds by K", ""]
+    lines += _table(header, body)
+    lines += ["", "Over the tests each solver solved correctly; the others are counted apart."]
+    return lines
+
+
+def _k(run: BenchRun, row: Row) -> int | None:
+    if row.k is not None:
+        return row.k
+    ref = run.references.get(row.test)
+    return ref.k if ref else None
+
+
+def _per_k_tables(run: BenchRun, suite: SuiteSpec) -> list[str]:
+    """A table per K: our times beside the course's, test by test."""
+    index = {(r.test, r.engine): r for r in run.rows if r.suite == suite.label}
+    tests = _tests_of(run, suite.label)
+    has_refs = any(r.test in run.references for r in tests)
+    header = ["test", "solutions", *(f"ours: {e}" for e in run.settings.engines)]
+    if has_refs:
+        header += ["course Prolog", "course Erlang"]
+    lines = [
+        "## Per-test CPU seconds",
+        "",
+        "Our engines beside the course's references; `timeout` means no answer within the "
+        "limit, and anything but a correct answer is in bold.",
+    ]
+    for k in sorted({_k(run, r) for r in tests}, key=lambda k: (k is None, k or 0)):
+        body = []
+        for r in (r for r in tests if _k(run, r) == k):
+            count = r.expected_solutions if r.expected_solutions is not None else "?"
+            cells = [_our_cell(index.get((r.test, e))) for e in run.settings.engines]
+            ref = run.references.get(r.test)
+            if has_refs:
+                cells += (
+                    [
+                        _ref_cell(ref.prolog_seconds, ref.prolog_verdict),
+                        _ref_cell(ref.erlang_seconds, ref.erlang_verdict),
+                    ]
+                    if ref
+                    else ["", ""]
+                )
+            body.append([r.test, count, *cells])
+        lines += ["", f"### K = {'?' if k is None else k} ({len(body)} tests)", ""]
+        lines += _table(header, body)
+    return lines
+
+
+def _slowest_section(run: BenchRun, n: int = 10) -> list[str]:
+    lines = [f"## The slowest {n} per engine", ""]
+    for engine in run.settings.engines:
+        rows = [r for r in run.rows if r.engine == engine]
+        rows.sort(key=lambda r: (r.cpu_seconds is None, r.cpu_seconds or 0.0), reverse=True)
+        body = [
+            [
+                r.suite,
+                r.test,
+                r.k if r.k is not None else "?",
+                r.solutions,
+                _our_cell(r),
+                r.verdict.value,
+            ]
+            for r in rows[:n]
+        ]
+        lines += [f"### ours: {engine}", ""]
+        lines += _table(["suite", "test", "K", "solutions", "CPU s", "verdict"], body, "llrrrl")
+        lines.append("")
+    return lines[:-1]
+
+
+def _consecutive_section(run: BenchRun, suite: SuiteSpec | None) -> list[str]:
+    lines = ["## The consecutive set", ""]
+    if suite is None:
+        return [*lines, "Not run."]
+    index = {(r.test, r.engine): r for r in run.rows if r.suite == suite.label}
+    tests = _tests_of(run, suite.label)
+    counts = ", ".join(
+        f"{e}: {sum(1 for r in run.engine_rows(e, suite.label) if r.correct)}/{len(tests)} correct"
+        for e in run.settings.engines
+    )
+    lines += [
+        f"`{shown(suite.folder)}`, {suite.rules.value} rules, {len(tests)} tests ({counts}). "
+        "The course has no reference times for these.",
+        "",
+    ]
+    body = [
+        [
+            r.test,
+            r.k if r.k is not None else "?",
+            r.expected_solutions if r.expected_solutions is not None else "?",
+            *(_our_cell(index.get((r.test, e))) for e in run.settings.engines),
+        ]
+        for r in tests
+    ]
+    header = ["test", "K", "solutions", *(f"ours: {e} (CPU s)" for e in run.settings.engines)]
+    return lines + _table(header, body)
+
+
+OVERHEAD_TEXT = (
+    "The goal `findall(Sol, sudoku(s(K,Board), Sol, [rules(R)]), Sols)` is timed (a) in a plain "
+    "`swipl` process that loads `prolog/sudoku.pl` and reads the term from a file, with "
+    "`statistics(cputime)` and `get_time/1` around the findall only, and (b) through pyswip "
+    "in the Prolog engine's worker: the CPU seconds it reports, and the wall seconds around "
+    "the whole `PrologSudokuEngine.solve` call."
+)
+
+FAIRNESS_TEXT = (
+    "The fair comparison: both sides warm (solver loaded, a warm-up puzzle solved first), run "
+    "one after the other with none of our tests running, best of several repeats (other "
+    "processes can only add time); CPU against CPU shows whether embedding slows the search "
+    "itself, and pyswip's wall time (goal text, pipe, findall, answers as text, decoding and "
+    "checking the grids in Python) against the plain findall's wall time is what a Python "
+    "caller pays on top, which is what the goal (at most 10 % on large tests, a few ms on "
+    "tiny ones) is about."
+)
+
+
+def _overhead_section(run: BenchRun) -> list[str]:
+    lines = ["## Interop overhead: plain swipl against pyswip", "", OVERHEAD_TEXT, ""]
+    lines += [FAIRNESS_TEXT, ""]
+    if not run.overhead:
+        return [*lines, f"Not measured ({run.overhead_note or 'disabled with --no-overhead'})."]
+    body = [
+        [
+            o.test,
+            o.size,
+            o.k,
+            o.solutions if o.solutions >= 0 else "**differs**",
+            o.repeats,
+            _fmt(o.swipl_cpu),
+            _fmt(o.swipl_wall),
+            _fmt(o.pyswip_cpu),
+            _fmt(o.pyswip_wall),
+            f"{o.extra_seconds * 1000:+.1f}",
+            f"{o.extra_fraction * 100:+.1f} %",
+        ]
+        for o in run.overhead
+    ]
+    header = [
+        "test",
+        "size",
+        "K",
+        "solutions",
+        "repeats",
+        "swipl CPU s",
+        "swipl wall s",
+        "pyswip CPU s",
+        "pyswip wall s",
+        "extra wall ms",
+        "extra wall",
+    ]
+    lines += _table(header, body, "llrrrrrrrrr")
+    cores = os.cpu_count() or 1
+    load = run.overhead_load
+    busy = bool(load and load[0] > cores)
+    lines += ["", *_overhead_verdict(run.overhead, busy)]
+    lines.append(f"- Load average when measured: {_load_text(load)} ({cores} cores).")
+    if busy:
+        lines.append(
+            "- The machine was busy with other work (load above its core count): wall times, "
+            "and CPU times less so, are inflated unevenly on both sides, so this comparison "
+            "is unreliable; rerun on an idle machine."
+        )
+    return lines
+
+
+def _overhead_verdict(table: list[Overhead], busy: bool = False) -> list[str]:
+    """One sentence per size class: the worst case against its goal."""
+    out = []
+    tiny = [o for o in table if o.size == "tiny"]
+    large = [o for o in table if o.size == "large"]
+    if tiny:
+        worst = max(o.extra_seconds for o in tiny) * 1000
+        out.append(
+            f"- Tiny tests: at most {worst:.1f} ms extra wall time per test (goal: a few ms)."
+        )
+    if large:
+        worst = max(o.extra_fraction for o in large) * 100
+        ratios = [abs(o.pyswip_cpu / o.swipl_cpu - 1) for o in large if o.swipl_cpu > 0]
+        cpu = max(ratios, default=0.0) * 100
+        met = "not judged, busy machine" if busy else "met" if worst <= 10 else "NOT met"
+        out.append(
+            f"- Large tests: at most {worst:+.1f} % extra wall time (goal ≤ 10 %: {met}); "
+            f"CPU differs by at most {cpu:.1f} %."
+        )
+    return out
+
+
+def render_report(run: BenchRun, plot_name: str) -> str:
+    """REPORT.md: machine, settings, results, plot, interop overhead."""
+    main = run.settings.suites[0]
+    consecutive = next((s for s in run.settings.suites[1:]), None)
+    lines = [
+        "# Benchmark: our sudoku engines beside the course's reference solvers",
+        "",
+        "Written by `plpuzzle sudoku bench`; the per-test data is in `results.csv`.",
+        "",
+        "## Machine",
+        "",
+        *(f"- {label}: {value}" for label, value in run.machine),
+        "",
+        *_settings_section(run),
+        "",
+        *_summary_section(run, main),
+        "",
+        *_by_k_section(run, main),
+        "",
+        "## Per-test time by K",
+        "",
+        f"![Per-test CPU seconds by K]({plot_name})",
+        "",
+        *_per_k_tables(run, main),
+        "",
+        *_slowest_section(run),
+        "",
+        *_consecutive_section(run, consecutive),
+        "",
+        *_overhead_section(run),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _settings_section(run: BenchRun) -> list[str]:
+    s = run.settings
+    suites = [
+        f"- Suite `{spec.label}`: `{shown(spec.folder)}`, {spec.rules.value} rules, "
+        f"{len(_tests_of(run, spec.label))} tests"
+        for spec in s.suites
+    ]
+    reference = f"`{shown(s.reference)}`" if s.reference and run.references else "none found"
+    return [
+        "## Settings",
+        "",
+        *suites,
+        f"- Tests selected: {f'`--only {s.only}`' if s.only else 'all'}",
+        f"- Engines: {', '.join(s.engines)}; {s.jobs} test(s) at once, each engine in worker "
+        "processes of its own",
+        f"- Time limit: {s.time_limit:g} s of wall clock per test and engine",
+        f"- Course reference times: {reference} (SICStus Prolog on an Intel i3-2120, and "
+        "Erlang; 120 s limit)",
+        f"- Benchmark run time: {run.wall_seconds / 60:.1f} min of wall clock",
+        "",
+        "A test's time is the CPU seconds its engine reports: for the Prolog engine "
+        "`statistics(cputime)` around the findall in the worker, for the Python engine the "
+        "worker's process time around the search. Each worker solves a warm-up puzzle before "
+        "its first timed test, so no time includes starting a worker or loading the solver.",
+    ]
+
+
+# --- the whole benchmark ---------------------------------------------------------------
+
+OnStart = Callable[[str, int], Callable[[CaseResult], None] | None]
+
+
+def select_cases(settings: BenchSettings) -> dict[str, list[SuiteCase]]:
+    """The tests of each suite that `--only` selects, by suite label."""
+    return {spec.label: discover(spec.folder, settings.only) for spec in settings.suites}
+
+
+def run_bench(
+    settings: BenchSettings,
+    cases: dict[str, list[SuiteCase]],
+    references: dict[str, Reference],
+    on_start: OnStart | None = None,
+) -> BenchRun:
+    """Every suite with every engine, then the interop overhead."""
+    start = time.monotonic()
+    machine = machine_info()
+    rows: list[Row] = []
+    for spec in settings.suites:
+        for engine in settings.engines:
+            selected = cases.get(spec.label, [])
+            if not selected:
+                continue
+            callback = on_start(f"{spec.label} / {engine}", len(selected)) if on_start else None
+            rows += run_suite(spec, selected, engine, settings, callback)
+    rows.sort(key=lambda r: _row_order(settings, r))
+    run = BenchRun(settings, machine, rows, references)
+    main = settings.suites[0]
+    if not settings.overhead:
+        run.overhead_note = "disabled with --no-overhead"
+    elif "prolog" not in settings.engines:
+        run.overhead_note = "skipped: the Prolog engine was not run"
+    else:
+        main_rows = [r for r in rows if r.suite == main.label]
+        run.overhead_load = _load()
+        run.overhead, run.overhead_note = measure_overhead(
+            main_rows, main, cases.get(main.label, []), settings.time_limit
+        )
+    run.wall_seconds = time.monotonic() - start
+    return run
+
+
+def summary_lines(run: BenchRun) -> list[str]:
+    """One line per suite and engine: verdict counts and CPU seconds."""
+    lines = []
+    for spec in run.settings.suites:
+        for engine in run.settings.engines:
+            rows = run.engine_rows(engine, spec.label)
+            if rows:
+                counts = Counter(r.verdict.value for r in rows)
+                parts = ", ".join(f"{n} {v}" for v, n in counts.items())
+                cpu = sum(r.cpu_seconds or 0.0 for r in rows)
+                lines.append(
+                    f"{spec.label} / {engine}: {len(rows)} tests: {parts}; {cpu:.1f} s CPU"
+                )
+    return lines
+
+
+def _row_order(settings: BenchSettings, row: Row) -> tuple[int, list[object], int]:
+    labels = [s.label for s in settings.suites]
+    return (labels.index(row.suite), natural_key(row.test), settings.engines.index(row.engine))
+
+
+PLOT_NAME = "times-by-k.png"
+
+
+def default_suite() -> Path:
+    """The course's official suite: in $PLPUZZLE_SHARED, else in ../shared."""
+    shared = os.environ.get("PLPUZZLE_SHARED") or "../shared"
+    return Path(shared) / "bme-2013-oddsum" / "tests"
+
+
+def plotting_available() -> bool:
+    """Whether matplotlib is installed (the `bench` extra)."""
+    return importlib.util.find_spec("matplotlib") is not None
+
+
+def write_outputs(run: BenchRun) -> list[Path]:
+    """results.csv, the plot and REPORT.md in the output folder."""
+    out = run.settings.out_dir
+    out.mkdir(parents=True, exist_ok=True)
+    main = run.settings.suites[0]
+    csv_path, plot_path, report_path = out / "results.csv", out / PLOT_NAME, out / "REPORT.md"
+    csv_path.write_text(to_csv(run.rows), encoding="utf-8")
+    title = f"Per-test CPU time by K: {main.label} suite ({main.rules.value} rules)"
+    write_plot(plot_series(run, main.label), title, plot_path)
+    report_path.write_text(render_report(run, PLOT_NAME), encoding="utf-8")
+    return [csv_path, plot_path, report_path]
