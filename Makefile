@@ -12,6 +12,7 @@ BENCH_STAMP := $(VENV)/.installed-bench
 
 # `make bench` settings; override on the command line: make bench JOBS=1 ONLY='test0??'
 SUITE ?= ../shared/bme-2013-oddsum/tests
+CONSECUTIVE ?= puzzles/sudoku/bench-consecutive
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 TIME_LIMIT ?= 120
 ONLY ?=
@@ -22,7 +23,7 @@ help:
 	@echo "make run    solve the bundled puzzles with both engines and cross-check them"
 	@echo "make test   run the test suite (ruff + pytest)"
 	@echo "make bench  time both engines on the official suite beside the course's reference"
-	@echo "            solvers; writes bench/ (override SUITE=, JOBS=, TIME_LIMIT=, ONLY='test0??')"
+	@echo "            solvers; writes bench/ (override SUITE=, CONSECUTIVE=, JOBS=, TIME_LIMIT=, ONLY=)"
 	@echo "make setup  only install: SWI-Prolog, .venv and the package"
 	@echo "make clean  remove .venv and generated files"
 
@@ -88,7 +89,7 @@ $(BENCH_STAMP): $(STAMP) pyproject.toml
 # The outputs (bench/results.csv, bench/REPORT.md, bench/times-by-k.png) are
 # deliverables, meant to be committed.
 bench: setup $(BENCH_STAMP)
-	$(BIN)/plpuzzle sudoku bench --suite '$(SUITE)' --jobs $(JOBS) --time-limit $(TIME_LIMIT) \
+	$(BIN)/plpuzzle sudoku bench --suite '$(SUITE)' --consecutive '$(CONSECUTIVE)' --jobs $(JOBS) --time-limit $(TIME_LIMIT) \
 	  $(if $(ONLY),--only '$(ONLY)')
 
 lint: setup
