@@ -1,0 +1,152 @@
+"""Hall's theorem for the pure-Python engine: which candidates of a
+"one each" constraint can be part of some solution of that constraint.
+
+A group of m cells that must take m distinct values (a sudoku unit, or,
+for one value, the rows that must each place it in a distinct column) is a
+bipartite graph: cells on one side, values on the other, an edge for each
+candidate. The group is satisfiable exactly when the graph has a perfect
+matching. A candidate can be kept exactly when some perfect matching uses
+its edge, and Berge's theorem says which do: given one perfect matching,
+an edge outside it lies in another perfect matching exactly when it lies on
+an alternating cycle. Turning every cell into "the cell matched to this
+value", an edge (cell x, value w) becomes an arc from x to the cell matched
+to w, and the edges worth keeping are the matching edges and the arcs
+inside a strongly connected component.
+
+This finds every naked and hidden subset (pair, triple, ...) of the group
+at once, and also the "fish" patterns when applied per value. Domains are
+int bit masks; which bits stand for what is up to the caller.
+"""
+
+from __future__ import annotations
+
+
+def hall_prune(domains: list[int]) -> list[int] | None:
+    """The candidates that some perfect matching uses, or None if none exists.
+
+    Each domain must lie within the values the group has to take, so that
+    a matching that covers every cell covers every value too. Returns the
+    very same list object when nothing can be pruned, so a caller can tell
+    with `is` without comparing.
+    """
+    match = perfect_matching(domains)
+    if match is None:
+        return None
+    components = strong_components(domains, match)
+    if len(components) == 1:  # every edge lies on an alternating cycle
+        return domains
+    pruned = domains
+    for cells in components:
+        values = 0
+        for x in cells:
+            values |= match[x]
+        for x in cells:
+            keep = domains[x] & values
+            if keep != domains[x]:
+                if pruned is domains:
+                    pruned = list(domains)
+                pruned[x] = keep
+    return pruned
+
+
+def perfect_matching(domains: list[int]) -> list[int] | None:
+    """One value bit per cell, all distinct; None when there is no such choice.
+
+    A greedy first pass matches most cells; augmenting paths (Kuhn's
+    algorithm) place the rest.
+    """
+    match = [0] * len(domains)
+    owner: dict[int, int] = {}
+    taken = 0
+    unmatched = []
+    for x, d in enumerate(domains):
+        free = d & ~taken
+        if free:
+            bit = free & -free
+            match[x] = bit
+            owner[bit] = x
+            taken |= bit
+        else:
+            unmatched.append(x)
+    for x in unmatched:
+        if not augment(x, domains, match, owner):
+            return None
+    return match
+
+
+def augment(root: int, domains: list[int], match: list[int], owner: dict[int, int]) -> bool:
+    """Find an alternating path from the unmatched cell `root` to a free
+    value and flip it; an explicit stack keeps deep paths off the C stack."""
+    seen = 0
+    path = [root]  # cells along the path
+    left = [domains[root]]  # per cell on the path: values not yet tried
+    via = [0]  # per cell on the path: the value that leads to the next cell
+    while path:
+        untried = left[-1] & ~seen
+        if not untried:
+            path.pop()
+            left.pop()
+            via.pop()
+            continue
+        bit = untried & -untried
+        seen |= bit
+        left[-1] = untried ^ bit
+        via[-1] = bit
+        holder = owner.get(bit)
+        if holder is None:  # a free value: every cell on the path moves one step
+            for x, b in zip(path, via, strict=True):
+                match[x] = b
+                owner[b] = x
+            return True
+        path.append(holder)
+        left.append(domains[holder])
+        via.append(0)
+    return False
+
+
+def strong_components(domains: list[int], match: list[int]) -> list[list[int]]:
+    """The strongly connected components (lists of cells) of the graph with
+    an arc from x to y when x could take the value y is matched to."""
+    owner = {bit: x for x, bit in enumerate(match)}
+    forward = [0] * len(domains)
+    backward = [0] * len(domains)
+    for x, d in enumerate(domains):
+        rest = d & ~match[x]
+        while rest:
+            bit = rest & -rest
+            rest ^= bit
+            y = owner[bit]
+            forward[x] |= 1 << y
+            backward[y] |= 1 << x
+    components = []
+    remaining = (1 << len(domains)) - 1
+    while remaining:
+        start = (remaining & -remaining).bit_length() - 1
+        component = reach(start, forward, remaining) & reach(start, backward, remaining)
+        components.append(component)
+        remaining &= ~component
+    return [cells_of(c) for c in components]
+
+
+def reach(start: int, arcs: list[int], within: int) -> int:
+    """The cells (a bit mask) reachable from `start` without leaving `within`."""
+    seen = frontier = 1 << start
+    while frontier:
+        step = 0
+        while frontier:
+            bit = frontier & -frontier
+            frontier ^= bit
+            step |= arcs[bit.bit_length() - 1]
+        frontier = step & within & ~seen
+        seen |= frontier
+    return seen
+
+
+def cells_of(mask: int) -> list[int]:
+    """The indices of the set bits of `mask`."""
+    out = []
+    while mask:
+        bit = mask & -mask
+        mask ^= bit
+        out.append(bit.bit_length() - 1)
+    return out

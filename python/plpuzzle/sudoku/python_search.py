@@ -1,0 +1,526 @@
+"""Every completion of a board: propagation, failed literals and search.
+
+A *board* is a set of active cells of an N x N grid, the values they take,
+and the units (rows, columns and boxes, cut down to the active cells) that
+must hold each of those values exactly once, plus optional s/w links
+between active cells. The engine builds one board for a whole puzzle and,
+under oddsum, one each for its odd and its even cells.
+
+A search state is two lists of int bit masks saying the same thing from
+both sides: `doms[cell]` holds the values the cell can still take, and
+`places[v]` the cells (bit r*N+c) that can still take v. `drop` changes
+both and records an *event*: the cell and the values it lost. The
+inference, from cheap to costly:
+
+1. `settle`, singles: works through the events. A decided cell's value
+   leaves its peers; a value that lost its last place but one in a unit
+   goes to that place (with no place left, the branch is dead); a link
+   keeps only the values with a partner on the other side.
+2. `tighten`, Hall's theorem (see python_matching): after the singles, each
+   unit that changed must still match its open cells to its missing
+   values, and each value that changed must still match rows to columns,
+   rows to boxes and columns to boxes. Candidates that no matching uses
+   go: naked and hidden subsets, fish, box-line interactions.
+3. `look_ahead`, failed literals: at each node, both values of every
+   two-candidate cell are tried with the singles alone. A value whose
+   trial fails is removed for good (and the node re-tightened); the
+   trials that succeed measure how far each value reaches, and the cell
+   whose two values reach furthest (the product of the candidates each
+   removes, as look-ahead SAT solvers do) is where the search branches.
+
+`search` explores the tree depth first on an explicit stack, so there is
+no recursion limit. A node's children narrow one cell to disjoint parts,
+or put one value of a unit into different cells, so no two leaves agree:
+each solution is found exactly once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
+
+from plpuzzle.sudoku.python_matching import hall_prune
+
+Support = Callable[[int], int]
+"""Given one linked cell's domain, the values its partner may take."""
+
+Event = tuple[int, int]
+"""A cell and the values (a bit mask) it has just lost."""
+
+Branches = list[tuple[int, int]]
+"""The children of a node: in each, narrow a cell to the given values."""
+
+Split = Callable[["Board", list[int], list[int], int], Branches | None]
+"""Where to branch, given the board, the state and look_ahead's favourite
+two-candidate cell (-1 if none); None means the node is a leaf."""
+
+
+@dataclass(frozen=True)
+class Board:
+    """The active cells of a grid and the constraints among them."""
+
+    n: int
+    cells: tuple[int, ...]  # the active cells, r*N+c
+    values: int  # the values every unit must hold once
+    unit_places: tuple[int, ...]  # per unit (rows, columns, boxes): its active cells
+    unit_cells: tuple[tuple[int, ...], ...]
+    units_of: tuple[tuple[int, ...], ...]  # per cell of the grid: its 3 units
+    peers: tuple[int, ...]  # per cell of the grid: the other active cells of its units
+    links: tuple[tuple[int, ...], ...]  # per cell of the grid: its linked active cells
+    support: Support
+    line_boxes: tuple[tuple[tuple[int, tuple[tuple[int, int], ...]], ...], ...]
+    """For rows, then columns: per line, its active cells, and each box it
+    crosses with the active cells they share."""
+
+
+def make_board(
+    k: int,
+    cells: list[int],
+    values: int,
+    links: list[tuple[int, ...]] | None = None,
+    support: Support = lambda d: d,
+) -> Board:
+    """A board of the given active cells of a K*K x K*K grid."""
+    n = k * k
+    grid = grid_geometry(k)
+    active = 0
+    for cell in cells:
+        active |= 1 << cell
+    unit_places = tuple(unit & active for unit in grid.units)
+    units_of: list[tuple[int, ...]] = [()] * (n * n)
+    peers = [0] * (n * n)
+    for cell in cells:
+        units_of[cell] = a, b, c = grid.units_of[cell]
+        peers[cell] = (unit_places[a] | unit_places[b] | unit_places[c]) & ~(1 << cell)
+    return Board(
+        n,
+        tuple(sorted(cells)),
+        values,
+        unit_places,
+        tuple(tuple(bits_of(places)) for places in unit_places),
+        tuple(units_of),
+        tuple(peers),
+        tuple(links) if links else ((),) * (n * n),
+        support,
+        tuple(
+            tuple(
+                (
+                    unit_places[u],
+                    tuple((b, segment & active) for b, segment in line if segment & active),
+                )
+                for u, line in lines
+            )
+            for lines in grid.line_boxes
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class GridGeometry:
+    """The units of a whole K*K x K*K grid, shared by all its boards."""
+
+    units: tuple[int, ...]  # bit masks of cells: rows, then columns, then boxes
+    units_of: tuple[tuple[int, int, int], ...]  # per cell: its row, column and box
+    line_boxes: tuple[tuple[tuple[int, tuple[tuple[int, int], ...]], ...], ...]
+    """For rows, then columns: per line, its unit and the boxes it crosses
+    with the cells they share."""
+
+
+@cache
+def grid_geometry(k: int) -> GridGeometry:
+    """Build (once per K) the units every board cuts down to its cells."""
+    n = k * k
+    units_of = tuple((r, n + c, 2 * n + (r // k) * k + c // k) for r in range(n) for c in range(n))
+    units = [0] * (3 * n)
+    for cell, cell_units in enumerate(units_of):
+        for u in cell_units:
+            units[u] |= 1 << cell
+    boxes = units[2 * n :]
+    line_boxes = tuple(
+        tuple(
+            (
+                line,
+                tuple((b, units[line] & box) for b, box in enumerate(boxes) if units[line] & box),
+            )
+            for line in lines
+        )
+        for lines in (range(n), range(n, 2 * n))
+    )
+    return GridGeometry(tuple(units), units_of, line_boxes)
+
+
+# --- the state and its events ---------------------------------------------------
+
+
+def places_of(board: Board, doms: list[int]) -> list[int]:
+    """Per value, the active cells that can take it."""
+    places = [0] * (board.n + 1)
+    for cell in board.cells:
+        rest = doms[cell]
+        while rest:
+            bit = rest & -rest
+            rest ^= bit
+            places[bit.bit_length() - 1] |= 1 << cell
+    return places
+
+
+def drop(doms: list[int], places: list[int], cell: int, keep: int, events: list[Event]) -> None:
+    """Narrow a cell's domain to `keep` (a non-empty subset) and record it."""
+    gone = doms[cell] & ~keep
+    doms[cell] = keep
+    clear = ~(1 << cell)
+    rest = gone
+    while rest:
+        bit = rest & -rest
+        rest ^= bit
+        places[bit.bit_length() - 1] &= clear
+    events.append((cell, gone))
+
+
+def settle(
+    board: Board, doms: list[int], places: list[int], events: list[Event], log: list[Event]
+) -> int:
+    """Apply singles and links until no event is left; 0 on a contradiction,
+    else 1 + the number of candidates removed (how far the events reached).
+    Handled events go to `log`, for the costlier rules to look at."""
+    peers, units_of, unit_places = board.peers, board.units_of, board.unit_places
+    links, support = board.links, board.support
+    removed = 1
+    while events:
+        event = events.pop()
+        log.append(event)
+        cell, gone = event
+        removed += gone.bit_count()
+        d = doms[cell]
+        if d & (d - 1) == 0:  # decided: the value leaves the peers
+            v = d.bit_length() - 1
+            hit = places[v] & peers[cell]
+            if hit:
+                places[v] ^= hit
+                while hit:
+                    bit = hit & -hit
+                    hit ^= bit
+                    peer = bit.bit_length() - 1
+                    left = doms[peer] & ~d
+                    if not left:
+                        return 0
+                    doms[peer] = left
+                    events.append((peer, d))
+        if links[cell]:
+            allowed = support(d)
+            for other in links[cell]:
+                if doms[other] & ~allowed:
+                    if not doms[other] & allowed:
+                        return 0
+                    drop(doms, places, other, doms[other] & allowed, events)
+        units = units_of[cell]
+        while gone:  # each lost value may have one place left in a unit
+            bit = gone & -gone
+            gone ^= bit
+            can = places[bit.bit_length() - 1]
+            for u in units:
+                left = can & unit_places[u]
+                if left & (left - 1) == 0:
+                    if not left:
+                        return 0
+                    only = left.bit_length() - 1
+                    if doms[only] != bit:
+                        drop(doms, places, only, bit, events)
+    return removed
+
+
+def tighten(
+    board: Board,
+    doms: list[int],
+    places: list[int],
+    events: list[Event],
+    units: set[int] | None = None,
+    values: int = 0,
+) -> bool:
+    """Singles, then Hall's theorem on the units and values the events
+    touched (and on `units` and `values` besides), to a fixpoint; False
+    on a contradiction."""
+    units_of = board.units_of
+    units = set() if units is None else units
+    while True:
+        log: list[Event] = []
+        if not settle(board, doms, places, events, log):
+            return False
+        for cell, gone in log:
+            units.update(units_of[cell])
+            values |= gone
+        if units:
+            if not match_unit(board, doms, places, units.pop(), events):
+                return False
+        elif values:
+            bit = values & -values
+            values ^= bit
+            if not match_value(board, doms, places, bit.bit_length() - 1, events):
+                return False
+        else:
+            return True
+
+
+def match_unit(
+    board: Board, doms: list[int], places: list[int], u: int, events: list[Event]
+) -> bool:
+    """Keep in a unit's open cells only the values some matching of open
+    cells to missing values gives them."""
+    open_cells = [c for c in board.unit_cells[u] if doms[c] & (doms[c] - 1)]
+    domains = [doms[c] for c in open_cells]
+    if not may_have_subset([d.bit_count() for d in domains]):
+        return True
+    unit = board.unit_places[u]
+    if not may_have_subset([(places[v] & unit).bit_count() for v in bits_of(or_all(domains))]):
+        return True
+    pruned = hall_prune(domains)
+    if pruned is None:
+        return False
+    if pruned is not domains:
+        for cell, old, new in zip(open_cells, domains, pruned, strict=True):
+            if new != old:
+                drop(doms, places, cell, new, events)
+    return True
+
+
+def match_value(
+    board: Board, doms: list[int], places: list[int], v: int, events: list[Event]
+) -> bool:
+    """For value v, the rows where it is not yet placed need distinct
+    columns and distinct boxes, and so do the columns: keep only the places
+    that some such matching uses. Stops at the first view that prunes (its
+    events must settle before another view may trust placed lines)."""
+    n, bit = board.n, 1 << v
+    can = places[v]
+    full = (1 << n) - 1
+    lines, domains = [], []
+    for r in range(n):
+        row = (can >> (r * n)) & full
+        if row & (row - 1):
+            lines.append(r)
+            domains.append(row)
+    if may_have_subset([row.bit_count() for row in domains]) and may_have_subset(
+        [(can & board.unit_places[n + c]).bit_count() for c in bits_of(or_all(domains))]
+    ):
+        pruned = hall_prune(domains)
+        if pruned is None:
+            return False
+        if pruned is not domains:
+            for r, old, new in zip(lines, domains, pruned, strict=True):
+                for c in bits_of(old & ~new):
+                    if not remove_value(doms, places, r * n + c, bit, events):
+                        return False
+            return True
+    if CONFINE:
+        return confine(board, doms, places, v, events)
+    for crossing in board.line_boxes:
+        lines, domains = [], []
+        for line, (line_places, segments) in enumerate(crossing):
+            here = can & line_places
+            if here & (here - 1):  # not yet placed on this line
+                boxes = 0
+                for b, segment in segments:
+                    if here & segment:
+                        boxes |= 1 << b
+                lines.append(line)
+                domains.append(boxes)
+        if not lines:
+            continue
+        pruned = hall_prune(domains)
+        if pruned is None:
+            return False
+        if pruned is not domains:
+            for line, old, new in zip(lines, domains, pruned, strict=True):
+                gone = old & ~new
+                for b, segment in crossing[line][1]:
+                    if gone >> b & 1:
+                        for cell in bits_of(can & segment):
+                            if not remove_value(doms, places, cell, bit, events):
+                                return False
+            return True
+    return True
+
+
+def confine(board: Board, doms: list[int], places: list[int], v: int, events: list[Event]) -> bool:
+    """A value whose places in a unit all lie in one crossing unit (a box
+    and a row, say) has no place in the rest of that crossing unit."""
+    n, bit = board.n, 1 << v
+    unit_places, units_of = board.unit_places, board.units_of
+    for u, unit in enumerate(unit_places):
+        here = places[v] & unit
+        if here & (here - 1) == 0:
+            continue
+        first = units_of[(here & -here).bit_length() - 1]
+        for other in first[:2] if u >= 2 * n else first[2:]:
+            if here & ~unit_places[other] == 0:
+                for cell in bits_of(places[v] & unit_places[other] & ~unit):
+                    if not remove_value(doms, places, cell, bit, events):
+                        return False
+    return True
+
+
+def may_have_subset(sizes: list[int]) -> bool:
+    """Whether m open cells with these domain sizes (or m values with these
+    numbers of places) can hold a closed subset that singles miss: one of
+    s cells (2 <= s <= m-2) with at most s candidates each. Anything Hall's
+    theorem prunes, or a missing matching, implies such a subset on both
+    sides once singles are done, so without one a matching can be skipped."""
+    sizes.sort()
+    return any(sizes[s - 1] <= s for s in range(2, len(sizes) - 1))
+
+
+def or_all(masks: list[int]) -> int:
+    """The union of some bit masks."""
+    union = 0
+    for mask in masks:
+        union |= mask
+    return union
+
+
+def remove_value(
+    doms: list[int], places: list[int], cell: int, bit: int, events: list[Event]
+) -> bool:
+    """Take one value from a cell; False if it was the last one."""
+    if doms[cell] == bit:
+        return False
+    doms[cell] &= ~bit
+    places[bit.bit_length() - 1] &= ~(1 << cell)
+    events.append((cell, bit))
+    return True
+
+
+def bits_of(mask: int) -> list[int]:
+    """The indices of the set bits of `mask`."""
+    out = []
+    while mask:
+        bit = mask & -mask
+        mask ^= bit
+        out.append(bit.bit_length() - 1)
+    return out
+
+
+# --- failed literals and search ----------------------------------------------------
+
+
+def look_ahead(board: Board, doms: list[int], places: list[int]) -> tuple[bool, int]:
+    """Try both values of every two-candidate cell with singles alone.
+
+    A value whose trial fails is removed (and the node re-tightened); this
+    repeats until a whole pass removes nothing. Returns whether the node
+    survives, and the cell whose two trials removed most candidates
+    (largest product), or -1 if no cell has two candidates.
+    """
+    while True:
+        best, best_score, removed = -1, 0, False
+        for cell in board.cells:
+            d = doms[cell]
+            if d.bit_count() != 2:
+                continue
+            low = d & -d
+            score = 1
+            for value in (low, d ^ low):
+                reach = trial(board, doms, places, cell, value)
+                if not reach:
+                    events: list[Event] = []
+                    drop(doms, places, cell, d ^ value, events)
+                    if not tighten(board, doms, places, events):
+                        return False, -1
+                    removed = True
+                    break
+                score *= reach
+            else:
+                if score > best_score:
+                    best, best_score = cell, score
+        if not removed:
+            return True, best
+
+
+def trial(board: Board, doms: list[int], places: list[int], cell: int, value: int) -> int:
+    """How far putting `value` into `cell` reaches by singles (0: it fails)."""
+    doms, places = doms.copy(), places.copy()
+    events: list[Event] = []
+    drop(doms, places, cell, value, events)
+    return settle(board, doms, places, events, [])
+
+
+def start(board: Board, domains: list[int]) -> tuple[list[int], list[int]] | None:
+    """The root state, tightened; None if the board has no solution.
+
+    Events with nothing lost make decided cells clear their peers and links
+    revise their partners; a scan of every unit and value then finds the
+    values with no place or a single place from the start."""
+    doms = list(domains)
+    if any(not doms[cell] for cell in board.cells):
+        return None
+    places = places_of(board, doms)
+    if not settle(board, doms, places, [(cell, 0) for cell in board.cells], []):
+        return None
+    events: list[Event] = []
+    values = bits_of(board.values)
+    for unit in board.unit_places:
+        for v in values:
+            can = places[v] & unit
+            if can & (can - 1) == 0:
+                if not can:
+                    return None
+                cell = can.bit_length() - 1
+                if doms[cell] != 1 << v:
+                    if not doms[cell] & (1 << v):
+                        return None
+                    drop(doms, places, cell, 1 << v, events)
+    everything = set(range(len(board.unit_cells)))
+    if not tighten(board, doms, places, events, everything, board.values):
+        return None
+    return doms, places
+
+
+def search(board: Board, domains: list[int], split: Split) -> Iterator[list[int]]:
+    """Yield the domains of every leaf that `split` accepts, each once."""
+    root = start(board, domains)
+    stack = [root] if root else []
+    while stack:
+        doms, places = stack.pop()
+        alive, favourite = look_ahead(board, doms, places)
+        if not alive:
+            continue
+        branches = split(board, doms, places, favourite)
+        if branches is None:
+            yield doms
+            continue
+        for cell, part in reversed(branches):  # the stack pops the first part first
+            child, child_places = doms.copy(), places.copy()
+            events: list[Event] = []
+            drop(child, child_places, cell, part, events)
+            if tighten(board, child, child_places, events):
+                stack.append((child, child_places))
+
+
+def split_values(
+    board: Board, doms: list[int], places: list[int], favourite: int
+) -> Branches | None:
+    """Branch on look_ahead's favourite cell; failing that, on whichever
+    cell or (unit, value) has the fewest choices. None when all is decided."""
+    if favourite >= 0:
+        d = doms[favourite]
+        low = d & -d
+        return [(favourite, low), (favourite, d ^ low)]
+    best: Branches | None = None
+    size = board.n + 1
+    for cell in board.cells:
+        d = doms[cell]
+        if d & (d - 1) and d.bit_count() < size:
+            size = d.bit_count()
+            best = [(cell, 1 << v) for v in bits_of(d)]
+    if best is None:
+        return None
+    for unit in board.unit_places:
+        for v in bits_of(board.values):
+            can = places[v] & unit
+            if can & (can - 1) and can.bit_count() < size:
+                size = can.bit_count()
+                best = [(cell, 1 << v) for cell in bits_of(can)]
+    return best
+
+
+CONFINE = True
