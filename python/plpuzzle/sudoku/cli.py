@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 import sys
 import time
@@ -25,6 +26,7 @@ from plpuzzle.clitools import (
 )
 from plpuzzle.prolog_engine import DIALECTS, prolog_dir
 from plpuzzle.sandbox import Policy, Sandbox
+from plpuzzle.sudoku import generator
 from plpuzzle.sudoku.class_report import StudentGrades
 from plpuzzle.sudoku.class_report import build as build_report
 from plpuzzle.sudoku.class_report import to_csv as report_csv
@@ -56,7 +58,10 @@ from plpuzzle.sudoku.textformat import (
     harness_line,
     load_puzzle,
     load_solutions,
+    puzzle_to_text,
+    solutions_to_text,
 )
+from plpuzzle.sudoku.validator import validate
 
 rules_option = click.option(
     "--rules",
@@ -333,6 +338,202 @@ def _print_disagreement(console: Console, path: Path, outcome: CrossCheck) -> No
             console.print(f"    - {v.message}", markup=False)
         if len(violations) > 10:
             console.print(f"    - and {len(violations) - 10} more", markup=False)
+
+
+_SOLUTION_RANGE = re.compile(r"\s*(\d+)\s*(?:\.\.\s*(\d+)\s*)?")
+_NUMBERED = re.compile(r"test(\d+)[ds]\.txt")
+
+
+def _solution_range(text: str) -> tuple[int, int]:
+    """`MIN..MAX` (or a single N) as a pair of counts."""
+    match = _SOLUTION_RANGE.fullmatch(text)
+    if not match:
+        raise InputError(f"--solutions {text!r}: expected MIN..MAX, e.g. 1..1 or 100..250")
+    least = int(match.group(1))
+    most = int(match.group(2) or least)
+    if least > most:
+        raise InputError(f"--solutions {text!r}: MIN is greater than MAX")
+    return least, most
+
+
+def _next_number(folder: Path) -> int:
+    """One after the highest testNNN in `folder`, or 1."""
+    if not folder.is_dir():
+        return 1
+    numbers = [int(m.group(1)) for p in folder.iterdir() if (m := _NUMBERED.fullmatch(p.name))]
+    return max(numbers, default=0) + 1
+
+
+@sudoku.command(name="generate")
+@click.option("--k", "k", type=int, required=True, help="Cell size K (the grid is K*K x K*K).")
+@rules_option
+@click.option(
+    "--count",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="How many puzzles to make.",
+)
+@click.option(
+    "--solutions",
+    "solution_range",
+    default="1..1",
+    show_default=True,
+    metavar="MIN..MAX",
+    help="How many solutions each puzzle must have; 0..0 makes contradictory puzzles.",
+)
+@click.option(
+    "--seed",
+    type=int,
+    help="The random seed: the same seed and options give the same files, byte for byte. "
+    "Default: a fresh one, printed so that the run can be repeated.",
+)
+@click.option(
+    "--kind",
+    type=click.Choice([k.value for k in generator.Kind]),
+    default=generator.Kind.MIXED.value,
+    show_default=True,
+    help="mixed: values, parities and s/w infos; lean: as few values as the count allows; "
+    "classic: values only.",
+)
+@click.option(
+    "--keep",
+    type=click.FloatRange(0, 1),
+    metavar="SHARE",
+    help="Keep at least this share of the grid's true infos, so that big puzzles stay quick "
+    "to solve; 0 removes infos as far as the solution count allows. "
+    "Default: by K and kind (0 up to K=3).",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("."),
+    show_default=True,
+    help="The folder for the testNNNd.txt / testNNNs.txt pairs.",
+)
+@click.option(
+    "--start",
+    type=click.IntRange(min=1),
+    help="The number of the first puzzle. Default: one after the highest in --out, or 1.",
+)
+@click.option("--force", is_flag=True, help="Overwrite existing testNNN files.")
+@time_limit_option
+def generate_puzzles(
+    k: int,
+    rules: str,
+    count: int,
+    solution_range: str,
+    seed: int | None,
+    kind: str,
+    keep: float | None,
+    out_dir: Path,
+    start: int | None,
+    force: bool,
+    time_limit: float,
+) -> None:
+    """Make test puzzles with a given number of solutions, checked by both engines.
+
+    Each puzzle comes from a random valid grid: the infos true for it are
+    taken away in a random order while the solution count stays at most
+    MAX. It is written to OUT/testNNNd.txt; its solutions go to
+    testNNNs.txt only when the Prolog and the Python engine find the same
+    solution set and the validator accepts every solution. Exit code 0 when
+    every puzzle was confirmed, 1 when not, 2 for bad options.
+    """
+    least, most = _solution_range(solution_range)
+    if not generator.MIN_K <= k <= generator.MAX_K:
+        raise InputError(f"--k {k}: the generator makes puzzles for K in 1..{generator.MAX_K}")
+    try:
+        generator.check_request(k, least, most)
+    except generator.GenerationError as e:
+        raise InputError(str(e)) from None
+    if start is None:
+        start = _next_number(out_dir)
+    names = [f"test{n:03d}" for n in range(start, start + count)]
+    if not force:
+        for name in names:
+            for suffix in ("d", "s"):
+                path = out_dir / f"{name}{suffix}.txt"
+                if path.exists():
+                    raise InputError(f"{path} exists; use --force to overwrite, or --start")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InputError(f"{out_dir}: cannot create the folder: {e.strerror}") from None
+    console = stdout_console()
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**32)
+        console.print(f"seed {seed} (pass --seed {seed} to repeat this run)", markup=False)
+    rng = random.Random(seed)
+    the_rules, the_kind = Rules(rules), generator.Kind(kind)
+    engines = [make_engine("prolog"), make_engine("python")]
+    failures = 0
+    try:
+        with progress_bar(console) as progress:
+            task = progress.add_task("generating", total=count)
+            for name in names:
+                progress.update(task, description=f"generating {name}")
+                try:
+                    made = generator.generate(k, the_rules, rng, (least, most), the_kind, keep=keep)
+                except generator.GenerationError as e:
+                    raise InputError(str(e)) from None
+                puzzle_path = out_dir / f"{name}d.txt"
+                solutions_path = out_dir / f"{name}s.txt"
+                _write(puzzle_path, puzzle_to_text(made.puzzle))
+                progress.update(task, description=f"checking {name}")
+                results = [e.solve(made.puzzle, the_rules, time_limit) for e in engines]
+                outcome = compare(made.puzzle, the_rules, results)
+                problem = _generated_problem(made, outcome, results, time_limit)
+                if problem is None:
+                    _write(solutions_path, solutions_to_text(results[0].solutions))
+                else:
+                    solutions_path.unlink(missing_ok=True)  # never leave a stale one
+                    failures += 1
+                times = ", ".join(f"{r.engine} {r.cpu_seconds:.2f}s" for r in results)
+                verdict = "[green]confirmed[/]" if problem is None else "[red]NOT CONFIRMED[/]"
+                console.print(
+                    f"{escape(str(puzzle_path))}  K={k}  {made.solutions:>4} solution(s)  "
+                    f"{made.info_count:>4} infos  ({times})  {verdict}"
+                )
+                if problem is not None:
+                    console.print(f"  {problem}; {solutions_path.name} not written", markup=False)
+                    if all(r.status is Status.OK for r in results) and not outcome.agree:
+                        _print_disagreement(console, puzzle_path, outcome)
+                progress.advance(task)
+    finally:
+        for e in engines:
+            e.close()
+    done = count - failures
+    console.print(f"{done} of {count} puzzles confirmed by both engines (seed {seed}).")
+    sys.exit(1 if failures else 0)
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.write_text(text)
+    except OSError as e:
+        raise InputError(f"{path}: cannot write: {e.strerror}") from None
+
+
+def _generated_problem(
+    made: generator.Generated,
+    outcome: CrossCheck,
+    results: list[SolveResult],
+    time_limit: float,
+) -> str | None:
+    """Why a generated puzzle's solutions cannot be trusted, or None."""
+    for r in results:
+        if r.status is not Status.OK:
+            return _status_text(r, time_limit).split("\n")[0]
+    if not outcome.agree:
+        return "the engines disagree"
+    found = len(results[0].distinct)
+    if found != made.solutions:
+        return f"the engines find {found} solution(s), the generator counted {made.solutions}"
+    if made.solutions and validate(made.puzzle, made.grid, outcome.rules):
+        return "the grid the puzzle was made from breaks it"
+    return None
 
 
 @sudoku.command(name="test")

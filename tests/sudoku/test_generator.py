@@ -1,0 +1,298 @@
+"""The puzzle generator: grids, infos, solution counts, and `plpuzzle sudoku generate`.
+
+Counts are confirmed by enumerating every solution, independently of the
+generator's capped counting, and with the Prolog engine where it matters.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from plpuzzle.sudoku import python_engine
+from plpuzzle.sudoku.engines import make_engine
+from plpuzzle.sudoku.generator import (
+    Generated,
+    GenerationError,
+    Kind,
+    Placed,
+    build_puzzle,
+    false_infos,
+    generate,
+    placed_infos,
+    random_grid,
+    reduce_infos,
+    removal_order,
+    true_infos,
+)
+from plpuzzle.sudoku.model import Puzzle, Rules
+from plpuzzle.sudoku.results import Status
+from plpuzzle.sudoku.textformat import load_puzzle, load_solutions
+from plpuzzle.sudoku.validator import validate
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def empty(k: int) -> Puzzle:
+    return build_puzzle(k, [])
+
+
+def edge_count(puzzle: Puzzle) -> int:
+    """The s infos in the bottom row plus the w infos in the leftmost column."""
+    n = puzzle.n
+    return sum(f.south for f in puzzle.fields[n - 1]) + sum(row[0].west for row in puzzle.fields)
+
+
+def inner_infos(puzzle: Puzzle) -> list[Placed]:
+    """The infos of a puzzle without the ignored edge infos."""
+    n = puzzle.n
+    return [
+        p
+        for p in placed_infos(puzzle)
+        if not (p.info == "s" and p.row == n - 1) and not (p.info == "w" and p.col == 0)
+    ]
+
+
+def all_solutions(puzzle: Puzzle, rules: Rules) -> list:
+    return list(python_engine.solve_all(puzzle, rules))
+
+
+# --- grids and infos -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 5])
+def test_random_grids_are_valid(k: int) -> None:
+    rng = random.Random(k)
+    for _ in range(5):
+        grid = random_grid(k, rng)
+        assert validate(empty(k), [list(row) for row in grid], Rules.CONSECUTIVE) == []
+
+
+def test_random_grid_follows_the_seed() -> None:
+    assert random_grid(3, random.Random(5)) == random_grid(3, random.Random(5))
+    grids = {random_grid(3, random.Random(seed)) for seed in range(20)}
+    assert len(grids) == 20
+
+
+def test_random_grid_mixes_the_first_row() -> None:
+    rows = {random_grid(3, random.Random(seed))[0] for seed in range(20)}
+    assert len(rows) > 10  # values are relabelled, not just rows moved
+
+
+@pytest.mark.parametrize("rules", list(Rules))
+def test_true_infos_hold_and_false_infos_break(rules: Rules) -> None:
+    grid = random_grid(3, random.Random(1))
+    values = [list(row) for row in grid]
+    infos = true_infos(grid, rules)
+    assert validate(build_puzzle(3, infos), values, rules) == []
+    assert {p.info for p in infos} >= {"e", "o", "s", "w"}
+    for p in false_infos(grid, rules):
+        assert validate(build_puzzle(3, [p]), values, rules), p
+
+
+def test_classic_infos_are_values_only() -> None:
+    infos = true_infos(random_grid(2, random.Random(0)), Rules.CONSECUTIVE, Kind.CLASSIC)
+    assert len(infos) == 16
+    assert all(isinstance(p.info, int) for p in infos)
+
+
+def test_a_cell_cannot_get_two_infos_of_a_kind() -> None:
+    with pytest.raises(ValueError, match="two 'v'"):
+        build_puzzle(2, [Placed(0, 0, 1), Placed(0, 0, 2)])
+
+
+def test_reduction_leaves_no_info_to_spare() -> None:
+    rules = Rules.CONSECUTIVE
+    grid = random_grid(2, random.Random(3))
+    infos = true_infos(grid, rules)
+    kept, count = reduce_infos(
+        2, rules, infos, removal_order(infos, Kind.MIXED, random.Random(3)), 2
+    )
+    assert count == len(all_solutions(build_puzzle(2, kept), rules)) <= 2
+    for p in kept:
+        rest = [q for q in kept if q != p]
+        assert len(all_solutions(build_puzzle(2, rest), rules)) > 2, p
+
+
+# --- generated puzzles ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("k", "rules", "least", "most", "kind", "keep"),
+    [
+        (1, Rules.CONSECUTIVE, 1, 1, Kind.MIXED, None),
+        (2, Rules.CONSECUTIVE, 1, 1, Kind.MIXED, None),
+        (2, Rules.ODDSUM, 3, 6, Kind.LEAN, None),
+        (2, Rules.CONSECUTIVE, 20, 40, Kind.CLASSIC, None),
+        # K=3 with a floor of infos, which keeps counting quick
+        (3, Rules.CONSECUTIVE, 1, 1, Kind.MIXED, 0.3),
+        (3, Rules.ODDSUM, 2, 8, Kind.LEAN, 0.5),
+    ],
+)
+def test_counts_are_in_the_requested_range(
+    k: int, rules: Rules, least: int, most: int, kind: Kind, keep: float | None
+) -> None:
+    for seed in range(2):
+        made = generate(k, rules, random.Random(seed), (least, most), kind, keep=keep)
+        solutions = all_solutions(made.puzzle, rules)
+        assert len(solutions) == made.solutions
+        assert least <= made.solutions <= most
+        assert made.grid in solutions
+        if kind is Kind.CLASSIC:
+            assert all(isinstance(p.info, int) for p in inner_infos(made.puzzle))
+
+
+def test_the_floor_keeps_infos() -> None:
+    grid_infos = len(true_infos(random_grid(3, random.Random(0)), Rules.CONSECUTIVE))
+    made = generate(3, Rules.CONSECUTIVE, random.Random(0), (1, 1), keep=0.5, edges=0)
+    assert made.info_count == math.ceil(grid_infos / 2)
+
+
+@pytest.mark.parametrize(("k", "keep"), [(1, None), (2, None), (3, 0.4)])
+def test_contradictory_puzzles_have_no_solution(k: int, keep: float | None) -> None:
+    for seed in range(3):
+        made = generate(k, Rules.CONSECUTIVE, random.Random(seed), (0, 0), keep=keep)
+        assert made.solutions == 0
+        assert all_solutions(made.puzzle, Rules.CONSECUTIVE) == []
+        # one info too many: the grid it was made from breaks exactly one
+        broken = validate(made.puzzle, [list(r) for r in made.grid], Rules.CONSECUTIVE)
+        assert len(broken) == 1
+
+
+def test_both_engines_confirm_the_counts() -> None:
+    rules = Rules.CONSECUTIVE
+    made = [
+        generate(2, rules, random.Random(11), (1, 1)),
+        generate(2, rules, random.Random(12), (3, 9)),
+        generate(2, rules, random.Random(13), (0, 0)),
+        generate(3, rules, random.Random(14), (1, 1), keep=0.4),
+        generate(3, rules, random.Random(15), (0, 0), keep=0.4),
+    ]
+    assert [m.solutions for m in made] == [1, made[1].solutions, 0, 1, 0]
+    for name in ("prolog", "python"):
+        engine = make_engine(name)
+        try:
+            for m in made:
+                result = engine.solve(m.puzzle, rules, 60)
+                assert result.status is Status.OK, result.message
+                assert len(result.distinct) == len(result.solutions) == m.solutions, name
+        finally:
+            engine.close()
+
+
+def test_edge_infos_are_sprinkled_in_and_ignored() -> None:
+    rules = Rules.CONSECUTIVE
+    made = generate(2, rules, random.Random(4), (1, 1), edges=3)
+    assert edge_count(made.puzzle) >= 3
+    inner = build_puzzle(2, inner_infos(made.puzzle))
+    assert all_solutions(inner, rules) == all_solutions(made.puzzle, rules)
+    by_default = [generate(2, rules, random.Random(s), (1, 1)) for s in range(10)]
+    assert any(edge_count(m.puzzle) for m in by_default)
+
+
+def test_same_seed_same_puzzle() -> None:
+    def make(seed: int) -> Generated:
+        return generate(3, Rules.CONSECUTIVE, random.Random(seed), (1, 4), keep=0.4)
+
+    assert make(21) == make(21)
+    assert make(21).puzzle != make(22).puzzle
+
+
+def test_impossible_requests_are_refused() -> None:
+    with pytest.raises(GenerationError, match="at most 1 solutions"):
+        generate(1, Rules.CONSECUTIVE, random.Random(0), (2, 3))
+    with pytest.raises(GenerationError, match="K must be"):
+        generate(7, Rules.CONSECUTIVE, random.Random(0), (1, 1))
+    with pytest.raises(GenerationError, match="after 2 attempts"):
+        generate(2, Rules.CONSECUTIVE, random.Random(0), (287, 287), attempts=2)
+
+
+# --- the command ------------------------------------------------------------------
+
+
+def plpuzzle(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "plpuzzle", "sudoku", "generate", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_command_writes_confirmed_pairs_repeatably(tmp_path: Path) -> None:
+    args = ("--k", "2", "--count", "2", "--solutions", "2..5", "--seed", "9")
+    run = plpuzzle(*args, "--out", tmp_path / "a")
+    assert run.returncode == 0, run.stderr
+    again = plpuzzle(*args, "--out", tmp_path / "b")
+    other = plpuzzle(*args[:-1], "10", "--out", tmp_path / "c")
+    assert (again.returncode, other.returncode) == (0, 0)
+    made = files(tmp_path / "a")
+    assert sorted(made) == [f"test00{i}{s}.txt" for i in (1, 2) for s in "ds"]
+    assert files(tmp_path / "b") == made
+    assert files(tmp_path / "c") != made
+    for i in (1, 2):
+        puzzle = load_puzzle(tmp_path / "a" / f"test00{i}d.txt")
+        expected = load_solutions(tmp_path / "a" / f"test00{i}s.txt")
+        assert sorted(all_solutions(puzzle, Rules.CONSECUTIVE)) == expected
+        assert 2 <= len(expected) <= 5
+        assert f"test00{i}d.txt  K=2" in run.stdout
+    assert "2 of 2 puzzles confirmed" in run.stdout
+
+
+def test_command_numbers_on_and_makes_contradictions(tmp_path: Path) -> None:
+    (tmp_path / "test007d.txt").write_text("1\n-\n")
+    run = plpuzzle("--k", "2", "--solutions", "0..0", "--seed", "1", "--out", tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "test008s.txt").read_text() == "[].\n"
+    puzzle = load_puzzle(tmp_path / "test008d.txt")
+    assert all_solutions(puzzle, Rules.CONSECUTIVE) == []
+    assert re.search(r"test008d\.txt +K=2 +0 solution", run.stdout)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--k", "0"), "--k 0: the generator makes puzzles for K in 1..6"),
+        (("--k", "7"), "--k 7"),
+        (("--k", "2", "--solutions", "1-3"), "expected MIN..MAX"),
+        (("--k", "2", "--solutions", "4..2"), "MIN is greater than MAX"),
+        (("--k", "1", "--solutions", "2..2"), "at most 1 solutions"),
+        (("--k", "2", "--start", "5"), "test005s.txt exists; use --force"),
+        (("--k", "2", "--keep", "1.5"), "--keep"),
+    ],
+)
+def test_command_errors(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
+    (tmp_path / "test005s.txt").write_text("[].\n")
+    run = plpuzzle(*args, "--out", tmp_path)
+    assert run.returncode == 2
+    assert message in run.stderr
+    assert "Traceback" not in run.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["test005s.txt"]
+
+
+def test_command_overwrites_with_force(tmp_path: Path) -> None:
+    (tmp_path / "test001s.txt").write_text("stale\n")
+    (tmp_path / "test002s.txt").write_text("stale\n")
+    run = plpuzzle("--k", "1", "--start", "1", "--seed", "3", "--force", "--out", tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "test001s.txt").read_text() == "[[[1]]].\n"
+    # Unconfirmed (here: no engine can finish in time): no solutions file,
+    # not even the stale one, and exit code 1.
+    args = ("--k", "2", "--start", "2", "--force", "--time-limit", "0.001", "--out", tmp_path)
+    run = plpuzzle(*args)
+    assert run.returncode == 1
+    assert "NOT CONFIRMED" in run.stdout
+    assert "did not finish within the time limit" in run.stdout
+    assert (tmp_path / "test002d.txt").is_file()
+    assert not (tmp_path / "test002s.txt").exists()
