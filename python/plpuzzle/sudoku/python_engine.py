@@ -115,19 +115,22 @@ def to_grid(doms: list[int], n: int) -> Grid:
 
 
 def split_parity(
-    board: Board, doms: list[int], places: list[int], favourite: int
+    board: Board, doms: list[int], places: list[int], favourite: Branches | None
 ) -> Branches | None:
     """Split a cell whose parity is open into its even and odd values:
     look_ahead's favourite if it is such a cell, else the one with the
     fewest candidates. None once every parity is decided."""
     odd = board.values & ODD_VALUES
-    if favourite >= 0 and doms[favourite] & odd not in (0, doms[favourite]):
-        cell = favourite
-    else:
-        open_cells = [c for c in board.cells if doms[c] & odd not in (0, doms[c])]
-        if not open_cells:
-            return None
-        cell = min(open_cells, key=lambda c: doms[c].bit_count())
+    if (
+        favourite is not None
+        and favourite[0][0] == favourite[1][0]
+        and (favourite[0][1] & odd) != (favourite[1][1] & odd)
+    ):
+        return favourite
+    open_cells = [c for c in board.cells if doms[c] & odd not in (0, doms[c])]
+    if not open_cells:
+        return None
+    cell = min(open_cells, key=lambda c: doms[c].bit_count())
     d = doms[cell]
     return [(cell, d & ~odd), (cell, d & odd)]
 

@@ -51,9 +51,9 @@ Event = tuple[int, int]
 Branches = list[tuple[int, int]]
 """The children of a node: in each, narrow a cell to the given values."""
 
-Split = Callable[["Board", list[int], list[int], int], Branches | None]
+Split = Callable[["Board", list[int], list[int], Branches | None], Branches | None]
 """Where to branch, given the board, the state and look_ahead's favourite
-two-candidate cell (-1 if none); None means the node is a leaf."""
+either-or (None if none); a None result means the node is a leaf."""
 
 
 @dataclass(frozen=True)
@@ -69,9 +69,6 @@ class Board:
     peers: tuple[int, ...]  # per cell of the grid: the other active cells of its units
     links: tuple[tuple[int, ...], ...]  # per cell of the grid: its linked active cells
     support: Support
-    line_boxes: tuple[tuple[tuple[int, tuple[tuple[int, int], ...]], ...], ...]
-    """For rows, then columns: per line, its active cells, and each box it
-    crosses with the active cells they share."""
 
 
 def make_board(
@@ -103,16 +100,6 @@ def make_board(
         tuple(peers),
         tuple(links) if links else ((),) * (n * n),
         support,
-        tuple(
-            tuple(
-                (
-                    unit_places[u],
-                    tuple((b, segment & active) for b, segment in line if segment & active),
-                )
-                for u, line in lines
-            )
-            for lines in grid.line_boxes
-        ),
     )
 
 
@@ -122,9 +109,6 @@ class GridGeometry:
 
     units: tuple[int, ...]  # bit masks of cells: rows, then columns, then boxes
     units_of: tuple[tuple[int, int, int], ...]  # per cell: its row, column and box
-    line_boxes: tuple[tuple[tuple[int, tuple[tuple[int, int], ...]], ...], ...]
-    """For rows, then columns: per line, its unit and the boxes it crosses
-    with the cells they share."""
 
 
 @cache
@@ -136,18 +120,7 @@ def grid_geometry(k: int) -> GridGeometry:
     for cell, cell_units in enumerate(units_of):
         for u in cell_units:
             units[u] |= 1 << cell
-    boxes = units[2 * n :]
-    line_boxes = tuple(
-        tuple(
-            (
-                line,
-                tuple((b, units[line] & box) for b, box in enumerate(boxes) if units[line] & box),
-            )
-            for line in lines
-        )
-        for lines in (range(n), range(n, 2 * n))
-    )
-    return GridGeometry(tuple(units), units_of, line_boxes)
+    return GridGeometry(tuple(units), units_of)
 
 
 # --- the state and its events ---------------------------------------------------
@@ -312,34 +285,7 @@ def match_value(
                     if not remove_value(doms, places, r * n + c, bit, events):
                         return False
             return True
-    if CONFINE:
-        return confine(board, doms, places, v, events)
-    for crossing in board.line_boxes:
-        lines, domains = [], []
-        for line, (line_places, segments) in enumerate(crossing):
-            here = can & line_places
-            if here & (here - 1):  # not yet placed on this line
-                boxes = 0
-                for b, segment in segments:
-                    if here & segment:
-                        boxes |= 1 << b
-                lines.append(line)
-                domains.append(boxes)
-        if not lines:
-            continue
-        pruned = hall_prune(domains)
-        if pruned is None:
-            return False
-        if pruned is not domains:
-            for line, old, new in zip(lines, domains, pruned, strict=True):
-                gone = old & ~new
-                for b, segment in crossing[line][1]:
-                    if gone >> b & 1:
-                        for cell in bits_of(can & segment):
-                            if not remove_value(doms, places, cell, bit, events):
-                                return False
-            return True
-    return True
+    return confine(board, doms, places, v, events)
 
 
 def confine(board: Board, doms: list[int], places: list[int], v: int, events: list[Event]) -> bool:
@@ -403,37 +349,58 @@ def bits_of(mask: int) -> list[int]:
 # --- failed literals and search ----------------------------------------------------
 
 
-def look_ahead(board: Board, doms: list[int], places: list[int]) -> tuple[bool, int]:
-    """Try both values of every two-candidate cell with singles alone.
+def look_ahead(board: Board, doms: list[int], places: list[int]) -> tuple[bool, Branches | None]:
+    """Try both sides of every two-way choice with singles alone.
 
-    A value whose trial fails is removed (and the node re-tightened); this
+    A literal whose trial fails is removed (and the node re-tightened); this
     repeats until a whole pass removes nothing. Returns whether the node
-    survives, and the cell whose two trials removed most candidates
-    (largest product), or -1 if no cell has two candidates.
+    survives, and the two-way choice whose two trials removed most
+    candidates (largest product), or None if there is none.
     """
     while True:
-        best, best_score, removed = -1, 0, False
-        for cell in board.cells:
-            d = doms[cell]
-            if d.bit_count() != 2:
-                continue
-            low = d & -d
+        best: Branches | None = None
+        best_score, removed = 0, False
+        reached: dict[tuple[int, int], int] = {}
+        for choice in two_way_choices(board, doms, places):
             score = 1
-            for value in (low, d ^ low):
-                reach = trial(board, doms, places, cell, value)
+            for cell, value in choice:
+                reach = reached.get((cell, value))
+                if reach is None:
+                    reach = reached[cell, value] = trial(board, doms, places, cell, value)
                 if not reach:
                     events: list[Event] = []
-                    drop(doms, places, cell, d ^ value, events)
+                    drop(doms, places, cell, doms[cell] & ~value, events)
                     if not tighten(board, doms, places, events):
-                        return False, -1
+                        return False, None
                     removed = True
                     break
                 score *= reach
             else:
                 if score > best_score:
-                    best, best_score = cell, score
+                    best, best_score = choice, score
+            if removed:
+                break
         if not removed:
             return True, best
+
+
+def two_way_choices(board: Board, doms: list[int], places: list[int]) -> Iterator[Branches]:
+    """Every either-or of the node: a cell with two candidates, and a value
+    with two places left in a unit (trying both places of a value finds
+    contradictions that cell trials miss, on consecutive puzzles above all).
+    """
+    for cell in board.cells:
+        d = doms[cell]
+        if d.bit_count() == 2:
+            low = d & -d
+            yield [(cell, low), (cell, d ^ low)]
+    values = bits_of(board.values)
+    for unit in board.unit_places:
+        for v in values:
+            can = places[v] & unit
+            if can.bit_count() == 2:
+                low = can & -can
+                yield [(low.bit_length() - 1, 1 << v), ((can ^ low).bit_length() - 1, 1 << v)]
 
 
 def trial(board: Board, doms: list[int], places: list[int], cell: int, value: int) -> int:
@@ -497,14 +464,12 @@ def search(board: Board, domains: list[int], split: Split) -> Iterator[list[int]
 
 
 def split_values(
-    board: Board, doms: list[int], places: list[int], favourite: int
+    board: Board, doms: list[int], places: list[int], favourite: Branches | None
 ) -> Branches | None:
     """Branch on look_ahead's favourite cell; failing that, on whichever
     cell or (unit, value) has the fewest choices. None when all is decided."""
-    if favourite >= 0:
-        d = doms[favourite]
-        low = d & -d
-        return [(favourite, low), (favourite, d ^ low)]
+    if favourite is not None:
+        return favourite
     best: Branches | None = None
     size = board.n + 1
     for cell in board.cells:
@@ -521,6 +486,3 @@ def split_values(
                 size = can.bit_count()
                 best = [(cell, 1 << v) for cell in bits_of(can)]
     return best
-
-
-CONFINE = True
