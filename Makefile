@@ -8,7 +8,6 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 EXAMPLE := puzzles/sudoku/consecutive/test001d.txt
-BENCH_STAMP := $(VENV)/.installed-bench
 
 # `make bench` settings; override on the command line: make bench JOBS=1 ONLY='test0??'
 SUITE ?= ../shared/bme-2013-oddsum/tests
@@ -82,13 +81,9 @@ test: setup test-deps
 	$(BIN)/ruff format --check python tests
 	$(BIN)/python -m pytest
 
-$(BENCH_STAMP): $(STAMP) pyproject.toml
-	$(BIN)/python -m pip install --quiet -e '.[bench]'
-	@touch $@
-
 # The outputs (bench/results.csv, bench/REPORT.md, bench/times-by-k.png) are
 # deliverables, meant to be committed.
-bench: setup $(BENCH_STAMP)
+bench: setup
 	$(BIN)/plpuzzle sudoku bench --suite '$(SUITE)' --consecutive '$(CONSECUTIVE)' --jobs $(JOBS) --time-limit $(TIME_LIMIT) \
 	  $(if $(ONLY),--only '$(ONLY)')
 

@@ -11,6 +11,7 @@ import click
 
 from plpuzzle import __version__
 from plpuzzle.clitools import SetupError
+from plpuzzle.flag.cli import flag
 from plpuzzle.sudoku.cli import sudoku
 from plpuzzle.worker import EngineUnavailable
 
@@ -45,3 +46,4 @@ def main() -> None:
 
 
 main.add_command(sudoku)
+main.add_command(flag)

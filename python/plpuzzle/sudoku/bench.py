@@ -1121,11 +1121,6 @@ def default_suite() -> Path:
     return Path(shared) / "bme-2013-oddsum" / "tests"
 
 
-def plotting_available() -> bool:
-    """Whether matplotlib is installed (the `bench` extra)."""
-    return importlib.util.find_spec("matplotlib") is not None
-
-
 def write_outputs(run: BenchRun) -> list[Path]:
     """results.csv, the plot and REPORT.md in the output folder."""
     out = run.settings.out_dir

@@ -753,11 +753,8 @@ def bench(
     Exit code 0 when no engine gave a wrong answer or failed (timeouts are
     results), 1 otherwise, 2 for bad usage, 3 without matplotlib.
     """
-    from plpuzzle.clitools import SetupError
     from plpuzzle.sudoku import bench as bm
 
-    if not bm.plotting_available():
-        raise SetupError("the benchmark's plot needs matplotlib: pip install 'plpuzzle[bench]'")
     suite = suite or bm.default_suite()
     if not suite.is_dir():
         raise InputError(

@@ -1,0 +1,46 @@
+"""What one engine run on one sequence produced, in engine-neutral terms.
+
+Kept apart from engines.py so that both engines (prolog_bridge.py and
+engines.py) can build results without importing each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from plpuzzle.worker import WorkerError, WorkerTimeout
+
+
+class Status(StrEnum):
+    """How a run ended; only OK runs carry an answer."""
+
+    OK = "ok"
+    TIMEOUT = "timeout"
+    ERROR = "error"  # the engine raised, or answered something malformed
+    CRASHED = "crashed"  # the worker died
+
+
+@dataclass
+class FlagResult:
+    """One engine's answer for one sequence (None where there is none)."""
+
+    engine: str
+    status: Status
+    arrangement: str | None = None
+    min_swaps: int | None = None
+    dijkstra_swaps: int | None = None
+    cpu_seconds: float = 0.0
+    wall_seconds: float = 0.0
+    message: str = ""
+
+    def answer(self) -> tuple[str | None, int | None, int | None]:
+        """What two engines must agree on."""
+        return self.arrangement, self.min_swaps, self.dijkstra_swaps
+
+
+def unfinished(engine: str, error: WorkerError, wall_seconds: float) -> FlagResult:
+    """The result of a run whose worker was killed or died."""
+    status = Status.TIMEOUT if isinstance(error, WorkerTimeout) else Status.CRASHED
+    message = f"{error}\n{error.stderr_tail}".strip()
+    return FlagResult(engine, status, wall_seconds=wall_seconds, message=message)

@@ -1,0 +1,1 @@
+"""The knight's tour: a Prolog solver, a Python reference, a validator."""
