@@ -3,11 +3,29 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+BUNDLED = REPO_ROOT / "puzzles" / "sudoku" / "consecutive"
+
+#: The hand-made part of the bundled consecutive suite; the generated part
+#: (test011 on) is checked as a whole by a few tests only, as it is slower.
+HAND_MADE = tuple(f"test{i:03d}" for i in range(1, 11))
+
+
+@pytest.fixture
+def hand_made_suite(tmp_path: Path) -> Path:
+    """A copy of the hand-made bundled puzzles, in tmp_path/tests, that a
+    test may change."""
+    folder = tmp_path / "tests"
+    folder.mkdir()
+    for name in HAND_MADE:
+        for kind in "ds":
+            shutil.copy(BUNDLED / f"{name}{kind}.txt", folder)
+    return folder
 
 
 @pytest.fixture(scope="session")

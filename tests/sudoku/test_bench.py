@@ -16,7 +16,6 @@ from plpuzzle.sudoku.suite import Verdict
 from plpuzzle.worker import Worker
 
 REPO = Path(__file__).resolve().parents[2]
-BUNDLED = REPO / "puzzles" / "sudoku" / "consecutive"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 REFERENCE_CSV = """test,K,solutions,prolog_seconds,prolog_verdict,erlang_seconds,erlang_verdict

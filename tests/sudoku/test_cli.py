@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -173,14 +172,8 @@ KSUDOKU_LINE = re.compile(
 )
 
 
-def suite_copy(tmp_path: Path) -> Path:
-    folder = tmp_path / "tests"
-    shutil.copytree(BUNDLED, folder)
-    return folder
-
-
-def test_suite_run_in_the_harness_format(tmp_path: Path) -> None:
-    folder = suite_copy(tmp_path)
+def test_suite_run_in_the_harness_format(tmp_path: Path, hand_made_suite: Path) -> None:
+    folder = hand_made_suite
     (folder / "test005s.txt").unlink()
     (folder / "test006s.txt").write_text("[].\n")
     run = plpuzzle("sudoku", "test", "tests", "--format", "ksudoku", "--out", "out", cwd=tmp_path)
@@ -196,8 +189,7 @@ def test_suite_run_in_the_harness_format(tmp_path: Path) -> None:
     assert (tmp_path / "out" / "test001t.txt").read_text() == EXAMPLE_BYTES
 
 
-def test_suite_timeout_line(tmp_path: Path) -> None:
-    suite_copy(tmp_path)
+def test_suite_timeout_line(tmp_path: Path, hand_made_suite: Path) -> None:
     run = plpuzzle(
         "sudoku", "test", "tests", "--format", "ksudoku", "--only", "test001",
         "--solver", SOLVERS / "loops.pl", "--time-limit", "1", cwd=tmp_path,
@@ -206,8 +198,8 @@ def test_suite_timeout_line(tmp_path: Path) -> None:
     assert run.stdout == "Feladvány: tests/test001d.txt, túllépte az időkorlátot (1 s)\n"
 
 
-def test_suite_table_summary_and_exit_0() -> None:
-    run = plpuzzle("sudoku", "test", BUNDLED, "--out", Path(tempfile.mkdtemp()) / "o")
+def test_suite_table_summary_and_exit_0(hand_made_suite: Path) -> None:
+    run = plpuzzle("sudoku", "test", hand_made_suite, "--out", Path(tempfile.mkdtemp()) / "o")
     assert run.returncode == 0, run.stdout + run.stderr
     assert "10 tests: 10 correct" in run.stdout
     assert "slowest:" in run.stdout
@@ -225,8 +217,8 @@ def test_suite_json_report(tmp_path: Path) -> None:
     assert report["tests"][3]["solutions"] == 5
 
 
-def test_suite_junit_report(tmp_path: Path) -> None:
-    run = plpuzzle("sudoku", "test", BUNDLED, "--format", "junit", "--out", tmp_path / "o",
+def test_suite_junit_report(tmp_path: Path, hand_made_suite: Path) -> None:
+    run = plpuzzle("sudoku", "test", hand_made_suite, "--format", "junit", "--out", tmp_path / "o",
                    "--solver", SOLVERS / "misses.pl")  # fmt: skip
     assert run.returncode == 1
     root = ElementTree.fromstring(run.stdout)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,6 @@ from plpuzzle.sudoku.suite import CaseResult, Verdict, discover, natural_key
 from plpuzzle.sudoku.textformat import format_solutions, load_puzzle, load_solutions
 
 REPO = Path(__file__).resolve().parents[2]
-BUNDLED = REPO / "puzzles" / "sudoku" / "consecutive"
 SOLVERS = REPO / "tests" / "fixtures" / "solvers"
 
 
@@ -35,11 +33,9 @@ def live_children() -> list[int]:
 
 
 @pytest.fixture
-def suite(tmp_path: Path) -> Path:
-    """A copy of the bundled suite that a test may change."""
-    folder = tmp_path / "tests"
-    shutil.copytree(BUNDLED, folder)
-    return folder
+def suite(hand_made_suite: Path) -> Path:
+    """A copy of the hand-made bundled puzzles that a test may change."""
+    return hand_made_suite
 
 
 def run(folder: Path, out: Path | None = None, **settings: object) -> dict[str, CaseResult]:
