@@ -189,9 +189,9 @@ def caught(mutant: Engine, reference: Engine, case: tuple[Puzzle, Rules]) -> boo
 @pytest.mark.parametrize(
     ("mutant", "fault", "sign"),
     [
-        ("ignores_w.pl", "gives", lambda p: "w" in infos_of(p)),
-        ("ignores_boxes.pl", "gives", lambda p: p.k >= 2),
-        ("returns_duplicates.pl", "duplicate", lambda p: True),
+        pytest.param("ignores_w.pl", "gives", lambda p: "w" in infos_of(p), id="ignores_w"),
+        pytest.param("ignores_boxes.pl", "gives", lambda p: p.k >= 2, id="ignores_boxes"),
+        pytest.param("returns_duplicates.pl", "duplicate", lambda p: True, id="duplicates"),
     ],
 )
 def test_each_wrong_solver_is_caught_on_a_shrunk_puzzle(
