@@ -12,6 +12,7 @@ import click
 from plpuzzle import __version__
 from plpuzzle.clitools import SetupError
 from plpuzzle.flag.cli import flag
+from plpuzzle.knight.cli import knight
 from plpuzzle.sudoku.cli import sudoku
 from plpuzzle.worker import EngineUnavailable
 
@@ -47,3 +48,4 @@ def main() -> None:
 
 main.add_command(sudoku)
 main.add_command(flag)
+main.add_command(knight)

@@ -1,0 +1,39 @@
+"""The knight's-tour engines by name, and what is built from their answers.
+
+Both run their search in a worker process, so a time limit can stop them
+anywhere. The Prolog bridge is imported only when asked for, so the
+Python engine works on a machine without SWI-Prolog.
+"""
+
+from __future__ import annotations
+
+from plpuzzle.knight.model import Board
+from plpuzzle.knight.python_engine import PythonKnightEngine
+from plpuzzle.knight.results import KnightEngine, TourResult
+from plpuzzle.worker import Worker
+
+ENGINES = ("prolog", "python")
+
+
+def make_engine(name: str, show_stderr: bool = False) -> KnightEngine:
+    """A fresh engine with its own worker; close() it when done."""
+    worker = Worker(show_stderr=show_stderr)
+    if name == "prolog":
+        from plpuzzle.knight.prolog_bridge import PrologKnightEngine
+
+        return PrologKnightEngine(worker=worker)
+    if name == "python":
+        return PythonKnightEngine(worker)
+    raise ValueError(f"unknown engine {name!r}; choose from {', '.join(ENGINES)}")
+
+
+def survey(engine: KnightEngine, board: Board, time_limit: float) -> list[list[TourResult]]:
+    """An open tour from every start square, rows as printed (top first).
+
+    Each result's `moves` is what the seed's experiment charted: how many
+    moves the search made before its first tour from that square.
+    """
+    return [
+        [engine.tour(board, (x, y), False, time_limit) for x in range(board.width)]
+        for y in range(board.height)
+    ]
