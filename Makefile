@@ -16,13 +16,15 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 TIME_LIMIT ?= 120
 ONLY ?=
 
-.PHONY: help setup swipl test-deps run test lint bench clean
+.PHONY: help setup swipl test-deps run test lint bench bench-knight clean
 
 help:
-	@echo "make run    solve the bundled puzzles with both engines and cross-check them"
+	@echo "make run    solve the bundled puzzles with both engines and cross-check them;"
+	@echo "            then a knight's tour and a Dutch flag"
 	@echo "make test   run the test suite (ruff + pytest)"
 	@echo "make bench  time both engines on the official suite beside the course's reference"
 	@echo "            solvers; writes bench/ (override SUITE=, CONSECUTIVE=, JOBS=, TIME_LIMIT=, ONLY=)"
+	@echo "make bench-knight  time both knight's-tour engines; writes bench/KNIGHT.md"
 	@echo "make setup  only install: SWI-Prolog, .venv and the package"
 	@echo "make clean  remove .venv and generated files"
 
@@ -75,6 +77,12 @@ run: setup
 	@$(BIN)/plpuzzle sudoku check puzzles/sudoku/consecutive/test*d.txt
 	@echo "== The bundled suite through the test runner (printed solutions go to tests_out/):"
 	@$(BIN)/plpuzzle sudoku test puzzles/sudoku/consecutive --engine both
+	@echo "== The other puzzles: a knight's tour of 8x8 from a1 (Prolog engine, validated):"
+	@$(BIN)/plpuzzle knight tour --size 8 --start a1 --format ascii --stats
+	@echo "== Both engines count the open tours of 5x5 from a corner:"
+	@$(BIN)/plpuzzle knight count --size 5
+	@echo "== The Dutch national flag, both engines:"
+	@$(BIN)/plpuzzle flag RWBWRRB
 
 test: setup test-deps
 	$(BIN)/ruff check python tests
@@ -86,6 +94,11 @@ test: setup test-deps
 bench: setup
 	$(BIN)/plpuzzle sudoku bench --suite '$(SUITE)' --consecutive '$(CONSECUTIVE)' --jobs $(JOBS) --time-limit $(TIME_LIMIT) \
 	  $(if $(ONLY),--only '$(ONLY)')
+
+# Tours on 100x100 and 1000x1000, sweeps over board sizes, counts on 5x5.
+bench-knight: setup
+	@mkdir -p bench
+	$(BIN)/python -m plpuzzle.knight.bench bench/KNIGHT.md
 
 lint: setup
 	$(BIN)/ruff check python tests
