@@ -17,18 +17,21 @@ the Prolog engine; the validator is not timed. Run it on a quiet machine.
 
 from __future__ import annotations
 
-import platform
 import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from rich.console import Console
+from rich.progress import Progress, TextColumn, TimeElapsedColumn
+
 from plpuzzle.knight.model import Board, Square, Tour
 from plpuzzle.knight.prolog_bridge import PrologKnightEngine
 from plpuzzle.knight.python_engine import count_tours, find_tour
 from plpuzzle.knight.results import Status
 from plpuzzle.knight.validator import check_tour
+from plpuzzle.machine import machine_markdown
 
 CORNER = (0, 0)
 #: Per search, for the Prolog engine (which runs in a killable worker).
@@ -203,8 +206,9 @@ def markdown(rows: list[Row]) -> str:
     lines = [
         "# Knight's tour: both engines",
         "",
-        f"Python {platform.python_version()} on {platform.machine()} "
-        f"({platform.processor() or platform.system()}); CPU seconds of one process.",
+        *machine_markdown(),
+        "",
+        "CPU seconds of the search alone (Prolog: as Prolog reports them, through pyswip).",
         "",
         "| engine | task | result | CPU s | ok | note |",
         "|---|---|---|---:|---|---|",
@@ -219,8 +223,13 @@ def markdown(rows: list[Row]) -> str:
 
 def main(argv: list[str]) -> int:
     out = Path(argv[0]) if argv else None
-    rows = run_bench(on_board=lambda n: print(f"\r{n}x{n}   ", end="", file=sys.stderr, flush=True))
-    print(file=sys.stderr)
+    with Progress(
+        TextColumn("{task.description}"), TimeElapsedColumn(), console=Console(stderr=True)
+    ) as progress:
+        task = progress.add_task("knight bench")
+        rows = run_bench(
+            on_board=lambda n: progress.update(task, description=f"knight bench: {n}x{n}")
+        )
     text = markdown(rows)
     sys.stdout.write(text)
     if out is not None:

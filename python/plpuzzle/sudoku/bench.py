@@ -24,11 +24,8 @@ same findall timed in a plain `swipl` process and through pyswip, both warm.
 from __future__ import annotations
 
 import csv
-import importlib.metadata
-import importlib.util
 import io
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -38,9 +35,9 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
+from plpuzzle.machine import load_average, load_text, machine_info, machine_markdown
 from plpuzzle.prolog_engine import quote_atom
 from plpuzzle.sudoku.engines import Engine, make_engine
 from plpuzzle.sudoku.model import Puzzle, Rules
@@ -452,81 +449,6 @@ def measure_overhead(
             )
         )
     return table, ""
-
-
-# --- the machine -------------------------------------------------------------------
-
-
-def _first_line_with(path: str, prefix: str) -> str | None:
-    try:
-        for line in Path(path).read_text().splitlines():
-            if line.startswith(prefix):
-                return line.split(":", 1)[1].strip() if ":" in line else line
-    except OSError:
-        return None
-    return None
-
-
-def _os_name() -> str:
-    try:
-        for line in Path("/etc/os-release").read_text().splitlines():
-            if line.startswith("PRETTY_NAME="):
-                return line.split("=", 1)[1].strip().strip('"')
-    except OSError:
-        pass
-    return platform.platform()
-
-
-def _ram() -> str:
-    total = _first_line_with("/proc/meminfo", "MemTotal")
-    if not total:
-        return "unknown"
-    return f"{int(total.split()[0]) / 1024 / 1024:.1f} GiB"
-
-
-def _swipl_version() -> str:
-    swipl = shutil.which("swipl")
-    if swipl is None:
-        return "not found"
-    done = subprocess.run([swipl, "--version"], capture_output=True, text=True)
-    return done.stdout.strip() or "unknown"
-
-
-def _package_version(name: str) -> str:
-    try:
-        return importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        return "not installed"
-
-
-def _load() -> tuple[float, ...] | None:
-    """The 1, 5 and 15 minute load averages: others' work skews wall times."""
-    try:
-        return os.getloadavg()
-    except (AttributeError, OSError):
-        return None
-
-
-def _load_text(load: tuple[float, ...] | None) -> str:
-    return ", ".join(f"{x:.2f}" for x in load) if load else "unknown"
-
-
-def machine_info() -> list[tuple[str, str]]:
-    """What the numbers were measured on, as (label, value) lines."""
-    cores = os.cpu_count() or 1
-    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else cores
-    return [
-        ("CPU", _first_line_with("/proc/cpuinfo", "model name") or platform.processor() or "?"),
-        ("Cores", f"{cores} logical, {usable} usable by this process"),
-        ("RAM", _ram()),
-        ("OS", f"{_os_name()} (kernel {platform.release()})"),
-        ("Python", f"{platform.python_implementation()} {platform.python_version()}"),
-        ("SWI-Prolog", _swipl_version()),
-        ("pyswip", _package_version("pyswip")),
-        ("matplotlib", _package_version("matplotlib")),
-        ("Load average at start", _load_text(_load())),
-        ("Date", datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")),
-    ]
 
 
 # --- outputs: CSV, plot, report --------------------------------------------------
@@ -954,7 +876,7 @@ def _overhead_section(run: BenchRun) -> list[str]:
     load = run.overhead_load
     busy = bool(load and load[0] > cores)
     lines += ["", *_overhead_verdict(run.overhead, busy)]
-    lines.append(f"- Load average when measured: {_load_text(load)} ({cores} cores).")
+    lines.append(f"- Load average when measured: {load_text(load)} ({cores} cores).")
     if busy:
         lines.append(
             "- The machine was busy with other work (load above its core count): wall times, "
@@ -997,7 +919,7 @@ def render_report(run: BenchRun, plot_name: str) -> str:
         "",
         "## Machine",
         "",
-        *(f"- {label}: {value}" for label, value in run.machine),
+        *machine_markdown(run.machine),
         "",
         *_settings_section(run),
         "",
@@ -1083,7 +1005,7 @@ def run_bench(
         run.overhead_note = "skipped: the Prolog engine was not run"
     else:
         main_rows = [r for r in rows if r.suite == main.label]
-        run.overhead_load = _load()
+        run.overhead_load = load_average()
         run.overhead, run.overhead_note = measure_overhead(
             main_rows, main, cases.get(main.label, []), settings.time_limit
         )
