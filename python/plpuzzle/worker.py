@@ -16,6 +16,8 @@ Requests (one JSON object per line):
 
 Each reply carries `cpu`, the CPU seconds the work took in the worker, and
 `peak_rss_kb`, the worker's peak resident memory during the request.
+Engines build requests with call_request/prolog_request and send them with
+Worker.run, which turns a killed or dead worker into an Outcome too.
 """
 
 from __future__ import annotations
@@ -69,6 +71,63 @@ class WorkerTimeout(WorkerError):
 
 class WorkerCrashed(WorkerError):
     """The worker exited (or closed its pipe) in the middle of a request."""
+
+
+#: An Outcome's status when the worker passed its deadline and was killed.
+KILLED = "killed"
+#: An Outcome's status when the worker died in the middle of a request.
+DIED = "died"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one request ended, answered or not, for an engine to read.
+
+    `status` is the reply's own, or KILLED or DIED when no reply came; then
+    `cpu` is 0, `reply` empty and `message` the error with the worker's
+    last stderr, which is all the evidence there is.
+    """
+
+    status: str
+    cpu: float
+    wall: float
+    message: str
+    reply: dict[str, Any]
+
+    @property
+    def answers(self) -> list[tuple[bool, str]]:
+        """A Prolog request's answers (none when it gave none)."""
+        return self.reply.get("answers", [])
+
+    @property
+    def result(self) -> Any:
+        """A call request's result."""
+        return self.reply.get("result")
+
+
+def call_request(function: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """A request to call `function` ("plpuzzle.module:name") in the worker."""
+    return {"op": "call", "function": function, "kwargs": kwargs}
+
+
+def prolog_request(
+    solver: Path,
+    predicate: str,
+    goal: str,
+    template: str,
+    time_limit: float,
+    dialect: str = "swi",
+) -> dict[str, Any]:
+    """A request for every answer of `goal` from the Prolog file `solver`."""
+    return {
+        "op": "prolog",
+        "solver": str(solver),
+        "dialect": dialect,
+        "predicate": predicate,
+        "goal": goal,
+        "template": template,
+        "time_limit": time_limit,
+    }
 
 
 @dataclass(frozen=True)
@@ -172,6 +231,25 @@ class Worker:
         reply = json.loads(line)
         self.peak_rss_kb = reply.get("peak_rss_kb")
         return reply
+
+    def run(self, message: dict[str, Any], deadline_seconds: float) -> Outcome:
+        """Send one request and say how it ended, timed by the wall clock.
+
+        A killed or dead worker is an outcome, not an exception, since
+        every engine reports it as a result; a missing SWI-Prolog is not
+        the solver's fault, so it raises EngineUnavailable.
+        """
+        start = time.monotonic()
+        try:
+            reply = self.request(message, deadline_seconds)
+        except WorkerError as e:
+            status = KILLED if isinstance(e, WorkerTimeout) else DIED
+            text = f"{e}\n{e.stderr_tail}".strip()
+            return Outcome(status, 0.0, time.monotonic() - start, text, {})
+        wall = time.monotonic() - start
+        if reply["status"] == "unavailable":
+            raise EngineUnavailable(reply["message"])
+        return Outcome(reply["status"], reply["cpu"], wall, reply.get("message") or "", reply)
 
     def _read_line(self, proc: subprocess.Popen[bytes], deadline: float) -> bytes:
         assert proc.stdout

@@ -7,15 +7,14 @@ caller down with it.
 
 from __future__ import annotations
 
-import time
 from dataclasses import asdict
 from typing import Any, Protocol
 
 from plpuzzle.flag import python_engine
 from plpuzzle.flag.model import FlagSequence
 from plpuzzle.flag.prolog_bridge import PrologFlagEngine
-from plpuzzle.flag.results import FlagResult, Status, unfinished
-from plpuzzle.worker import Worker, WorkerError
+from plpuzzle.flag.results import UNFINISHED, FlagResult, Status
+from plpuzzle.worker import Worker, call_request
 
 ENGINES = ("prolog", "python")
 
@@ -45,34 +44,25 @@ class PythonFlagEngine:
         self.worker.close()
 
     def solve(self, sequence: FlagSequence, time_limit: float) -> FlagResult:
-        request = {
-            "op": "call",
-            "function": f"{__name__}:python_answer",
-            "kwargs": {"letters": sequence.letters},
-        }
-        start = time.monotonic()
-        try:
-            reply = self.worker.request(request, time_limit)
-        except WorkerError as e:
-            return unfinished(self.name, e, time.monotonic() - start)
-        wall = time.monotonic() - start
-        if reply["status"] != "ok":
+        request = call_request(f"{__name__}:python_answer", {"letters": sequence.letters})
+        run = self.worker.run(request, time_limit)
+        if run.status != "ok":
             return FlagResult(
                 self.name,
-                Status.ERROR,
-                cpu_seconds=reply["cpu"],
-                wall_seconds=wall,
-                message=reply["message"],
+                UNFINISHED.get(run.status, Status.ERROR),
+                cpu_seconds=run.cpu,
+                wall_seconds=run.wall,
+                message=run.message,
             )
-        answer = python_engine.Answer(**reply["result"])
+        answer = python_engine.Answer(**run.result)
         return FlagResult(
             self.name,
             Status.OK,
             answer.arrangement,
             answer.min_swaps,
             answer.dijkstra_swaps,
-            reply["cpu"],
-            wall,
+            run.cpu,
+            run.wall,
         )
 
 

@@ -8,13 +8,12 @@ convert term by term. pyswip is only ever imported by the worker.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 from plpuzzle.flag.model import FlagSequence
-from plpuzzle.flag.results import FlagResult, Status, unfinished
+from plpuzzle.flag.results import UNFINISHED, FlagResult, Status
 from plpuzzle.prolog_engine import prolog_file, quote_atom
-from plpuzzle.worker import GRACE_SECONDS, EngineUnavailable, Worker, WorkerError
+from plpuzzle.worker import GRACE_SECONDS, Worker, prolog_request
 
 PREDICATE = "solve_text/4"
 TEMPLATE = "[Arranged,MinSwaps,Dijkstra]"
@@ -68,34 +67,24 @@ class PrologFlagEngine:
 
     def solve(self, sequence: FlagSequence, time_limit: float) -> FlagResult:
         """Raises EngineUnavailable when SWI-Prolog cannot be loaded."""
-        request = {
-            "op": "prolog",
-            "solver": str(flag_program()),
-            "dialect": "swi",
-            "predicate": PREDICATE,
-            "goal": goal_text(sequence),
-            "template": TEMPLATE,
-            "time_limit": time_limit,
-        }
-        start = time.monotonic()
-        try:
-            reply = self.worker.request(request, time_limit + self.grace)
-        except WorkerError as e:
-            return unfinished(self.name, e, time.monotonic() - start)
-        wall = time.monotonic() - start
-        if reply["status"] == "unavailable":
-            raise EngineUnavailable(reply["message"])
-        cpu = reply["cpu"]
-        if reply["status"] != "ok":
-            status = Status.TIMEOUT if reply["status"] == "time_limit" else Status.ERROR
-            message = reply.get("message") or f"time limit of {time_limit:g} s reached"
+        goal = goal_text(sequence)
+        request = prolog_request(flag_program(), PREDICATE, goal, TEMPLATE, time_limit)
+        run = self.worker.run(request, time_limit + self.grace)
+        cpu, wall = run.cpu, run.wall
+        if run.status != "ok":
+            status = _FAILED.get(run.status, Status.ERROR)
+            message = run.message or f"time limit of {time_limit:g} s reached"
             return FlagResult(
                 self.name, status, cpu_seconds=cpu, wall_seconds=wall, message=message
             )
-        decoded = decode_answers(reply["answers"])
+        decoded = decode_answers(run.answers)
         if isinstance(decoded, str):
             return FlagResult(
                 self.name, Status.ERROR, cpu_seconds=cpu, wall_seconds=wall, message=decoded
             )
         arrangement, min_swaps, dijkstra = decoded
         return FlagResult(self.name, Status.OK, arrangement, min_swaps, dijkstra, cpu, wall)
+
+
+#: A failed run's status as ours; what is not listed is an ERROR.
+_FAILED = {"time_limit": Status.TIMEOUT, **UNFINISHED}

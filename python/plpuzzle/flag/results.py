@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from plpuzzle.worker import WorkerError, WorkerTimeout
+from plpuzzle.worker import DIED, KILLED
 
 
 class Status(StrEnum):
@@ -19,6 +19,10 @@ class Status(StrEnum):
     TIMEOUT = "timeout"
     ERROR = "error"  # the engine raised, or answered something malformed
     CRASHED = "crashed"  # the worker died
+
+
+#: Runs the worker did not answer, by the worker's Outcome status.
+UNFINISHED = {KILLED: Status.TIMEOUT, DIED: Status.CRASHED}
 
 
 @dataclass
@@ -37,10 +41,3 @@ class FlagResult:
     def answer(self) -> tuple[str | None, int | None, int | None]:
         """What two engines must agree on."""
         return self.arrangement, self.min_swaps, self.dijkstra_swaps
-
-
-def unfinished(engine: str, error: WorkerError, wall_seconds: float) -> FlagResult:
-    """The result of a run whose worker was killed or died."""
-    status = Status.TIMEOUT if isinstance(error, WorkerTimeout) else Status.CRASHED
-    message = f"{error}\n{error.stderr_tail}".strip()
-    return FlagResult(engine, status, wall_seconds=wall_seconds, message=message)

@@ -10,7 +10,6 @@ by the worker.
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 from plpuzzle.knight.model import Board, Square, Tour
 from plpuzzle.knight.results import CountResult, Status, TourResult
 from plpuzzle.prolog_engine import prolog_file
-from plpuzzle.worker import GRACE_SECONDS, EngineUnavailable, Worker, WorkerError, WorkerTimeout
+from plpuzzle.worker import GRACE_SECONDS, KILLED, Worker, prolog_request
 
 PROGRAM = "knight.pl"
 TOUR_TEMPLATE = "[Moves, Squares]"
@@ -133,32 +132,16 @@ class PrologKnightEngine:
 
     def _run(self, goal: str, predicate: str, template: str, time_limit: float) -> _Run:
         """Raises EngineUnavailable when SWI-Prolog cannot be loaded."""
-        request = {
-            "op": "prolog",
-            "solver": str(knight_program()),
-            "dialect": "swi",
-            "predicate": predicate,
-            "goal": goal,
-            "template": template,
-            "time_limit": time_limit,
-        }
-        began = time.monotonic()
-        try:
-            reply = self.worker.request(request, time_limit + self.grace)
-        except WorkerError as e:
-            status = Status.TIMEOUT if isinstance(e, WorkerTimeout) else Status.ERROR
-            message = f"{e}\n{e.stderr_tail}".strip()
-            return _Run(status, [], 0.0, time.monotonic() - began, message)
-        wall = time.monotonic() - began
-        if reply["status"] == "unavailable":
-            raise EngineUnavailable(reply["message"])
-        cpu = reply["cpu"]
-        if reply["status"] == "ok":
-            return _Run(None, reply["answers"], cpu, wall)
-        if reply["status"] == "time_limit":
+        request = prolog_request(knight_program(), predicate, goal, template, time_limit)
+        run = self.worker.run(request, time_limit + self.grace)
+        cpu, wall = run.cpu, run.wall
+        if run.status == "ok":
+            return _Run(None, run.answers, cpu, wall)
+        if run.status == "time_limit":
             return _Run(Status.TIMEOUT, [], cpu, wall, f"time limit of {time_limit:g} s reached")
-        message = reply.get("message") or f"the Prolog run ended with {reply['status']}"
-        return _Run(Status.ERROR, [], cpu, wall, message)
+        status = Status.TIMEOUT if run.status == KILLED else Status.ERROR
+        message = run.message or f"the Prolog run ended with {run.status}"
+        return _Run(status, [], cpu, wall, message)
 
     def tour(self, board: Board, start: Square, closed: bool, time_limit: float) -> TourResult:
         """One tour from `start`, or NO_TOUR once the search proved there is none.

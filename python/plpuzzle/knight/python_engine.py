@@ -34,14 +34,13 @@ from __future__ import annotations
 
 import itertools
 import random
-import time
 from collections.abc import Callable, Iterator
 from enum import StrEnum
 from typing import Any, NamedTuple
 
 from plpuzzle.knight.model import KNIGHT_MOVES, Board, BoardError, Square, Tour
 from plpuzzle.knight.results import CountResult, Status, TourResult
-from plpuzzle.worker import Worker, WorkerError, WorkerTimeout
+from plpuzzle.worker import KILLED, Worker, call_request
 
 PAD = 2  # a knight jumps at most two squares, so two rings of wall suffice
 
@@ -513,39 +512,27 @@ class PythonKnightEngine:
     def close(self) -> None:
         self.worker.close()
 
-    def _call(self, function: str, kwargs: dict[str, Any], time_limit: float) -> dict[str, Any]:
-        """The worker's reply, or a reply-shaped failure with status and message."""
-        request = {"op": "call", "function": f"{__name__}:{function}", "kwargs": kwargs}
-        began = time.monotonic()
-        try:
-            reply = self.worker.request(request, time_limit)
-        except WorkerError as e:
-            status = Status.TIMEOUT if isinstance(e, WorkerTimeout) else Status.ERROR
-            message = f"{e}\n{e.stderr_tail}".strip()
-            reply = {"status": status, "cpu": 0.0, "message": message}
-        reply["wall"] = time.monotonic() - began
-        return reply
-
     def tour(self, board: Board, start: Square, closed: bool, time_limit: float) -> TourResult:
         kwargs = {"width": board.width, "height": board.height, "start": list(start)}
-        reply = self._call("tour_request", {**kwargs, "closed": closed}, time_limit)
-        if reply["status"] != "ok":
+        request = call_request(f"{__name__}:tour_request", {**kwargs, "closed": closed})
+        run = self.worker.run(request, time_limit)
+        if run.status != "ok":
             return TourResult(
                 self.name,
-                _failure(reply["status"]),
-                cpu_seconds=reply["cpu"],
-                wall_seconds=reply["wall"],
-                message=reply.get("message", ""),
+                _failure(run.status),
+                cpu_seconds=run.cpu,
+                wall_seconds=run.wall,
+                message=run.message,
             )
-        found = reply["result"]
+        found = run.result
         tour = None if found["tour"] is None else [(x, y) for x, y in found["tour"]]
         return TourResult(
             self.name,
             Status.NO_TOUR if tour is None else Status.FOUND,
             tour,
             found["moves"],
-            reply["cpu"],
-            reply["wall"],
+            run.cpu,
+            run.wall,
         )
 
     def count(
@@ -557,18 +544,18 @@ class PythonKnightEngine:
             "start": None if start is None else list(start),
             "closed": closed,
         }
-        reply = self._call("count_request", kwargs, time_limit)
-        if reply["status"] != "ok":
+        run = self.worker.run(call_request(f"{__name__}:count_request", kwargs), time_limit)
+        if run.status != "ok":
             return CountResult(
                 self.name,
-                _failure(reply["status"]),
-                cpu_seconds=reply["cpu"],
-                wall_seconds=reply["wall"],
-                message=reply.get("message", ""),
+                _failure(run.status),
+                cpu_seconds=run.cpu,
+                wall_seconds=run.wall,
+                message=run.message,
             )
-        return CountResult(self.name, Status.FOUND, reply["result"], reply["cpu"], reply["wall"])
+        return CountResult(self.name, Status.FOUND, run.result, run.cpu, run.wall)
 
 
 def _failure(status: str) -> Status:
-    """A worker reply's status as ours: only a time-out is not an error."""
-    return Status.TIMEOUT if status == Status.TIMEOUT else Status.ERROR
+    """A worker outcome's status as ours: only a killed worker timed out."""
+    return Status.TIMEOUT if status == KILLED else Status.ERROR

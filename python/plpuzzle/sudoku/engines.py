@@ -8,7 +8,6 @@ down with it.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Protocol
 
@@ -16,9 +15,9 @@ from plpuzzle.prolog_engine import Dialect
 from plpuzzle.sudoku import python_engine
 from plpuzzle.sudoku.model import Puzzle, Rules, grid_from_lists
 from plpuzzle.sudoku.prolog_bridge import PrologSudokuEngine
-from plpuzzle.sudoku.results import SolveResult, Status, unfinished
+from plpuzzle.sudoku.results import UNFINISHED, SolveResult, Status
 from plpuzzle.sudoku.textformat import parse_puzzle, puzzle_to_text
-from plpuzzle.worker import Worker, WorkerError
+from plpuzzle.worker import Worker, call_request
 
 ENGINES = ("prolog", "python")
 
@@ -49,27 +48,18 @@ class PythonSudokuEngine:
         self.worker.close()
 
     def solve(self, puzzle: Puzzle, rules: Rules, time_limit: float) -> SolveResult:
-        request = {
-            "op": "call",
-            "function": f"{__name__}:python_solutions",
-            "kwargs": {"puzzle_text": puzzle_to_text(puzzle), "rules": rules.value},
-        }
-        start = time.monotonic()
-        try:
-            reply = self.worker.request(request, time_limit)
-        except WorkerError as e:
-            return unfinished(self.name, e, time.monotonic() - start)
-        wall = time.monotonic() - start
-        if reply["status"] != "ok":
+        kwargs = {"puzzle_text": puzzle_to_text(puzzle), "rules": rules.value}
+        run = self.worker.run(call_request(f"{__name__}:python_solutions", kwargs), time_limit)
+        if run.status != "ok":
             return SolveResult(
                 self.name,
-                Status.ERROR,
-                cpu_seconds=reply["cpu"],
-                wall_seconds=wall,
-                message=reply["message"],
+                UNFINISHED.get(run.status, Status.ERROR),
+                cpu_seconds=run.cpu,
+                wall_seconds=run.wall,
+                message=run.message,
             )
-        grids = [grid_from_lists(g) for g in reply["result"]]
-        return SolveResult(self.name, Status.OK, grids, [], reply["cpu"], wall)
+        grids = [grid_from_lists(g) for g in run.result]
+        return SolveResult(self.name, Status.OK, grids, [], run.cpu, run.wall)
 
 
 def make_engine(

@@ -8,19 +8,13 @@ answers non-ground or malformed grids gets those reported, not a crash.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 from plpuzzle.prolog_engine import Dialect, prolog_file
 from plpuzzle.sudoku.model import Grid, Puzzle, Rules, grid_from_lists
-from plpuzzle.sudoku.results import BadAnswer, SolveResult, Status, unfinished
+from plpuzzle.sudoku.results import UNFINISHED, BadAnswer, SolveResult, Status
 from plpuzzle.sudoku.textformat import grid_shape_problem
-from plpuzzle.worker import (
-    GRACE_SECONDS,
-    EngineUnavailable,
-    Worker,
-    WorkerError,
-)
+from plpuzzle.worker import GRACE_SECONDS, Worker, prolog_request
 
 OWN_SOLVER = "sudoku.pl"
 
@@ -95,26 +89,11 @@ class PrologSudokuEngine:
         that is the machine's fault, not the solver's.
         """
         goal, predicate = goal_text(puzzle, rules, self.own)
-        request = {
-            "op": "prolog",
-            "solver": str(self.solver),
-            "dialect": self.dialect,
-            "predicate": predicate,
-            "goal": goal,
-            "template": "Sol",
-            "time_limit": time_limit,
-        }
-        start = time.monotonic()
-        try:
-            reply = self.worker.request(request, time_limit + self.grace)
-        except WorkerError as e:
-            return unfinished(self.name, e, time.monotonic() - start)
-        wall = time.monotonic() - start
-        if reply["status"] == "unavailable":
-            raise EngineUnavailable(reply["message"])
-        status = _STATUS.get(reply["status"], Status.ERROR)
-        grids, bad = decode_answers(reply.get("answers", []), puzzle.n)
-        return SolveResult(self.name, status, grids, bad, reply["cpu"], wall, reply["message"])
+        request = prolog_request(self.solver, predicate, goal, "Sol", time_limit, self.dialect)
+        run = self.worker.run(request, time_limit + self.grace)
+        status = _STATUS.get(run.status, Status.ERROR)
+        grids, bad = decode_answers(run.answers, puzzle.n)
+        return SolveResult(self.name, status, grids, bad, run.cpu, run.wall, run.message)
 
 
 _STATUS = {
@@ -123,4 +102,5 @@ _STATUS = {
     "error": Status.ERROR,
     "load_error": Status.LOAD_ERROR,
     "halted": Status.CRASHED,
+    **UNFINISHED,
 }

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from plpuzzle.sudoku.model import Grid
-from plpuzzle.worker import WorkerError, WorkerTimeout
+from plpuzzle.worker import DIED, KILLED
 
 
 class Status(StrEnum):
@@ -18,6 +18,10 @@ class Status(StrEnum):
     ERROR = "error"  # the solver raised an exception
     LOAD_ERROR = "load_error"  # the solver file did not load or lacks sudoku/2
     CRASHED = "crashed"  # the worker died (halt/0, a signal, memory)
+
+
+#: Runs the worker did not answer, by the worker's Outcome status.
+UNFINISHED = {KILLED: Status.TIMEOUT, DIED: Status.CRASHED}
 
 
 @dataclass(frozen=True)
@@ -54,10 +58,3 @@ class SolveResult:
     def clean(self) -> bool:
         """Finished, every answer a grid, and none twice."""
         return self.status is Status.OK and not self.bad_answers and not self.duplicates
-
-
-def unfinished(engine: str, error: WorkerError, wall_seconds: float) -> SolveResult:
-    """The result of a run whose worker was killed or died."""
-    status = Status.TIMEOUT if isinstance(error, WorkerTimeout) else Status.CRASHED
-    message = f"{error}\n{error.stderr_tail}".strip()
-    return SolveResult(engine, status, wall_seconds=wall_seconds, message=message)
