@@ -712,24 +712,13 @@ clear_values(Gone, Units, Board, Doms, Places, Events0, Events) :-
 
 clear_positions([], _, _, _, _, Events, Events).
 clear_positions([U-P|Us], V, Board, Doms, Places, Events0, Events) :-
-    Board = board(_, _, UnitCellT, _, _, _, N),
+    Board = board(_, _, _, _, _, _, N),
     A is (U-1)*N + V,
     arg(A, Places, Old),
     Left is Old /\ \ (1 << P),
     setarg(A, Places, Left),
     Left =\= 0,
-    (   Left /\ (Left-1) =:= 0
-    ->  P1 is lsb(Left) + 1,
-        arg(U, UnitCellT, Cells),
-        arg(P1, Cells, J),
-        arg(J, Doms, DJ),
-        Bit is 1 << V,
-        (   DJ =:= Bit
-        ->  Events1 = Events0
-        ;   narrow(Board, Doms, Places, J, Bit, Events0, Events1)
-        )
-    ;   Events1 = Events0
-    ),
+    only_place(Left, U, V, Board, Doms, Places, Events0, Events1),
     clear_positions(Us, V, Board, Doms, Places, Events1, Events).
 
 %   settle(+Board, +Doms, +Places, +Events, +R0, -R, -Log): work through
@@ -803,23 +792,31 @@ lost_values(Gone, Units, Board, Doms, Places, Events0, Events) :-
 
 last_places([], _, _, _, _, Events, Events).
 last_places([U-_|Us], V, Board, Doms, Places, Events0, Events) :-
-    Board = board(_, _, UnitCellT, _, _, _, N),
+    Board = board(_, _, _, _, _, _, N),
     A is (U-1)*N + V,
     arg(A, Places, Left),
     Left =\= 0,
+    only_place(Left, U, V, Board, Doms, Places, Events0, Events1),
+    last_places(Us, V, Board, Doms, Places, Events1, Events).
+
+%   only_place(+Left, +U, +V, +Board, +Doms, +Places, +Events0, -Events):
+%   Left is the mask of unit U's places still open to value V; when one
+%   place is left, V goes there (a hidden single).
+
+only_place(Left, U, V, Board, Doms, Places, Events0, Events) :-
     (   Left /\ (Left-1) =:= 0
-    ->  P1 is lsb(Left) + 1,
+    ->  Board = board(_, _, UnitCellT, _, _, _, _),
+        P1 is lsb(Left) + 1,
         arg(U, UnitCellT, Cells),
         arg(P1, Cells, J),
         arg(J, Doms, DJ),
         Bit is 1 << V,
         (   DJ =:= Bit
-        ->  Events1 = Events0
-        ;   narrow(Board, Doms, Places, J, Bit, Events0, Events1)
+        ->  Events = Events0
+        ;   narrow(Board, Doms, Places, J, Bit, Events0, Events)
         )
-    ;   Events1 = Events0
-    ),
-    last_places(Us, V, Board, Doms, Places, Events1, Events).
+    ;   Events = Events0
+    ).
 
 %   Narrow cell I to Keep and settle, adding the events handled to the
 %   log; fails on a contradiction.

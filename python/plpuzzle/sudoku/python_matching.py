@@ -125,7 +125,7 @@ def strong_components(domains: list[int], match: list[int]) -> list[list[int]]:
         component = reach(start, forward, remaining) & reach(start, backward, remaining)
         components.append(component)
         remaining &= ~component
-    return [cells_of(c) for c in components]
+    return [bits_of(c) for c in components]
 
 
 def reach(start: int, arcs: list[int], within: int) -> int:
@@ -142,7 +142,7 @@ def reach(start: int, arcs: list[int], within: int) -> int:
     return seen
 
 
-def cells_of(mask: int) -> list[int]:
+def bits_of(mask: int) -> list[int]:
     """The indices of the set bits of `mask`."""
     out = []
     while mask:

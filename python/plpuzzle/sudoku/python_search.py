@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 
-from plpuzzle.sudoku.python_matching import hall_prune
+from plpuzzle.sudoku.python_matching import bits_of, hall_prune
 
 Support = Callable[[int], int]
 """Given one linked cell's domain, the values its partner may take."""
@@ -334,16 +334,6 @@ def remove_value(
     places[bit.bit_length() - 1] &= ~(1 << cell)
     events.append((cell, bit))
     return True
-
-
-def bits_of(mask: int) -> list[int]:
-    """The indices of the set bits of `mask`."""
-    out = []
-    while mask:
-        bit = mask & -mask
-        mask ^= bit
-        out.append(bit.bit_length() - 1)
-    return out
 
 
 # --- failed literals and search ----------------------------------------------------
