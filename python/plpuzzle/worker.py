@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import importlib
-import importlib.util
 import json
 import os
 import resource
@@ -38,10 +37,7 @@ import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from plpuzzle.sandbox import Sandbox
+from typing import IO, Any
 
 #: Extra wall-clock seconds the parent waits beyond a time limit that the
 #: worker enforces itself (Prolog's call_with_time_limit), before killing.
@@ -159,13 +155,10 @@ class Worker:
         self,
         limits: Limits | None = None,
         show_stderr: bool = False,
-        sandbox: Sandbox | None = None,
         env: dict[str, str] | None = None,
     ) -> None:
         self.limits = limits or Limits()
         self.show_stderr = show_stderr
-        #: When set, the worker runs confined by it and `limits` is not used.
-        self.sandbox = sandbox
         self.extra_env = env or {}
         self._proc: subprocess.Popen[bytes] | None = None
         self._stderr: IO[bytes] | None = None
@@ -184,12 +177,6 @@ class Worker:
         path = os.pathsep.join(filter(None, [_package_root(), os.environ.get("PYTHONPATH")]))
         argv = [sys.executable, "-m", "plpuzzle.worker"]
         env = {**os.environ, "PYTHONPATH": path, **self.extra_env}
-        cwd = None
-        if self.sandbox is not None:
-            self.sandbox.prepare()
-            env = {**self.sandbox.env(), "PYTHONPATH": path, **self.extra_env}
-            argv = self.sandbox.command(argv, env, _runtime_paths())
-            cwd = self.sandbox.workdir
         self._proc = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,
@@ -198,7 +185,6 @@ class Worker:
             start_new_session=True,
             preexec_fn=self._in_child,
             env=env,
-            cwd=cwd,
         )
         return self._proc
 
@@ -210,10 +196,7 @@ class Worker:
         no worker behind. Workers are therefore closed before their
         starting thread ends.
         """
-        if self.sandbox is not None:
-            self.sandbox.preexec()
-        else:
-            self.limits.apply()
+        self.limits.apply()
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
@@ -297,8 +280,6 @@ class Worker:
                 if pipe:
                     pipe.close()
             self._proc = None
-            if self.sandbox is not None:
-                self.sandbox.cleanup()
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
@@ -307,21 +288,6 @@ class Worker:
 def _package_root() -> str:
     """The folder holding the plpuzzle package, for the child's sys.path."""
     return str(Path(__file__).resolve().parents[1])
-
-
-def _runtime_paths() -> list[Path]:
-    """What a sandboxed worker must be able to read: Python, this package
-    (which carries the Prolog sources) and its installed dependencies."""
-    from plpuzzle.prolog_engine import prolog_dir
-
-    # Located without importing: importing pyswip would start a Prolog here.
-    spec = importlib.util.find_spec("pyswip")
-    paths = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent}
-    paths.add(Path(_package_root()))
-    paths.add(prolog_dir())
-    if spec is not None and spec.origin:
-        paths.add(Path(spec.origin).resolve().parents[1])
-    return sorted(paths)
 
 
 def _exit_text(code: int | None) -> str:

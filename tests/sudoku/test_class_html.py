@@ -135,9 +135,9 @@ def test_header_shows_settings_and_class_size(html: str) -> None:
     for text in (
         settings.rules.value,
         settings.dialect,
-        "60 s",
+        "60 s CPU (wall 130 s)",
         "2048 MB",
-        "bubblewrap",
+        "of CPU time per test, over every process",
         "<dt>Students</dt><dd>5</dd>",
         "<dt>Max score</dt><dd>7.5</dd>",
     ):

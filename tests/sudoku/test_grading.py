@@ -134,7 +134,7 @@ def test_evidence_is_recorded(graded: tuple[dict, Path, str]) -> None:
     assert "does not define sudoku/2" in results["mallory", "test001"]["evidence"]
     assert "halt" in results["ivan", "test001"]["detail"]
     assert "Stack limit" in results["heidi", "test001"]["evidence"]
-    assert "File too large" in results["victor", "test001"]["evidence"]
+    assert "xfsz" in results["victor", "test001"]["evidence"]
 
 
 def test_scores_and_csv(graded: tuple[dict, Path, str]) -> None:

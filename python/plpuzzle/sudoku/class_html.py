@@ -243,9 +243,9 @@ def _header(report: dict[str, Any]) -> str:
         ("Median score", median_text),
         ("Rules", settings["rules"]),
         ("Dialect", settings["dialect"]),
-        ("Time limit", f"{settings['time_limit']:g} s"),
+        ("Time limit", f"{settings['time_limit']:g} s CPU (wall {settings['wall_limit']:g} s)"),
         ("Memory limit", f"{settings['memory_limit_mb']} MB"),
-        ("Sandbox", settings["sandbox"]),
+        ("Limits", settings["policy"]),
     ]
     items = "\n".join(f"<div><dt>{_e(k)}</dt><dd>{_e(v)}</dd></div>" for k, v in facts)
     return (
@@ -353,13 +353,15 @@ def _student_section(student: dict[str, Any], anchor: str) -> str:
             f'<td class="detail">{_e(r["detail"])}{pre}</td></tr>'
         )
     body = "\n".join(rows) or '<tr><td class="empty" colspan="5">No results.</td></tr>'
+    notes = "".join(f"<li>{_e(n)}</li>" for n in student.get("notes", []))
+    notes_list = f'<ul class="notes">{notes}</ul>\n' if notes else ""
     return (
         f'<section class="student" id="{_e(anchor)}">\n<header>'
         f"<h3>{_e(student['id'])}</h3>"
         f"<span><b>{_e(student['score'])} / {_e(student['max_score'])}</b> points</span>"
         f'<span class="meta">{_e(student["submission"])}</span>'
         '<a class="top" href="#class-table">\u2191 class table</a></header>\n'
-        '<div class="scroll">\n<table>\n'
+        f'{notes_list}<div class="scroll">\n<table>\n'
         '<thead><tr><th>Test</th><th>Grade</th><th class="num">Points</th>'
         '<th class="num">CPU s</th><th>Detail and evidence</th></tr></thead>\n'
         f"<tbody>\n{body}\n</tbody>\n</table>\n</div>\n</section>"

@@ -12,7 +12,7 @@ import csv
 import io
 import json
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from plpuzzle.sudoku.grading import Grade, GradeSettings, Points, TestGrade
@@ -25,6 +25,8 @@ class StudentGrades:
     student: str
     submission: str
     grades: list[TestGrade]
+    #: What the grader noted about the submission (e.g. files it refused).
+    notes: list[str] = field(default_factory=list)
 
 
 def _points(value: float) -> float | int:
@@ -39,8 +41,8 @@ def build(
 
     Keys: settings; tests (name, points, correct, total, pass_rate,
     median_cpu_seconds); max_score; grades (the grade names in order);
-    students (id, submission, score, max_score, counts per grade, and
-    results: test, grade, points, earned, detail, evidence, solutions,
+    students (id, submission, score, max_score, counts per grade, notes,
+    and results: test, grade, points, earned, detail, evidence, solutions,
     cpu_seconds, wall_seconds), sorted by id.
     """
     max_score = sum(points.of(t) for t in tests)
@@ -74,6 +76,7 @@ def build(
                 "score": _points(score),
                 "max_score": _points(max_score),
                 "counts": counts,
+                "notes": list(s.notes),
                 "results": results,
             }
         )
@@ -97,8 +100,9 @@ def build(
             "rules": settings.rules.value,
             "dialect": settings.dialect,
             "time_limit": settings.time_limit,
+            "wall_limit": settings.wall_seconds,
             "memory_limit_mb": settings.memory_mb,
-            "sandbox": "bubblewrap" if settings.use_bubblewrap else "limits only",
+            "policy": settings.policy(),
         },
         "grades": [g.value for g in Grade],
         "tests": test_rows,

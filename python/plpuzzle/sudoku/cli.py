@@ -17,6 +17,7 @@ from rich.table import Table
 
 from plpuzzle.clitools import (
     InputError,
+    SetupError,
     jobs_option,
     progress_bar,
     stderr_console,
@@ -25,31 +26,17 @@ from plpuzzle.clitools import (
     write_stdout,
 )
 from plpuzzle.prolog_engine import DIALECTS, prolog_dir
-from plpuzzle.sandbox import Policy, Sandbox
-from plpuzzle.sudoku import generator
-from plpuzzle.sudoku.class_report import StudentGrades
-from plpuzzle.sudoku.class_report import build as build_report
-from plpuzzle.sudoku.class_report import to_csv as report_csv
-from plpuzzle.sudoku.class_report import to_json as report_json
+from plpuzzle.sudoku import generator, grader
 from plpuzzle.sudoku.crosscheck import CrossCheck, compare
 from plpuzzle.sudoku.engines import ENGINES, make_engine
-from plpuzzle.sudoku.gradebook import Gradebook
-from plpuzzle.sudoku.grading import (
-    GradeSettings,
-    GradingError,
-    Points,
-    Submission,
-    TestGrade,
-    case_key,
-    find_submissions,
-    grade_class,
-    load_points,
-)
+from plpuzzle.sudoku.gradebook import GradebookError
+from plpuzzle.sudoku.grader import GradingRequest
+from plpuzzle.sudoku.grading import GradeSettings, GradingError
 from plpuzzle.sudoku.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.report import FORMATS, SuiteRun, ksudoku_line, summary_lines, to_json, to_junit
 from plpuzzle.sudoku.results import SolveResult, Status
 from plpuzzle.sudoku.runner import ENGINE_CHOICES, RunSettings, SuiteRunner
-from plpuzzle.sudoku.suite import CaseResult, SuiteCase, Verdict, discover, load_case
+from plpuzzle.sudoku.suite import CaseResult, SuiteCase, Verdict, discover
 from plpuzzle.sudoku.textformat import (
     FormatError,
     format_board,
@@ -826,7 +813,13 @@ def bench(
     default=60.0,
     show_default=True,
     metavar="SEC",
-    help="Per test and submission.",
+    help="CPU seconds per test, counted over all of the submission's processes.",
+)
+@click.option(
+    "--wall-limit",
+    type=click.FloatRange(min=0.001),
+    metavar="SEC",
+    help="Wall-clock backstop per test, for solvers that wait. Default: 2 x time limit + 10.",
 )
 @click.option(
     "--memory-limit",
@@ -834,9 +827,9 @@ def bench(
     default=2048,
     show_default=True,
     metavar="MB",
-    help="Address-space limit of each sandboxed run.",
+    help="Memory of each submission's sandbox, all its processes together.",
 )
-@jobs_option("submissions are graded at once")
+@jobs_option("tests run at once (over all submissions)")
 @click.option(
     "--report",
     "report_dir",
@@ -863,6 +856,7 @@ def grade(
     rules: str,
     points_file: Path | None,
     time_limit: float,
+    wall_limit: float | None,
     memory_limit: int,
     jobs: int,
     report_dir: Path,
@@ -872,82 +866,40 @@ def grade(
     """Grade a class: every student's sudoku.pl on every test, sandboxed.
 
     SUBMISSIONS holds one folder per student (named by the student's id)
-    with a sudoku.pl, or one ID.pl file per student. Every test of every
-    submission runs in a fresh sandbox (bubblewrap where available) with
-    limits on CPU, memory, processes and file size, so a submission that
-    loops, halts, exhausts memory, forks or writes files only hurts itself.
-    Results are kept in an SQLite gradebook: running again skips what is
-    already graded for the same submission, test and settings.
+    with a sudoku.pl, or one ID.pl file per student; only regular files
+    are taken, never links. Each submission is loaded once in a sandbox
+    (bubblewrap, an unprivileged uid, no network, nothing of the machine
+    but /usr) and every test runs in a fresh process forked from it.
+    Grades are decided outside the sandbox: answers against the expected
+    solutions, CPU time and memory of all the submission's processes, and
+    how each run ended. Results are kept in an SQLite gradebook: running
+    again skips what is already graded for the same submission, test and
+    settings, and graders sharing a gradebook never run the same test twice.
     """
-    suite = suite or _bundled_suite()
-    if not suite.is_dir():
-        raise InputError(f"{suite}: no such suite folder (use --suite DIR)")
-    try:
-        subs = find_submissions(submissions)
-        points = load_points(points_file) if points_file else Points()
-    except GradingError as e:
-        raise InputError(str(e)) from None
-    cases = discover(suite)
-    if points.only is not None:
-        unknown = sorted(set(points.only) - {c.name for c in cases})
-        if unknown:
-            raise InputError(f"{points_file}: no such test(s) in {suite}: {', '.join(unknown)}")
-        cases = [c for c in cases if points.counts(c.name)]
-    if not cases:
-        raise InputError(f"{suite}: no testNNNd.txt puzzles")
-    for case in cases:
-        try:
-            load_case(case)
-        except FormatError as e:
-            raise InputError(str(e)) from None
-    settings = GradeSettings(Rules(rules), dialect, time_limit, memory_limit)  # type: ignore[arg-type]
-    err = stderr_console()
-    for warning in Sandbox(Policy(), report_dir).warnings():
-        err.print(f"[yellow]plpuzzle: warning:[/] {escape(warning)}")
-    db = db or report_dir / "grades.sqlite"
-    report_dir.mkdir(parents=True, exist_ok=True)
-    skey = settings.key()
-    ckeys = {c.name: case_key(c) for c in cases}
+    settings = GradeSettings(Rules(rules), dialect, time_limit, memory_limit, wall_limit)  # type: ignore[arg-type]
+    request = GradingRequest(
+        submissions, suite or _bundled_suite(), settings, report_dir, db, points_file, jobs
+    )
     console = stdout_console()
-    with Gradebook(db) as book:
-        stored = {
-            (s.student, c.name): g
-            for s in subs
-            for c in cases
-            if (g := book.get(s, c.name, ckeys[c.name], skey)) is not None
-        }
-        grades: dict[tuple[str, str], TestGrade] = {}
-        new = 0
-        with progress_bar(console) as progress:
-            task = progress.add_task("grading", total=len(subs) * len(cases))
+    err = stderr_console()
+    with progress_bar(console) as progress:
 
-            def record(sub: Submission, case: SuiteCase, g: TestGrade, fresh: bool) -> None:
-                nonlocal new
-                if fresh:
-                    book.put(sub, ckeys[case.name], skey, g)
-                    new += 1
-                grades[(sub.student, case.name)] = g
-                progress.advance(task)
+        def on_start(total: int) -> Callable[[], None]:
+            task = progress.add_task("grading", total=total)
+            return lambda: progress.advance(task)
 
-            grade_class(
-                subs, cases, settings, lambda s, c: stored.get((s.student, c.name)), record, jobs
-            )
-    students = [
-        StudentGrades(s.student, str(s.solver), [grades[(s.student, c.name)] for c in cases])
-        for s in subs
-    ]
-    report = build_report(students, [c.name for c in cases], points, settings)
-    from plpuzzle.sudoku.class_html import render_html
-
-    (report_dir / "grades.csv").write_text(report_csv(report))
-    (report_dir / "grades.json").write_text(report_json(report))
-    (report_dir / "grades.html").write_text(render_html(report))
-    _print_class_summary(console, report, new, len(stored), report_dir, db)
+        try:
+            outcome = grader.grade(request, on_start)
+        except (GradingError, GradebookError) as e:
+            raise InputError(str(e)) from None
+        except grader.SetupProblem as e:
+            raise SetupError(str(e)) from None
+    for warning in outcome.warnings:
+        err.print(f"[yellow]plpuzzle: warning:[/] {escape(warning)}")
+    _print_class_summary(console, outcome)
 
 
-def _print_class_summary(
-    console: Console, report: dict, new: int, reused: int, report_dir: Path, db: Path
-) -> None:
+def _print_class_summary(console: Console, outcome: grader.GradingOutcome) -> None:
     """One screen: a row per student, then where the reports are."""
     table = Table(
         title="Grades",
@@ -959,6 +911,7 @@ def _print_class_summary(
     table.add_column("student", no_wrap=True)
     table.add_column("score", justify="right", no_wrap=True)
     short = {"memory limit": "memory", "load error": "no load"}
+    report = outcome.report
     for g in report["grades"]:
         table.add_column(short.get(g, g), justify="right", no_wrap=True)
     for s in report["students"]:
@@ -966,8 +919,7 @@ def _print_class_summary(
         table.add_row(escape(s["id"]), f"{s['score']}/{s['max_score']}", *counts)
     console.print(table)
     console.print(
-        f"{new} test run(s) graded now, {reused} taken from the gradebook {db}.\n"
-        f"Reports: {report_dir / 'grades.csv'}, {report_dir / 'grades.json'}, "
-        f"{report_dir / 'grades.html'}",
+        f"{outcome.new} test run(s) graded now, {outcome.reused} taken from the gradebook "
+        f"{outcome.db}.\nReports: {', '.join(str(p) for p in outcome.paths)}",
         markup=False,
     )

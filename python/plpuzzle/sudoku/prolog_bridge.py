@@ -45,7 +45,7 @@ def decode_answers(answers: list[tuple[bool, str]], n: int) -> tuple[list[Grid],
             continue
         try:
             value = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: hostile nesting
             bad.append(BadAnswer(text, "the answer is not a list of lists of integers"))
             continue
         problem = grid_shape_problem(value, n)

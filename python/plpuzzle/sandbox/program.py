@@ -1,0 +1,434 @@
+"""A submission loaded once in a sandbox, run once per test, judged from outside.
+
+`SandboxedProgram` starts SWI-Prolog in a sandbox (jail) on the loader
+prolog/sandbox_loader.pl, which loads the submission and then forks a
+fresh child from the loaded state for every test. Loading once and
+forking per test keeps the tests independent at a few milliseconds each.
+
+Nothing the sandbox says is believed beyond what it can only say about
+itself. The parent decides everything else from what it observes:
+
+- CPU time and peak memory of the whole process tree, from the
+  sandbox's control group, read before and after each run;
+- the end of a run: the CPU limit, the wall-clock backstop, the memory
+  limit (the kernel's out-of-memory count), or the sandbox ending;
+- the replies, read from a pipe under a hard cap per run and per line,
+  through a strict grammar (see the loader); anything else ends the run
+  as BROKEN_REPLY and the sandbox is thrown away.
+
+So a submission that writes into the reply pipe, forges replies, floods
+it, or kills its loader can only spoil its own runs.
+
+Without control groups (a grader that is not root) each test gets a
+sandbox of its own, the kernel's per-process CPU limit stops runs, and
+CPU time and memory come from wait4() when the sandbox ends; that CPU
+time then includes loading the file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import subprocess
+import time
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from plpuzzle.prolog_engine import prolog_file
+from plpuzzle.sandbox import cgroups, jail
+from plpuzzle.sandbox.workspace import RunFolder
+
+#: The files the loader needs inside the sandbox, and nothing else of ours.
+LOADER_FILES = ("sandbox_loader.pl", "sicstus_compat.pl")
+
+#: How often the parent looks at the CPU count while a run goes on.
+POLL_SECONDS = 0.05
+
+#: How much of what a run printed is kept as evidence.
+OUTPUT_TAIL_BYTES = 4000
+
+
+class RunEnd(StrEnum):
+    """How one run ended, as the parent saw it."""
+
+    FINISHED = "finished"  # `end`: every answer given
+    RAISED = "raised"  # `x`: an exception ended it
+    VANISHED = "vanished"  # its process ended without either (halt/0, a signal)
+    CPU_LIMIT = "cpu limit"
+    WALL_LIMIT = "wall limit"
+    MEMORY_LIMIT = "memory limit"
+    TOO_MUCH_REPLY = "too much reply"
+    BROKEN_REPLY = "broken reply"  # bytes outside the reply grammar
+    SANDBOX_DIED = "sandbox died"  # the loader itself ended in mid-run
+
+
+@dataclass
+class Observation:
+    """What the parent saw of one run (or of the load)."""
+
+    end: RunEnd
+    answers: list[tuple[bool, str]] = field(default_factory=list)
+    exception: str = ""
+    cpu_seconds: float = 0.0
+    wall_seconds: float = 0.0
+    memory_mb: float = 0.0
+    #: The tail of what the program printed during the run.
+    output: str = ""
+    #: What the parent saw, in words, for the report.
+    detail: str = ""
+
+
+@dataclass
+class LoadReport:
+    """Whether the submission loaded, and the messages printed meanwhile."""
+
+    loaded: bool
+    messages: list[str]
+    reason: str
+    observation: Observation
+
+
+class ReplyError(Exception):
+    """The sandbox's replies broke the grammar or the size bounds."""
+
+    def __init__(self, end: RunEnd, detail: str) -> None:
+        super().__init__(detail)
+        self.end = end
+
+
+class ReplyReader:
+    """Splits reply bytes into (tag, text) lines, within hard bounds.
+
+    Bytes are buffered only up to one line's bound, and a run's replies
+    only up to the total bound; past either, or on a tag not in `allowed`,
+    ReplyError is raised at once.
+    """
+
+    def __init__(self, allowed: frozenset[str], max_bytes: int, max_line: int) -> None:
+        self.allowed = allowed
+        self.max_bytes = max_bytes
+        self.max_line = max_line
+        self.seen = 0
+        self._partial = b""
+
+    def feed(self, chunk: bytes) -> list[tuple[str, str]]:
+        self.seen += len(chunk)
+        if self.seen > self.max_bytes:
+            raise ReplyError(
+                RunEnd.TOO_MUCH_REPLY, f"more than {self.max_bytes >> 20} MB of replies"
+            )
+        *lines, self._partial = (self._partial + chunk).split(b"\n")
+        if len(self._partial) > self.max_line:
+            raise ReplyError(
+                RunEnd.TOO_MUCH_REPLY, f"a reply line longer than {self.max_line} bytes"
+            )
+        out = []
+        for raw in lines:
+            if len(raw) > self.max_line:
+                raise ReplyError(
+                    RunEnd.TOO_MUCH_REPLY, f"a reply line longer than {self.max_line} bytes"
+                )
+            text = raw.decode("utf-8", errors="replace")
+            tag, _, rest = text.partition(" ")
+            if tag not in self.allowed:
+                raise ReplyError(RunEnd.BROKEN_REPLY, f"an unexpected reply line {text[:120]!r}")
+            out.append((tag, rest))
+        return out
+
+
+_LOAD_TAGS = frozenset({"msg", "ready", "noload"})
+_RUN_TAGS = frozenset({"a", "n", "x", "end", "done"})
+
+
+def loader_folder(run: RunFolder) -> Path:
+    """The run's copy of the loader files, shared read-only by its sandboxes."""
+    folder = run.path / "loader"
+    if not folder.is_dir():
+        staging = run.folder(f"loader-{os.getpid()}-{time.monotonic_ns()}")
+        for name in LOADER_FILES:
+            (staging / name).write_bytes(prolog_file(name).read_bytes())
+            (staging / name).chmod(0o644)
+        with contextlib.suppress(OSError):  # another thread may have won the race
+            staging.rename(folder)
+    return folder
+
+
+class SandboxedProgram:
+    """One sandbox with one submission loaded in it.
+
+    `load()` first; then `run()` for each test while `alive`. A run that
+    ends at a limit, breaks the reply grammar or kills the loader takes
+    the sandbox with it: make a new one for the next test.
+    """
+
+    def __init__(
+        self,
+        run: RunFolder,
+        files: Path,
+        solver: str,
+        predicate: str,
+        dialect: str,
+        limits: jail.Limits,
+        slot: int = 0,
+        hidden: list[Path] | None = None,
+    ) -> None:
+        self.run_folder = run
+        self.files = files
+        self.solver = solver
+        self.predicate = predicate
+        self.dialect = dialect
+        self.limits = limits
+        self.uid = jail.sandbox_uid(slot)
+        self.hidden = hidden or []
+        self.group: cgroups.Group | None = None
+        self.one_shot = cgroups.layout() is None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._log = None
+        self._requests = 0
+        self._rusage: tuple[float, float] | None = None
+        self.problems: list[str] = []
+
+    # -- starting and stopping ------------------------------------------------
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        stack_mb = max(32, self.limits.memory_mb * 3 // 4)
+        argv = [
+            "swipl", "-q", "-f", "none", "--no-packs",
+            "-g", "sandbox_loader:main", "-t", "halt",
+            f"{jail.LOADER_MOUNT}/sandbox_loader.pl", "--",
+            f"{jail.SUBMISSION_MOUNT}/{self.solver}", self.dialect, str(stack_mb), self.predicate,
+        ]  # fmt: skip
+        wrapped = jail.command(
+            argv, self.files, loader_folder(self.run_folder), self.hidden, self.uid
+        )
+        self.group = cgroups.make_group(
+            self.run_folder.run_id, self.limits.memory_mb, self.limits.max_processes
+        )
+        log_path = self.run_folder.path / f"output-{os.getpid()}-{time.monotonic_ns()}"
+        self._log = open(log_path, "a+b")  # noqa: SIM115 (closed in close())
+        log_path.unlink()  # the open file is all we need
+        group, limits, uid = self.group, self.limits, self.uid
+        self._proc = subprocess.Popen(
+            wrapped,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._log,
+            start_new_session=True,
+            preexec_fn=lambda: jail.child_setup(limits, group, uid),
+            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+        )
+        return self._proc
+
+    @property
+    def alive(self) -> bool:
+        return self._proc is not None and self._proc.returncode is None and not self.one_shot
+
+    def close(self) -> None:
+        """Kill everything in the sandbox, reap it, remove its group."""
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            if self.group is not None:
+                self.group.kill_all()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, 9)
+            self._reap(proc)
+            for pipe in (proc.stdin, proc.stdout):
+                with contextlib.suppress(OSError):
+                    if pipe:
+                        pipe.close()
+        if self.group is not None:
+            problem = self.group.remove()
+            if problem:
+                self.problems.append(f"control group {self.group.name}: {problem}")
+            self.group = None
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def _reap(self, proc: subprocess.Popen[bytes], patience: float | None = None) -> bool:
+        """Wait for the sandbox (at most `patience` s) and keep its CPU time
+        and peak memory as wait4() gives them; True once it is reaped."""
+        deadline = None if patience is None else time.monotonic() + patience
+        while proc.returncode is None:
+            try:
+                pid, status, usage = os.wait4(proc.pid, 0 if deadline is None else os.WNOHANG)
+            except ChildProcessError:
+                proc.wait()
+                break
+            if pid:
+                proc.returncode = os.waitstatus_to_exitcode(status)
+                self._rusage = (usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+                break
+            if deadline is not None and time.monotonic() > deadline:
+                return False
+            time.sleep(0.01)
+        return True
+
+    def __enter__(self) -> SandboxedProgram:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the protocol ---------------------------------------------------------
+
+    def load(self) -> LoadReport:
+        """Start the sandbox and load the submission."""
+        proc = self._start()
+        reader = ReplyReader(_LOAD_TAGS, self.limits.reply_mb << 20, self.limits.line_kb << 10)
+        messages: list[str] = []
+        outcome: list[tuple[str, str]] = []
+
+        def take(tag: str, text: str) -> bool:
+            if tag == "msg":
+                messages.append(text)
+                return False
+            outcome.append((tag, text))
+            return True
+
+        obs = self._watch(proc, reader, take)
+        if not outcome:
+            if obs.end is RunEnd.SANDBOX_DIED:
+                obs.detail = "the program ended while it was being loaded (halt/0 at load time?)"
+            self.close()
+            return LoadReport(False, messages, obs.detail, obs)
+        tag, text = outcome[0]
+        if tag == "noload":
+            self.close()
+            return LoadReport(False, messages, text, obs)
+        return LoadReport(True, messages, "", obs)
+
+    def run(self, goal: str, template: str) -> Observation:
+        """Run `goal` (Prolog text) in a fresh child; collect `template`'s answers."""
+        proc = self._proc
+        if proc is None or proc.returncode is not None:
+            raise RuntimeError("run() needs a loaded sandbox")
+        self._requests += 1
+        number = self._requests
+        reader = ReplyReader(_RUN_TAGS, self.limits.reply_mb << 20, self.limits.line_kb << 10)
+        answers: list[tuple[bool, str]] = []
+        exception: list[str] = []
+        state = {"ended": "", "done": ""}
+
+        def take(tag: str, text: str) -> bool:
+            if tag == "done":
+                got, _, status = text.partition(" ")
+                if got != str(number):
+                    raise ReplyError(RunEnd.BROKEN_REPLY, f"a reply for another run: done {got}")
+                state["done"] = status
+                return True
+            if state["ended"] and tag != "x":
+                raise ReplyError(RunEnd.BROKEN_REPLY, f"a {tag!r} reply after the run ended")
+            if tag in ("a", "n"):
+                answers.append((tag == "a", text))
+            elif tag == "x":
+                exception.append(text)
+                state["ended"] = "x"
+            else:  # end
+                state["ended"] = "end"
+            return False
+
+        request = f"run({number}, {goal}, {template}).\n".encode()
+        obs = self._watch(proc, reader, take, request)
+        obs.answers, obs.exception = answers, "\n".join(exception)
+        if obs.end is RunEnd.FINISHED:  # the loader said `done`: how did the child end?
+            if state["ended"] == "x":
+                obs.end = RunEnd.RAISED
+            elif state["ended"] != "end":
+                obs.end = RunEnd.VANISHED
+                obs.detail = (
+                    "the run ended without finishing its answers (it called halt, or was "
+                    f"killed; the sandbox reports {state['done'] or 'nothing'})"
+                )
+        if self.one_shot:
+            self._finish_one_shot(proc, obs)
+        return obs
+
+    def _finish_one_shot(self, proc: subprocess.Popen[bytes], obs: Observation) -> None:
+        """Without a group: the sandbox ends now, and wait4 gives the figures.
+
+        It is left to end by itself first (its input is closed), since
+        the CPU time of processes killed from outside is not counted.
+        """
+        self._reap(proc, patience=5.0)
+        self.close()
+        if self._rusage is not None:
+            obs.cpu_seconds, obs.memory_mb = self._rusage
+        if obs.cpu_seconds >= self.limits.cpu_seconds and obs.end is not RunEnd.FINISHED:
+            obs.end = RunEnd.CPU_LIMIT
+            obs.detail = f"used {obs.cpu_seconds:.1f} s of CPU, the limit"
+
+    def _watch(self, proc, reader: ReplyReader, take, request: bytes | None = None) -> Observation:
+        """Send `request`, then read replies until `take` says stop or a limit passes."""
+        assert proc.stdout is not None and proc.stdin is not None
+        group, limits = self.group, self.limits
+        if self._log is not None:
+            os.ftruncate(self._log.fileno(), 0)
+        oom0 = group.oom_kills() if group else 0
+        if group:
+            group.reset_peak()
+        cpu0 = group.cpu_seconds() if group else 0.0
+        start = time.monotonic()
+        end: RunEnd | None = None
+        detail = ""
+        try:
+            if request is not None:
+                proc.stdin.write(request)
+                proc.stdin.flush()
+                if self.one_shot:
+                    proc.stdin.close()
+        except (BrokenPipeError, OSError):
+            end, detail = RunEnd.SANDBOX_DIED, "the sandbox had ended before the run began"
+        fd = proc.stdout.fileno()
+        while end is None:
+            wall = time.monotonic() - start
+            if group and group.cpu_seconds() - cpu0 > limits.cpu_seconds:
+                end, detail = (
+                    RunEnd.CPU_LIMIT,
+                    f"stopped at the CPU limit of {limits.cpu_seconds:g} s",
+                )
+                break
+            if wall > limits.wall_seconds:
+                end, detail = (
+                    RunEnd.WALL_LIMIT,
+                    (
+                        f"stopped at the wall-clock backstop of {limits.wall_seconds:g} s "
+                        "(waiting, not computing)"
+                    ),
+                )
+                break
+            ready, _, _ = select.select([fd], [], [], min(POLL_SECONDS, limits.wall_seconds - wall))
+            if not ready:
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                end, detail = RunEnd.SANDBOX_DIED, "the sandbox ended in the middle of the run"
+                break
+            try:
+                for tag, text in reader.feed(chunk):
+                    if take(tag, text):
+                        end = RunEnd.FINISHED
+                        break
+            except ReplyError as e:
+                end, detail = e.end, f"the program wrote {e} on the grader's reply channel"
+        wall = time.monotonic() - start
+        obs = Observation(end, wall_seconds=wall, detail=detail)
+        if group:
+            obs.cpu_seconds = max(0.0, group.cpu_seconds() - cpu0)
+            obs.memory_mb = group.memory_peak_mb()
+            if group.oom_kills() > oom0 and end is not RunEnd.FINISHED:
+                obs.end = RunEnd.MEMORY_LIMIT
+                obs.detail = f"the kernel stopped it at the memory limit of {limits.memory_mb} MB"
+        obs.output = self._output_tail()
+        if obs.end is not RunEnd.FINISHED and not self.one_shot:
+            self.close()  # a sandbox that broke off a run is not used again
+        return obs
+
+    def _output_tail(self) -> str:
+        if self._log is None:
+            return ""
+        size = os.fstat(self._log.fileno()).st_size
+        data = os.pread(self._log.fileno(), OUTPUT_TAIL_BYTES, max(0, size - OUTPUT_TAIL_BYTES))
+        return data.decode("utf-8", errors="replace")
