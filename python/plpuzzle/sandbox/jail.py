@@ -153,9 +153,9 @@ def child_setup(limits: Limits, group: Group | None, uid: int | None) -> None:
     if group is not None:
         group.join_self()
     mem = limits.memory_mb * 1024 * 1024
-    # With a group the parent stops a run at its CPU limit and this is a
-    # backstop; without one, the kernel's per-process count is the limit.
-    cpu = int(limits.cpu_seconds) + (6 if group else 1)
+    # The parent stops a run at its CPU limit; this per-process limit is a
+    # backstop (each forked child starts its own count).
+    cpu = int(limits.cpu_seconds) + 6
     rlimits = [
         (resource.RLIMIT_CPU, (cpu, cpu + 5)),
         (resource.RLIMIT_FSIZE, (limits.file_size_mb << 20,) * 2),

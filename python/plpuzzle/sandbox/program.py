@@ -19,10 +19,9 @@ itself. The parent decides everything else from what it observes:
 So a submission that writes into the reply pipe, forges replies, floods
 it, or kills its loader can only spoil its own runs.
 
-Without control groups (a grader that is not root) each test gets a
-sandbox of its own, the kernel's per-process CPU limit stops runs, and
-CPU time and memory come from wait4() when the sandbox ends; that CPU
-time then includes loading the file.
+Without control groups (a grader that is not root) the same figures come
+from the sandbox's process tree in /proc (proctree), sampled as the run
+goes on, and the memory limit is per process (address space).
 """
 
 from __future__ import annotations
@@ -38,6 +37,7 @@ from pathlib import Path
 
 from plpuzzle.prolog_engine import prolog_file
 from plpuzzle.sandbox import cgroups, jail
+from plpuzzle.sandbox.proctree import ProcessTree
 from plpuzzle.sandbox.workspace import RunFolder
 
 #: The files the loader needs inside the sandbox, and nothing else of ours.
@@ -88,6 +88,10 @@ class LoadReport:
     messages: list[str]
     reason: str
     observation: Observation
+
+
+class SandboxSetupError(Exception):
+    """bubblewrap could not build the sandbox: the machine's fault, not the submission's."""
 
 
 class ReplyError(Exception):
@@ -183,11 +187,11 @@ class SandboxedProgram:
         self.uid = jail.sandbox_uid(slot)
         self.hidden = hidden or []
         self.group: cgroups.Group | None = None
-        self.one_shot = cgroups.layout() is None
+        #: What measures the sandbox: its control group, or its process tree.
+        self.meter: cgroups.Group | ProcessTree | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._log = None
         self._requests = 0
-        self._rusage: tuple[float, float] | None = None
         self.problems: list[str] = []
 
     # -- starting and stopping ------------------------------------------------
@@ -219,18 +223,19 @@ class SandboxedProgram:
             preexec_fn=lambda: jail.child_setup(limits, group, uid),
             env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
         )
+        self.meter = self.group or ProcessTree(self._proc.pid)
         return self._proc
 
     @property
     def alive(self) -> bool:
-        return self._proc is not None and self._proc.returncode is None and not self.one_shot
+        return self._proc is not None and self._proc.returncode is None
 
     def close(self) -> None:
         """Kill everything in the sandbox, reap it, remove its group."""
         proc, self._proc = self._proc, None
         if proc is not None:
-            if self.group is not None:
-                self.group.kill_all()
+            if self.meter is not None:
+                self.meter.kill_all()
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, 9)
             self._reap(proc)
@@ -243,28 +248,14 @@ class SandboxedProgram:
             if problem:
                 self.problems.append(f"control group {self.group.name}: {problem}")
             self.group = None
+        self.meter = None
         if self._log is not None:
             self._log.close()
             self._log = None
 
-    def _reap(self, proc: subprocess.Popen[bytes], patience: float | None = None) -> bool:
-        """Wait for the sandbox (at most `patience` s) and keep its CPU time
-        and peak memory as wait4() gives them; True once it is reaped."""
-        deadline = None if patience is None else time.monotonic() + patience
-        while proc.returncode is None:
-            try:
-                pid, status, usage = os.wait4(proc.pid, 0 if deadline is None else os.WNOHANG)
-            except ChildProcessError:
-                proc.wait()
-                break
-            if pid:
-                proc.returncode = os.waitstatus_to_exitcode(status)
-                self._rusage = (usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
-                break
-            if deadline is not None and time.monotonic() > deadline:
-                return False
-            time.sleep(0.01)
-        return True
+    def _reap(self, proc: subprocess.Popen[bytes]) -> None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=10)
 
     def __enter__(self) -> SandboxedProgram:
         return self
@@ -289,6 +280,9 @@ class SandboxedProgram:
             return True
 
         obs = self._watch(proc, reader, take)
+        if not outcome and not messages and obs.output.startswith("bwrap:"):
+            self.close()
+            raise SandboxSetupError(obs.output.strip())
         if not outcome:
             if obs.end is RunEnd.SANDBOX_DIED:
                 obs.detail = "the program ended while it was being loaded (halt/0 at load time?)"
@@ -342,34 +336,18 @@ class SandboxedProgram:
                     "the run ended without finishing its answers (it called halt, or was "
                     f"killed; the sandbox reports {state['done'] or 'nothing'})"
                 )
-        if self.one_shot:
-            self._finish_one_shot(proc, obs)
         return obs
-
-    def _finish_one_shot(self, proc: subprocess.Popen[bytes], obs: Observation) -> None:
-        """Without a group: the sandbox ends now, and wait4 gives the figures.
-
-        It is left to end by itself first (its input is closed), since
-        the CPU time of processes killed from outside is not counted.
-        """
-        self._reap(proc, patience=5.0)
-        self.close()
-        if self._rusage is not None:
-            obs.cpu_seconds, obs.memory_mb = self._rusage
-        if obs.cpu_seconds >= self.limits.cpu_seconds and obs.end is not RunEnd.FINISHED:
-            obs.end = RunEnd.CPU_LIMIT
-            obs.detail = f"used {obs.cpu_seconds:.1f} s of CPU, the limit"
 
     def _watch(self, proc, reader: ReplyReader, take, request: bytes | None = None) -> Observation:
         """Send `request`, then read replies until `take` says stop or a limit passes."""
         assert proc.stdout is not None and proc.stdin is not None
-        group, limits = self.group, self.limits
+        meter, limits = self.meter, self.limits
+        assert meter is not None
         if self._log is not None:
             os.ftruncate(self._log.fileno(), 0)
-        oom0 = group.oom_kills() if group else 0
-        if group:
-            group.reset_peak()
-        cpu0 = group.cpu_seconds() if group else 0.0
+        oom0 = meter.oom_kills()
+        meter.reset_peak()
+        cpu0 = meter.cpu_seconds()
         start = time.monotonic()
         end: RunEnd | None = None
         detail = ""
@@ -377,14 +355,17 @@ class SandboxedProgram:
             if request is not None:
                 proc.stdin.write(request)
                 proc.stdin.flush()
-                if self.one_shot:
-                    proc.stdin.close()
         except (BrokenPipeError, OSError):
             end, detail = RunEnd.SANDBOX_DIED, "the sandbox had ended before the run began"
         fd = proc.stdout.fileno()
+        next_look = start
         while end is None:
-            wall = time.monotonic() - start
-            if group and group.cpu_seconds() - cpu0 > limits.cpu_seconds:
+            now = time.monotonic()
+            wall = now - start
+            if now >= next_look:  # at most every POLL_SECONDS: a look may scan /proc
+                next_look = now + POLL_SECONDS
+                used = meter.cpu_seconds() - cpu0
+            if used > limits.cpu_seconds:
                 end, detail = (
                     RunEnd.CPU_LIMIT,
                     f"stopped at the CPU limit of {limits.cpu_seconds:g} s",
@@ -415,14 +396,13 @@ class SandboxedProgram:
                 end, detail = e.end, f"the program wrote {e} on the grader's reply channel"
         wall = time.monotonic() - start
         obs = Observation(end, wall_seconds=wall, detail=detail)
-        if group:
-            obs.cpu_seconds = max(0.0, group.cpu_seconds() - cpu0)
-            obs.memory_mb = group.memory_peak_mb()
-            if group.oom_kills() > oom0 and end is not RunEnd.FINISHED:
-                obs.end = RunEnd.MEMORY_LIMIT
-                obs.detail = f"the kernel stopped it at the memory limit of {limits.memory_mb} MB"
+        obs.cpu_seconds = max(0.0, meter.cpu_seconds() - cpu0)
+        obs.memory_mb = meter.memory_peak_mb()
+        if meter.oom_kills() > oom0 and end is not RunEnd.FINISHED:
+            obs.end = RunEnd.MEMORY_LIMIT
+            obs.detail = f"the kernel stopped it at the memory limit of {limits.memory_mb} MB"
         obs.output = self._output_tail()
-        if obs.end is not RunEnd.FINISHED and not self.one_shot:
+        if obs.end is not RunEnd.FINISHED:
             self.close()  # a sandbox that broke off a run is not used again
         return obs
 

@@ -59,11 +59,32 @@ def _owned_by_us(path: Path) -> bool:
     return False
 
 
-class RunFolder:
-    """This run's working folder: locked while it lives, removed on close."""
+class WorkspaceError(Exception):
+    """The working folder cannot be used for sandboxes (the machine's setup)."""
 
-    def __init__(self, base: Path | None = None) -> None:
-        self.base = Path(base or tempfile.gettempdir())
+
+def _check_reachable(folder: Path) -> None:
+    """Sandboxes of another uid must pass through every folder above ours."""
+    for path in [folder, *folder.parents]:
+        if not path.stat().st_mode & 0o001:
+            raise WorkspaceError(
+                f"{folder}: sandboxes run under another uid and cannot pass through "
+                f"{path} (no execute permission for others); set TMPDIR to a folder "
+                "they can reach, such as /tmp"
+            )
+
+
+class RunFolder:
+    """This run's working folder: locked while it lives, removed on close.
+
+    `others` says whether sandboxes run under another uid, which must be
+    able to pass through every folder above it.
+    """
+
+    def __init__(self, base: Path | None = None, others: bool | None = None) -> None:
+        self.base = Path(base or tempfile.gettempdir()).resolve()
+        if others if others is not None else os.geteuid() == 0:
+            _check_reachable(self.base)
         self.stale_removed = self.remove_stale(self.base)
         self.run_id = f"r{uuid.uuid4().hex[:10]}"
         self.path = self.base / f"{FOLDER_PREFIX}{self.run_id}"

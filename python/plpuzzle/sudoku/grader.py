@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from plpuzzle.sandbox import cgroups, jail
+from plpuzzle.sandbox.program import SandboxSetupError
+from plpuzzle.sandbox.workspace import WorkspaceError
 from plpuzzle.sudoku.class_report import StudentGrades
 from plpuzzle.sudoku.class_report import build as build_report
 from plpuzzle.sudoku.class_report import to_csv as report_csv
@@ -81,8 +83,8 @@ def check_machine() -> list[str]:
     warnings = []
     if cgroups.layout() is None:
         warnings.append(
-            "no writable control groups (run as root for them): each test gets a sandbox of "
-            "its own, CPU time includes loading the file, memory is limited per process "
+            "no writable control groups (run as root for them): CPU time and memory are "
+            "sampled from the sandbox's process tree in /proc, memory is limited per process "
             "(address space), and the number of processes per uid"
         )
     if os.geteuid() != 0:
@@ -149,6 +151,8 @@ def grade(
         try:
             run = grade_class(subs, cases, settings, Hooks(stored, record, claim),
                               request.jobs, hidden)  # fmt: skip
+        except (SandboxSetupError, WorkspaceError) as e:
+            raise SetupProblem(str(e)) from None
         finally:
             book.release_claims(owner)
     students = [

@@ -211,8 +211,7 @@ class GradeSettings:
         counted = (
             f"from the sandbox's control group (cgroup v{where.version})"
             if where
-            else "by the kernel per process, and reported as wait4() gives it "
-            "(loading the file included)"
+            else "by sampling the sandbox's process tree in /proc"
         )
         return (
             f"{self.time_limit:g} s of CPU time per test, over every process of the "

@@ -1,0 +1,150 @@
+"""The sandbox's parts: reply grammar, copies, run folders, and a loaded program."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+
+import pytest
+
+from plpuzzle.sandbox import cgroups
+from plpuzzle.sandbox.jail import Limits
+from plpuzzle.sandbox.program import ReplyError, ReplyReader, RunEnd, SandboxedProgram
+from plpuzzle.sandbox.workspace import (
+    FOLDER_PREFIX,
+    RunFolder,
+    WorkspaceError,
+    read_regular_files,
+)
+
+TAGS = frozenset({"a", "end", "done"})
+GOAL = "sudoku(s(2,[[[v(1)],[],[],[]],[[],[],[],[]],[[],[],[],[]],[[],[],[],[]]]), S)"
+SOLVER = """
+:- use_module(library(clpfd)).
+sudoku(s(K, _), Rows) :- N is K*K, length(Rows, N),
+    maplist(row(N), Rows), Rows = [[1|_]|_],
+    transpose(Rows, Cols), maplist(all_distinct, Cols),
+    append(Rows, Vs), label(Vs).
+row(N, R) :- length(R, N), R ins 1..N, all_distinct(R).
+"""
+
+
+def test_reply_lines_are_split_and_checked() -> None:
+    reader = ReplyReader(TAGS, 1000, 50)
+    assert reader.feed(b"a [[1]]\nen") == [("a", "[[1]]")]
+    assert reader.feed(b"d\ndone 1 x\n") == [("end", ""), ("done", "1 x")]
+    with pytest.raises(ReplyError) as bad:
+        reader.feed(b'{"status":"ok"}\n')
+    assert bad.value.end is RunEnd.BROKEN_REPLY
+
+
+@pytest.mark.parametrize("chunks", [[b"a " + b"1" * 60], [b"a 1\n"] * 300, [b"x" * 30, b"x" * 30]])
+def test_reply_bounds_hold_without_a_newline(chunks: list[bytes]) -> None:
+    """Neither one endless line nor many lines get past the bounds."""
+    reader = ReplyReader(TAGS, 1000, 50)
+    with pytest.raises(ReplyError) as bad:
+        for chunk in chunks:
+            reader.feed(chunk)
+    assert bad.value.end is RunEnd.TOO_MUCH_REPLY
+
+
+def test_only_regular_files_are_read(tmp_path: Path) -> None:
+    sub = tmp_path / "sub"
+    (sub / "lib").mkdir(parents=True)
+    (sub / "sudoku.pl").write_text("sudoku(_, _).\n")
+    (sub / "lib" / "helper.pl").write_text("h.\n")
+    secret = tmp_path / "test001s.txt"
+    secret.write_text("[].\n")
+    (sub / "test001s.txt").symlink_to(secret)
+    (sub / "linked_dir").symlink_to(tmp_path)
+    os.mkfifo(sub / "pipe")
+    files = read_regular_files(sub)
+    assert [name for name, _ in files.files] == ["lib/helper.pl", "sudoku.pl"]
+    assert sorted(r.split(":")[0] for r in files.refused) == ["linked_dir", "pipe", "test001s.txt"]
+    before = files.digest()
+    (sub / "lib" / "helper.pl").write_text("h2.\n")
+    assert read_regular_files(sub).digest() != before
+    linked = tmp_path / "eve.pl"
+    linked.symlink_to(sub / "sudoku.pl")
+    single = read_regular_files(linked, "sudoku.pl")
+    assert single.files == () and "symbolic link" in single.refused[0]
+
+
+def test_a_folder_the_sandbox_cannot_reach_is_refused(tmp_path: Path) -> None:
+    tmp_path.chmod(0o700)
+    with pytest.raises(WorkspaceError, match="cannot pass through"):
+        RunFolder(tmp_path, others=True)
+
+
+def test_stale_run_folders_are_removed(tmp_path: Path) -> None:
+    dead = tmp_path / f"{FOLDER_PREFIX}rdead"
+    dead.mkdir()
+    (dead / "lock").write_text("")
+    live = tmp_path / f"{FOLDER_PREFIX}rlive"
+    live.mkdir()
+    lock = os.open(live / "lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    try:
+        with RunFolder(tmp_path, others=False) as run:
+            assert not dead.exists()
+            assert live.exists()
+            assert run.path.exists()
+        assert not run.path.exists()
+    finally:
+        os.close(lock)
+
+
+@pytest.fixture(params=["cgroup", "process tree"])
+def meter(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run with the machine's control groups, and without them."""
+    if request.param == "cgroup" and cgroups.layout() is None:
+        pytest.skip("no writable control groups on this machine")
+    if request.param == "process tree":
+        monkeypatch.setattr(cgroups, "layout", lambda: None)
+    return request.param
+
+
+def program(tmp_path: Path, source: str, run: RunFolder, cpu: float = 2.0) -> SandboxedProgram:
+    folder = run.folder("sub")
+    (folder / "sudoku.pl").write_text(source)
+    limits = Limits(cpu_seconds=cpu, wall_seconds=cpu + 4, memory_mb=512)
+    return SandboxedProgram(run, folder, "sudoku.pl", "sudoku/2", "swi", limits)
+
+
+def test_a_loaded_program_answers_every_test_from_a_fresh_child(tmp_path: Path, meter: str) -> None:
+    source = SOLVER + ":- dynamic seen/0.\nsudoku(_, _) :- seen, !, fail.\n"
+    with RunFolder() as run, program(tmp_path, source, run) as prog:
+        assert prog.load().loaded
+        counts = []
+        for _ in range(3):
+            obs = prog.run(f"({GOAL}, assertz(seen))", "S")
+            assert obs.end is RunEnd.FINISHED, obs.detail
+            counts.append(len(obs.answers))
+        # 4x4 latin squares with a 1 in the corner (576 / 4): the same every time,
+        # since what one test asserts dies with its child.
+        assert counts == [144, 144, 144]
+        assert all(ground for ground, _ in obs.answers)
+
+
+def test_cpu_limit_and_a_forged_reply_end_only_their_run(tmp_path: Path, meter: str) -> None:
+    source = (
+        SOLVER
+        + "sudoku(loop, _) :- repeat, fail.\n"
+        + "sudoku(forge, _) :- stream_property(S, file_no(1)), "
+        + 'format(S, \'{"status":"ok"}~n\', []), flush_output(S).\n'
+    )
+    with RunFolder() as run, program(tmp_path, source, run, cpu=1.5) as prog:
+        assert prog.load().loaded
+        looped = prog.run("sudoku(loop, S)", "S")
+        assert looped.end is RunEnd.CPU_LIMIT
+        assert 1.5 <= looped.cpu_seconds < 2.5
+        assert not prog.alive
+        assert prog.load().loaded
+        forged = prog.run("sudoku(forge, S)", "S")
+        assert forged.end is RunEnd.BROKEN_REPLY
+        assert "status" in forged.detail
+        assert prog.load().loaded
+        assert prog.run(GOAL, "S").end is RunEnd.FINISHED
+    assert prog.problems == []
+    assert not run.path.exists()
