@@ -282,3 +282,41 @@ def test_a_submission_cannot_see_files_outside_its_sandbox(tmp_path: Path) -> No
     assert run.returncode == 0, run.stderr
     data = json.loads((tmp_path / "r" / "grades.json").read_text())
     assert data["students"][0]["results"][0]["grade"] == "correct"
+
+
+def test_two_graders_sharing_a_gradebook_grade_each_run_once(tmp_path: Path) -> None:
+    sub = tmp_path / "class"
+    sub.mkdir()
+    for name in ("alice.pl", "carol.pl", "dave.pl", "oscar.pl"):
+        shutil.copy(CLASS / name, sub / name)
+    db = tmp_path / "shared.sqlite"
+    graders = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "plpuzzle",
+                *map(str, grade_args(sub, tmp_path / f"r{i}")),
+                "--db",
+                str(db),
+                "--jobs",
+                "1",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        for i in range(2)
+    ]
+    outputs = [g.communicate(timeout=600) for g in graders]
+    assert [g.returncode for g in graders] == [0, 0], outputs
+    graded_now = [int(out.split(" test run(s) graded now")[0].split()[-1]) for out, _ in outputs]
+    assert sum(graded_now) == 4 * len(TESTS)
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT COUNT(*) FROM results").fetchone()[0] == 4 * len(TESTS)
+    reports = [json.loads((tmp_path / f"r{i}" / "grades.json").read_text()) for i in range(2)]
+    assert reports[0]["students"] == reports[1]["students"]
+    assert {s["id"]: s["score"] for s in reports[0]["students"]} == {
+        sid: sum(v == "correct" for v in EXPECTED[sid].values())
+        for sid in ("alice", "carol", "dave", "oscar")
+    }

@@ -350,9 +350,10 @@ def _student_section(student: dict[str, Any], anchor: str) -> str:
             f'<td><span class="badge g-{_slug(r["grade"])}">{_e(r["grade"])}</span></td>'
             f'<td class="num">{_e(r["earned"])} / {_e(r["points"])}</td>'
             f'<td class="num">{_seconds(r["cpu_seconds"])}</td>'
+            f'<td class="num">{_seconds(r["wall_seconds"])}</td>'
             f'<td class="detail">{_e(r["detail"])}{pre}</td></tr>'
         )
-    body = "\n".join(rows) or '<tr><td class="empty" colspan="5">No results.</td></tr>'
+    body = "\n".join(rows) or '<tr><td class="empty" colspan="6">No results.</td></tr>'
     notes = "".join(f"<li>{_e(n)}</li>" for n in student.get("notes", []))
     notes_list = f'<ul class="notes">{notes}</ul>\n' if notes else ""
     return (
@@ -363,7 +364,8 @@ def _student_section(student: dict[str, Any], anchor: str) -> str:
         '<a class="top" href="#class-table">\u2191 class table</a></header>\n'
         f'{notes_list}<div class="scroll">\n<table>\n'
         '<thead><tr><th>Test</th><th>Grade</th><th class="num">Points</th>'
-        '<th class="num">CPU s</th><th>Detail and evidence</th></tr></thead>\n'
+        '<th class="num">CPU s</th><th class="num">wall s</th>'
+        "<th>Detail and evidence</th></tr></thead>\n"
         f"<tbody>\n{body}\n</tbody>\n</table>\n</div>\n</section>"
     )
 

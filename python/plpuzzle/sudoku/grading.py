@@ -474,8 +474,8 @@ def grade_class(
                         summary.problems.extend(program.problems)
                         program = None
                     current = sub.student
-                    if hooks.stored(sub, case) is not None:  # another grader did it
-                        results.put((sub, case, hooks.stored(sub, case), False))  # type: ignore[arg-type]
+                    if (done := hooks.stored(sub, case)) is not None:  # another grader's
+                        results.put((sub, case, done, False))
                         continue
                     if not hooks.claim(sub, case):
                         plan.defer(pair)
