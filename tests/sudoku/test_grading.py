@@ -305,7 +305,7 @@ def test_two_graders_sharing_a_gradebook_grade_each_run_once(tmp_path: Path) -> 
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-        )  # fmt: skip
+        )
         for i in range(2)
     ]
     outputs = [g.communicate(timeout=600) for g in graders]

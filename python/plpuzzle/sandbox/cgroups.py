@@ -234,11 +234,12 @@ def make_group(run_id: str, memory_mb: int, max_processes: int) -> Group | None:
     return Group(where, f"{PREFIX}{run_id}-{uuid.uuid4().hex[:8]}", memory_mb, max_processes)
 
 
-def remove_stale(is_alive: Callable[[str], bool]) -> int:
+def remove_stale(is_alive: Callable[[str], bool | None]) -> int:
     """Remove the groups of runs that are gone; return how many were removed.
 
-    `is_alive(run_id)` says whether the run that made a group still runs.
-    Groups from before run ids were used (`plpuzzle-HEX`) count as gone.
+    `is_alive(run_id)` says whether the run that made a group still runs,
+    or None for a name that is no run id: such a group (e.g. from an older
+    plpuzzle) is removed only when no process is left in it.
     """
     where = layout()
     if where is None:
@@ -250,11 +251,16 @@ def remove_stale(is_alive: Callable[[str], bool]) -> int:
             names |= {p.name for p in parent.iterdir() if p.name.startswith(PREFIX)}
     for name in sorted(names):
         run_id = name[len(PREFIX) :].rpartition("-")[0]
-        if run_id.startswith("probe") or (run_id and is_alive(run_id)):
+        if run_id.startswith("probe"):
+            continue
+        alive = is_alive(run_id)
+        if alive:
             continue
         group = Group.__new__(Group)
         group.layout, group.name = where, name
         group.folders = {key: parent / name for key, parent in where.parents.items()}
+        if alive is None and group.pids():
+            continue
         if group.remove() is None:
             removed += 1
     return removed

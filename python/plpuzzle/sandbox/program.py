@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import select
 import subprocess
 import time
@@ -117,6 +118,10 @@ class ReplyReader:
         self.seen = 0
         self._partial = b""
 
+    def pending(self) -> bool:
+        """Whether bytes of an unfinished line are waiting."""
+        return bool(self._partial)
+
     def feed(self, chunk: bytes) -> list[tuple[str, str]]:
         self.seen += len(chunk)
         if self.seen > self.max_bytes:
@@ -191,7 +196,8 @@ class SandboxedProgram:
         self.meter: cgroups.Group | ProcessTree | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._log = None
-        self._requests = 0
+        #: How many processes the sandbox holds once loaded, between runs.
+        self._baseline = 0
         self.problems: list[str] = []
 
     # -- starting and stopping ------------------------------------------------
@@ -221,7 +227,7 @@ class SandboxedProgram:
             stderr=self._log,
             start_new_session=True,
             preexec_fn=lambda: jail.child_setup(limits, group, uid),
-            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+            env={"PATH": "/usr/bin:/bin"},  # bwrap's own environment is readable inside
         )
         self.meter = self.group or ProcessTree(self._proc.pid)
         return self._proc
@@ -283,6 +289,7 @@ class SandboxedProgram:
         if not outcome and not messages and obs.output.startswith("bwrap:"):
             self.close()
             raise SandboxSetupError(obs.output.strip())
+        self._baseline = len(self.meter.pids()) if self.meter else 0
         if not outcome:
             if obs.end is RunEnd.SANDBOX_DIED:
                 obs.detail = "the program ended while it was being loaded (halt/0 at load time?)"
@@ -299,8 +306,9 @@ class SandboxedProgram:
         proc = self._proc
         if proc is None or proc.returncode is not None:
             raise RuntimeError("run() needs a loaded sandbox")
-        self._requests += 1
-        number = self._requests
+        # A number the submission cannot guess, so it cannot forge the
+        # loader's `done` for this run.
+        number = secrets.randbelow(1 << 62)
         reader = ReplyReader(_RUN_TAGS, self.limits.reply_mb << 20, self.limits.line_kb << 10)
         answers: list[tuple[bool, str]] = []
         exception: list[str] = []
@@ -388,8 +396,11 @@ class SandboxedProgram:
                 end, detail = RunEnd.SANDBOX_DIED, "the sandbox ended in the middle of the run"
                 break
             try:
-                for tag, text in reader.feed(chunk):
+                lines = reader.feed(chunk)
+                for i, (tag, text) in enumerate(lines):
                     if take(tag, text):
+                        if i + 1 < len(lines) or reader.pending():
+                            raise ReplyError(RunEnd.BROKEN_REPLY, "replies after the run's end")
                         end = RunEnd.FINISHED
                         break
             except ReplyError as e:
@@ -398,12 +409,16 @@ class SandboxedProgram:
         obs = Observation(end, wall_seconds=wall, detail=detail)
         obs.cpu_seconds = max(0.0, meter.cpu_seconds() - cpu0)
         obs.memory_mb = meter.memory_peak_mb()
-        if meter.oom_kills() > oom0 and end is not RunEnd.FINISHED:
+        if meter.oom_kills() > oom0:  # even if the loader said `done`: any kill counts
             obs.end = RunEnd.MEMORY_LIMIT
             obs.detail = f"the kernel stopped it at the memory limit of {limits.memory_mb} MB"
         obs.output = self._output_tail()
-        if obs.end is not RunEnd.FINISHED:
-            self.close()  # a sandbox that broke off a run is not used again
+        if obs.end is not RunEnd.FINISHED or (
+            request is not None and self.meter and len(self.meter.pids()) > self._baseline
+        ):
+            # A sandbox that broke off a run, or in which a run left processes
+            # behind, is not used again: the next test starts from a fresh load.
+            self.close()
         return obs
 
     def _output_tail(self) -> str:

@@ -1,9 +1,13 @@
 """The grader's working folders, and what goes into a sandbox.
 
 Every grading run works in a folder of its own under the system's
-temporary folder (`plpuzzle-grading-RUN`) and holds a lock on it while it
-lives. A run killed with SIGKILL cannot clean up, so every new run first
-removes the folders (and control groups) of runs whose lock is free.
+temporary folder (`plpuzzle-grading-RUN`). A run killed with SIGKILL
+cannot clean up, so every new run first removes the folders (and control
+groups) of runs that are gone. A run id names the grader's process and
+that process's start time, so whether a run is gone is known from /proc
+alone, wherever its folder is: a live grader's sandboxes are never
+touched, whatever temporary folder it uses. The run also holds a lock on
+a file in its folder while it lives, which tells its folder from others.
 
 Submissions are read into memory and written into the run's folder, and
 only regular files are taken: a symbolic link could point at expected
@@ -17,6 +21,7 @@ import contextlib
 import fcntl
 import hashlib
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -32,6 +37,32 @@ LOCK_NAME = "lock"
 #: Bounds on what one submission may bring into its sandbox.
 MAX_FILES = 500
 MAX_BYTES = 32 * 1024 * 1024
+
+
+_RUN_ID = re.compile(r"r(\d+)s(\d+)x[0-9a-f]+")
+
+
+def _start_ticks(pid: int) -> int | None:
+    """When process `pid` started (clock ticks since boot), or None if it is gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(text[text.rfind(")") + 2 :].split()[19])
+
+
+def new_run_id() -> str:
+    """A run id that names this process and its start time."""
+    pid = os.getpid()
+    return f"r{pid}s{_start_ticks(pid)}x{uuid.uuid4().hex[:6]}"
+
+
+def run_is_alive(run_id: str) -> bool | None:
+    """Whether the grader of `run_id` still runs; None if it is no run id of ours."""
+    match = _RUN_ID.fullmatch(run_id)
+    if match is None:
+        return None
+    return _start_ticks(int(match.group(1))) == int(match.group(2))
 
 
 def _lock_is_free(folder: Path) -> bool:
@@ -86,7 +117,7 @@ class RunFolder:
         if others if others is not None else os.geteuid() == 0:
             _check_reachable(self.base)
         self.stale_removed = self.remove_stale(self.base)
-        self.run_id = f"r{uuid.uuid4().hex[:10]}"
+        self.run_id = new_run_id()
         self.path = self.base / f"{FOLDER_PREFIX}{self.run_id}"
         self.path.mkdir(mode=0o700)
         # Sandboxes may run under another uid: let it pass through, not list.
@@ -98,19 +129,17 @@ class RunFolder:
     def remove_stale(base: Path) -> int:
         """Remove the folders and control groups of runs that are gone."""
         removed = 0
-        alive: set[str] = set()
         with contextlib.suppress(OSError):
             for folder in base.iterdir():
                 if not folder.name.startswith(FOLDER_PREFIX) or not _owned_by_us(folder):
                     continue
-                run_id = folder.name[len(FOLDER_PREFIX) :]
-                if _lock_is_free(folder):
+                alive = run_is_alive(folder.name[len(FOLDER_PREFIX) :])
+                if alive is None:  # not named like a run: only an abandoned, locked folder
+                    alive = not (folder / LOCK_NAME).exists() or not _lock_is_free(folder)
+                if not alive:
                     shutil.rmtree(folder, ignore_errors=True)
                     removed += 1
-                else:
-                    alive.add(run_id)
-        removed += cgroups.remove_stale(lambda run_id: run_id in alive)
-        return removed
+        return removed + cgroups.remove_stale(run_is_alive)
 
     def folder(self, name: str, mode: int = 0o755) -> Path:
         """A fresh sub-folder of the run folder."""

@@ -267,8 +267,19 @@ _UNFINISHED = {
 }
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def printable(text: str) -> str:
+    """Text from a submission with control characters shown, not kept:
+    a NUL or an escape sequence in a report would be the submission's."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def _evidence(*parts: tuple[str, str]) -> str:
-    return "\n".join(f"{label}:\n{text.rstrip()}" for label, text in parts if text.strip())
+    return "\n".join(
+        f"{label}:\n{printable(text.rstrip())}" for label, text in parts if text.strip()
+    )
 
 
 def grade_observation(
@@ -286,12 +297,12 @@ def grade_observation(
     if obs.end is RunEnd.RAISED:
         lower = obs.exception.lower()
         out.grade = Grade.MEMORY if any(w in lower for w in _MEMORY_WORDS) else Grade.ERROR
-        out.detail = _first_line(obs.exception)
+        out.detail = printable(_first_line(obs.exception))
         out.evidence = _evidence(("the exception", obs.exception), printed)
         return out
     if obs.end is not RunEnd.FINISHED:
         out.grade = _UNFINISHED[obs.end]
-        out.detail = obs.detail
+        out.detail = printable(obs.detail)
         if out.grade is Grade.TIMEOUT:
             out.detail += f" (CPU {obs.cpu_seconds:.2f} s, wall {obs.wall_seconds:.2f} s)"
         out.evidence = _evidence(printed)
@@ -306,7 +317,7 @@ def grade_observation(
         return out
     out.grade = Grade.WRONG
     out.detail = judged.summary()
-    out.evidence = _wrong_evidence(judged)
+    out.evidence = printable(_wrong_evidence(judged))
     return out
 
 
@@ -323,7 +334,7 @@ def load_error_grade(submission: Submission, case: SuiteCase, report: LoadReport
         ("not graded", "\n".join(submission.files.refused)),
         ("what it printed (last part)", obs.output),
     )
-    return TestGrade(submission.student, case.name, Grade.LOAD_ERROR, reason, evidence)
+    return TestGrade(submission.student, case.name, Grade.LOAD_ERROR, printable(reason), evidence)
 
 
 def _first_line(text: str) -> str:

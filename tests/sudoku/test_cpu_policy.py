@@ -1,0 +1,63 @@
+"""The time limit is CPU time; the wall clock is only a backstop for waiters.
+
+A solver that computes is stopped when its sandbox has used the CPU time
+limit, however long that takes on a loaded machine; a solver that waits
+uses no CPU and is stopped by the wall-clock backstop.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+SUITE = REPO / "tests" / "fixtures" / "grading_suite"
+
+LOOPER = "% Computes for ever.\nsudoku(_, _) :- repeat, fail.\n"
+SLEEPER = "% Waits instead of computing.\nsudoku(_, _) :- sleep(100).\n"
+
+#: A busy loop that ends by itself after two minutes should nobody stop it.
+HOG = "import time\nend = time.monotonic() + 120\nwhile time.monotonic() < end:\n    pass\n"
+
+
+def grade_one(tmp_path: Path, source: str, *limits: str) -> dict:
+    """Grade a class of one student on one fast test; that test's result."""
+    sub = tmp_path / "class"
+    sub.mkdir()
+    (sub / "solo.pl").write_text(source)
+    points = tmp_path / "points.toml"
+    points.write_text('only = ["test005"]\n')
+    argv = [sys.executable, "-m", "plpuzzle", "sudoku", "grade", str(sub), "--suite", str(SUITE),
+            "--points", str(points), "--memory-limit", "1024", "--jobs", "1",
+            "--report", str(tmp_path / "report"), *limits]  # fmt: skip
+    run = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    data = json.loads((tmp_path / "report" / "grades.json").read_text())
+    (result,) = data["students"][0]["results"]
+    return result
+
+
+def test_a_computing_solver_is_stopped_by_cpu_time_on_a_loaded_machine(tmp_path: Path) -> None:
+    hogs = [subprocess.Popen([sys.executable, "-c", HOG]) for _ in range(2)]
+    try:
+        result = grade_one(tmp_path, LOOPER, "--time-limit", "4")  # wall backstop: 18 s
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    assert result["grade"] == "timeout", result
+    assert "CPU limit" in result["detail"], result
+    assert 4 <= result["cpu_seconds"] < 5, result
+    # One process computing cannot use more CPU time than wall-clock time;
+    # sharing the machine with the hogs it takes longer.
+    assert result["wall_seconds"] >= result["cpu_seconds"] - 0.05, result
+
+
+def test_a_waiting_solver_is_stopped_by_the_wall_clock_backstop(tmp_path: Path) -> None:
+    result = grade_one(tmp_path, SLEEPER, "--time-limit", "4", "--wall-limit", "6")
+    assert result["grade"] == "timeout", result
+    assert "wall-clock backstop" in result["detail"], result
+    assert result["cpu_seconds"] < 1, result
+    assert 6 <= result["wall_seconds"] < 8, result

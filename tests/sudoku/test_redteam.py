@@ -1,0 +1,535 @@
+"""The red-team class: submissions that attack the grader, graded end to end.
+
+Every submission in tests/fixtures/redteam/ says in its header comment what
+it attacks and what the grader should do about it. The class is graded once,
+through the command line, on two fast tests of the grading suite; what cannot
+live in git (symbolic links to the suite's expected files and to other
+students' work, a fifo) is made at test time in a copy of the class.
+
+Other graders may run on the same machine meanwhile (another test suite,
+another teacher), so the checks for leftovers look at what belongs to our
+own grading runs: each run's id is read from the lock file its grader holds
+open, and control groups, run folders and processes are matched by that id.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import hashlib
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from plpuzzle.sandbox import cgroups
+from plpuzzle.sandbox.workspace import RunFolder
+
+REPO = Path(__file__).resolve().parents[2]
+REDTEAM = REPO / "tests" / "fixtures" / "redteam"
+SUITE = REPO / "tests" / "fixtures" / "grading_suite"
+TESTS = ("test001", "test005")
+LIMITS = ("--time-limit", "5", "--wall-limit", "8", "--memory-limit", "1024", "--jobs", "2")
+#: The uids of sandboxes (plpuzzle.sandbox.jail.SANDBOX_UID_BASE and up).
+SANDBOX_UID_BASE = 2_146_400_000
+FIFO_NAME = "<img src=x onerror=alert(1)>.fifo"
+MEMORY = frozenset({"memory limit", "crashed"})
+
+#: The grade every test of a submission must get (or one of a set of grades).
+EXPECTED: dict[str, str | frozenset[str]] = {
+    # controls: correct solvers, which the attacks beside them must not disturb
+    "ctl_plain": "correct",
+    "ctl_folder": "correct",  # a folder with a helper file
+    # links: never followed
+    "links_expected": "wrong",  # links to the suite's expected solutions
+    "link_solver": "load error",  # its sudoku.pl links to ctl_plain.pl
+    "link_top": "load error",  # the whole submission is a link to ctl_plain.pl
+    "link_dir": "load error",  # the whole submission is a link to ctl_folder/
+    "fifo_student": "correct",  # harmless: the fifo is refused, the solver is fine
+    # the project's own solver is out of sight
+    "own_solver": "wrong",
+    # forged replies on the grader's channel
+    "forge_x": "error",
+    "forge_json": "error",
+    "forge_end": "error",
+    "forge_done": "error",
+    "forge_flood": "error",  # 2 GiB without a newline
+    # the loader redefined at load time
+    "redef_answer": "wrong",
+    "redef_run_test": "wrong",
+    "hide_syntax": "load error",  # a message hook hides its syntax error
+    # memory
+    "mem_fork": MEMORY,  # 4 forked processes of ~700 MB each
+    "stack_raise": MEMORY,  # lifts the Prolog stack limit
+    # the machine's files, processes, disk and network
+    "exfil": "error",
+    "forkbomb": "wrong",
+    "killparent": "crashed",
+    "killall": "crashed",
+    "burner": "correct",  # harmless: its leftover CPU burner dies with the sandbox
+    "disk": "error",
+    "net": "wrong",
+    "privesc": "wrong",
+    # loading and waiting
+    "halt_load": "load error",
+    "load_loop": "load error",
+    "sleeper": "timeout",
+    # the reports
+    "html_inject": "error",
+}
+
+#: Full marks for these; every other submission must score 0.
+HARMLESS = {"ctl_plain", "ctl_folder", "fifo_student", "burner"}
+
+#: A word that the detail or evidence of every test must hold: what happened.
+WORDS = {
+    "links_expected": "missing",
+    "link_solver": "does not exist",
+    "link_top": "does not exist",
+    "link_dir": "does not exist",
+    "own_solver": "missing",
+    "forge_x": "after the run ended",
+    "forge_json": "unexpected reply line",
+    "forge_end": "after the run ended",
+    "forge_done": "reply channel",
+    "forge_flood": "longer than",
+    "redef_answer": "missing",
+    "redef_run_test": "missing",
+    "hide_syntax": "does not define sudoku/2",
+    "exfil": "stolen",
+    "forkbomb": "missing",
+    "killparent": "sandbox ended",
+    "killall": "sandbox ended",
+    "disk": "xfsz",
+    "net": "missing",
+    "privesc": "missing",
+    "halt_load": "halt",
+    "load_loop": "loading was stopped",
+    "sleeper": "wall-clock backstop",
+    "html_inject": "redteam",
+}
+
+#: Files the attackers try to create outside their sandbox (and beside the class).
+MARKER = "plpuzzle-redteam-marker.txt"
+MARKERS = [Path(d) / MARKER for d in ("/tmp", "/root", "/work", "/var/tmp")]
+BIG_FILE = Path("/tmp/plpuzzle-redteam-big.bin")
+#: Files with a secret that exfil.pl tries to read.
+CANARIES = [Path(d) / "plpuzzle-canary.txt" for d in ("/tmp", "/root", "/work", "/var/tmp")]
+
+
+# -- helpers ------------------------------------------------------------------------
+
+
+def grade_command(submissions: Path, report: Path, points: Path) -> list[str]:
+    return [sys.executable, "-m", "plpuzzle", "sudoku", "grade", str(submissions),
+            "--suite", str(SUITE), *LIMITS, "--report", str(report),
+            "--points", str(points)]  # fmt: skip
+
+
+def points_file(folder: Path) -> Path:
+    path = folder / "points.toml"
+    path.write_text(f"only = {json.dumps(list(TESTS))}\n")
+    return path
+
+
+def tree_digest(folder: Path) -> str:
+    """A digest of a folder as it is: names, types, contents, link targets."""
+    h = hashlib.sha256()
+    for root, dirs, files in os.walk(folder, followlinks=False):
+        dirs.sort()
+        for name in sorted(dirs + files):
+            path = Path(root) / name
+            info = path.lstat()
+            h.update(f"{path.relative_to(folder)}\0{stat.S_IFMT(info.st_mode)}\0".encode())
+            if stat.S_ISLNK(info.st_mode):
+                h.update(os.readlink(path).encode())
+            elif stat.S_ISREG(info.st_mode):
+                h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def run_folders_of(pid: int) -> dict[str, Path]:
+    """The grading runs of process `pid`: run id -> run folder (from its open lock)."""
+    found = {}
+    try:
+        fds = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return found
+    for fd in fds:
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        match = re.fullmatch(r"(.*/plpuzzle-grading-(r[0-9a-z]+))/lock", target)
+        if match:
+            found[match.group(2)] = Path(match.group(1))
+    return found
+
+
+def cgroup_entries(run_id: str) -> list[str]:
+    """Control groups of run `run_id` in any hierarchy, at most 4 folders deep."""
+    found: list[str] = []
+    for depth in range(1, 5):
+        found += glob.glob("/sys/fs/cgroup/" + "*/" * depth + f"plpuzzle-{run_id}-*")
+    return sorted(found)
+
+
+def _own_memory_group() -> str:
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        if "memory" in controllers.split(","):
+            return path
+    return "/"
+
+
+def sandbox_processes(run_ids: set[str]) -> dict[int, str]:
+    """Processes under a sandbox uid that are ours: in a control group of one of
+    `run_ids`, or in none of plpuzzle's at all (escaped) within our own memory
+    group (on a machine where each session has one; else anywhere)."""
+    own = _own_memory_group().rstrip("/") + "/"
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+            groups = (entry / "cgroup").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        uids = next((ln.split()[1:] for ln in status.splitlines() if ln.startswith("Uid:")), [])
+        if not uids or max(map(int, uids)) < SANDBOX_UID_BASE:
+            continue
+        memory = next((ln.split(":", 2)[2] for ln in groups.splitlines()
+                       if "memory" in ln.split(":")[1].split(",")), "/")  # fmt: skip
+        mine = any(f"plpuzzle-{r}-" in groups for r in run_ids)
+        escaped = "plpuzzle-" not in groups and (memory + "/").startswith(own)
+        if mine or escaped:
+            found[int(entry.name)] = cmdline
+    return found
+
+
+def stray_processes(run_ids: set[str]) -> dict[int, str]:
+    """`sandbox_processes` that are still there a little later (not just ending)."""
+    first = sandbox_processes(run_ids)
+    if not first:
+        return first
+    time.sleep(2)
+    later = sandbox_processes(run_ids)
+    return {pid: cmd for pid, cmd in later.items() if pid in first}
+
+
+class Listener:
+    """A TCP server on 127.0.0.1 that notes every connection it gets."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen()
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.connections: list[tuple[str, int]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, peer = self.sock.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            self.connections.append(peer)
+            conn.close()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.sock.close()
+
+
+def prepare_class(folder: Path, port: int) -> Path:
+    """A copy of the red-team class, with what git cannot hold made now."""
+    target = folder / "class"
+    shutil.copytree(REDTEAM, target, symlinks=True)
+    for expected in sorted(SUITE.glob("test*s.txt")):
+        (target / "links_expected" / expected.name).symlink_to(expected)
+    (target / "link_solver" / "sudoku.pl").unlink()
+    (target / "link_solver" / "sudoku.pl").symlink_to(target / "ctl_plain.pl")
+    (target / "link_top.pl").symlink_to(target / "ctl_plain.pl")
+    (target / "link_dir").symlink_to(target / "ctl_folder", target_is_directory=True)
+    os.mkfifo(target / "fifo_student" / FIFO_NAME)
+    (target / "net" / "port.txt").write_text(f"{port}.\n")
+    return target
+
+
+def remove_markers() -> None:
+    for path in [*MARKERS, BIG_FILE]:
+        path.unlink(missing_ok=True)
+
+
+@dataclass
+class Graded:
+    """What one grading of the red-team class left for the tests to check."""
+
+    returncode: int
+    output: str
+    report: Path
+    data: dict
+    run_folders: dict[str, Path]
+    submissions: Path
+    digest_before: str
+    digest_after: str
+    connections: list[tuple[str, int]]
+    canaries: dict[str, str] = field(default_factory=dict)
+    elapsed: float = 0.0
+
+    def results(self, student: str) -> list[dict]:
+        return next(s["results"] for s in self.data["students"] if s["id"] == student)
+
+    def student(self, student: str) -> dict:
+        return next(s for s in self.data["students"] if s["id"] == student)
+
+    def report_texts(self) -> dict[str, str]:
+        return {
+            name: (self.report / name).read_bytes().decode("utf-8", errors="replace")
+            for name in ("grades.json", "grades.csv", "grades.html")
+        }
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> Graded:
+    """Grade the red-team class once, watching the grader from outside."""
+    work = tmp_path_factory.mktemp("redteam")
+    listener = Listener()
+    canaries = {str(p): f"canary-{secrets.token_hex(12)}" for p in CANARIES}
+    canaries["env"] = f"envcanary{secrets.token_hex(12)}"
+    canaries["PATH"] = f"pathcanary{secrets.token_hex(12)}"
+    env = {
+        **os.environ,
+        "PLPUZZLE_REDTEAM_CANARY": canaries["env"],
+        "PATH": f"{os.environ.get('PATH', '/usr/bin:/bin')}:/nonexistent/{canaries['PATH']}",
+    }
+    remove_markers()
+    try:
+        for path in CANARIES:
+            path.write_text(canaries[str(path)] + "\n")
+        submissions = prepare_class(work, listener.port)
+        before = tree_digest(submissions)
+        report = work / "report"
+        out_path = work / "grader-output.txt"
+        start = time.monotonic()
+        with open(out_path, "wb") as out:
+            proc = subprocess.Popen(
+                grade_command(submissions, report, points_file(work)),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=True,
+            )
+            runs: dict[str, Path] = {}
+            try:
+                while proc.poll() is None and time.monotonic() - start < 300:
+                    runs.update(run_folders_of(proc.pid))
+                    time.sleep(0.05)
+            finally:
+                if proc.poll() is None:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        elapsed = time.monotonic() - start
+        output = out_path.read_text(errors="replace")
+        data = {}
+        if (report / "grades.json").is_file():
+            data = json.loads((report / "grades.json").read_text())
+        return Graded(
+            returncode=proc.returncode,
+            output=output,
+            report=report,
+            data=data,
+            run_folders=runs,
+            submissions=submissions,
+            digest_before=before,
+            digest_after=tree_digest(submissions),
+            connections=list(listener.connections),
+            canaries=canaries,
+            elapsed=elapsed,
+        )
+    finally:
+        listener.close()
+        for path in CANARIES:
+            path.unlink(missing_ok=True)
+
+
+# -- the grading run ------------------------------------------------------------------
+
+
+def test_the_grader_finishes_and_writes_every_report(graded: Graded) -> None:
+    assert graded.returncode == 0, graded.output
+    for name in ("grades.json", "grades.csv", "grades.html", "grades.sqlite"):
+        assert (graded.report / name).is_file(), name
+    assert sorted(s["id"] for s in graded.data["students"]) == sorted(EXPECTED)
+    assert [t["name"] for t in graded.data["tests"]] == list(TESTS)
+    assert len(graded.run_folders) == 1, graded.run_folders  # one run, watched throughout
+
+
+@pytest.mark.parametrize("student", sorted(EXPECTED))
+def test_each_submission_gets_the_grade_it_deserves(graded: Graded, student: str) -> None:
+    assert graded.returncode == 0, graded.output
+    expected = EXPECTED[student]
+    for result in graded.results(student):
+        grade, said = result["grade"], f"{result['detail']}\n{result['evidence']}"
+        if isinstance(expected, frozenset):
+            assert grade in expected, f"{student} {result['test']}: {grade}: {said}"
+        else:
+            assert grade == expected, f"{student} {result['test']}: {grade}: {said}"
+        if student in WORDS:
+            assert WORDS[student] in said, f"{student} {result['test']}: {said}"
+    score = graded.student(student)["score"]
+    assert score == (len(TESTS) if student in HARMLESS else 0)
+
+
+def test_refused_links_and_fifos_are_named_in_the_notes(graded: Graded) -> None:
+    notes = {s["id"]: s["notes"] for s in graded.data["students"]}
+    expected_links = sorted(p.name for p in SUITE.glob("test*s.txt"))
+    assert notes["links_expected"] == [
+        f"not graded: {name}: a symbolic link (links are not followed)" for name in expected_links
+    ]
+    for student in ("link_solver", "link_top", "link_dir"):
+        assert notes[student] == ["not graded: sudoku.pl: a symbolic link (links are not followed)"]
+    assert len(notes["fifo_student"]) == 1
+    assert FIFO_NAME in notes["fifo_student"][0]
+    assert "not a regular file" in notes["fifo_student"][0]
+    refusing = {"links_expected", "link_solver", "link_top", "link_dir", "fifo_student"}
+    assert {s: n for s, n in notes.items() if n and s not in refusing} == {}
+
+
+def test_the_html_report_shows_submissions_text_as_text(graded: Graded) -> None:
+    html = graded.report_texts()["grades.html"]
+    assert "&lt;script&gt;alert(" in html  # html_inject's exception, escaped
+    assert "<script>alert" not in html
+    assert "<img src=x" not in html  # html_inject's payload and the fifo's name
+    assert "</table><script>" not in html
+
+
+def test_nothing_of_the_machine_leaks_into_the_reports(graded: Graded) -> None:
+    """exfil.pl reads /etc/shadow, /etc/passwd, /proc/1/environ, /root, /work and
+    canary files, and throws all of it as its exception."""
+    texts = graded.report_texts()
+    passwd = Path("/etc/passwd").read_text().splitlines()[0]
+    shadow_like = re.compile(r"\b[a-z_][a-z0-9_-]*:[^:\s]*:\d{3,6}:\d*:\d*:\d*:")
+    for name, text in texts.items():
+        for path in CANARIES:
+            assert graded.canaries[str(path)] not in text, f"{path} in {name}"
+        assert passwd not in text, f"/etc/passwd in {name}"
+        assert not shadow_like.search(text), f"an /etc/shadow entry in {name}"
+    assert "stolen(" in texts["grades.json"]  # the attack did report what it found
+
+
+def test_the_graders_environment_does_not_reach_the_sandbox(graded: Graded) -> None:
+    """Not a variable of the grader's environment, not its PATH (exfil.pl reads
+    /proc/1/environ, which in the sandbox is bubblewrap's)."""
+    for name, text in graded.report_texts().items():
+        assert graded.canaries["env"] not in text, f"the grader's environment in {name}"
+        assert graded.canaries["PATH"] not in text, f"the grader's PATH in {name}"
+
+
+def test_nothing_outside_the_sandbox_changed(graded: Graded) -> None:
+    assert graded.digest_after == graded.digest_before
+    beside = [graded.submissions.parent / MARKER, graded.submissions / MARKER]  # ../MARKER
+    assert [str(p) for p in [*MARKERS, *beside, BIG_FILE] if p.exists()] == []
+    assert graded.connections == []  # net.pl never reached the test's listener
+
+
+def test_nothing_is_left_behind(graded: Graded) -> None:
+    """No run folder, control group or process of the run outlives the grader."""
+    assert graded.run_folders
+    for run_id, folder in graded.run_folders.items():
+        assert not folder.exists(), folder
+        assert cgroup_entries(run_id) == []
+    assert stray_processes(set(graded.run_folders)) == {}
+
+
+# -- a killed grader ---------------------------------------------------------------------
+
+
+def test_a_killed_graders_leftovers_are_removed_by_the_next_run(tmp_path: Path) -> None:
+    sub = tmp_path / "class"
+    sub.mkdir()
+    shutil.copy(REDTEAM / "sleeper.pl", sub)  # keeps a sandbox busy for 8 s a test
+    shutil.copy(REDTEAM / "ctl_plain.pl", sub)
+    points = points_file(tmp_path)
+    proc = subprocess.Popen(
+        grade_command(sub, tmp_path / "first", points),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    runs: dict[str, Path] = {}
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            runs.update(run_folders_of(proc.pid))
+            if runs and all(cgroup_entries(r) for r in runs):
+                break
+            time.sleep(0.05)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert len(runs) == 1, "the grader's run folder never appeared"
+    (run_id, folder), = runs.items()  # fmt: skip
+    assert folder.is_dir()
+    assert cgroup_entries(run_id) != []
+
+    tiny = tmp_path / "tiny"
+    tiny.mkdir()
+    shutil.copy(REDTEAM / "ctl_plain.pl", tiny)
+    second = subprocess.run(
+        grade_command(tiny, tmp_path / "second", points),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert not folder.exists()
+    assert cgroup_entries(run_id) == []
+    assert stray_processes({run_id}) == {}
+
+
+# -- two graders at once -------------------------------------------------------------
+
+
+def test_a_grader_in_another_temp_folder_spares_live_sandboxes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A grader with another TMPDIR (another teacher; the test suite's own
+    RunFolder(tmp_path)) must not take a live run's control groups for stale
+    ones: removing them kills that run's sandboxes.
+
+    Checked on a stand-in for the machine's hierarchies, so that no real
+    sandbox is killed if it fails.
+    """
+    hierarchy = tmp_path / "cgroup"
+    hierarchy.mkdir()
+    monkeypatch.setattr(cgroups, "layout", lambda: cgroups.Layout(2, {"unified": hierarchy}))
+    (tmp_path / "teacher_a").mkdir()
+    (tmp_path / "teacher_b").mkdir()
+    with RunFolder(tmp_path / "teacher_a", others=False) as live:
+        group = hierarchy / f"{cgroups.PREFIX}{live.run_id}-0123abcd"
+        group.mkdir()
+        RunFolder.remove_stale(tmp_path / "teacher_b")  # how another grader starts
+        assert group.is_dir(), "a live run's control group was removed as stale"
