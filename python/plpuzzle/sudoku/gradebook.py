@@ -324,6 +324,11 @@ class Gradebook:
         with self._using(write=True) as db:
             db.execute("DELETE FROM claims WHERE owner=?", (owner,))
 
+    def claim_owners(self) -> list[str]:
+        """Everyone who holds a claim, expired or not."""
+        with self._using() as db:
+            return [r[0] for r in db.execute("SELECT DISTINCT owner FROM claims ORDER BY owner")]
+
     def claimed_by_others(self, owner: str) -> int:
         """How many runs other graders hold unexpired claims on."""
         with self._using() as db:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from plpuzzle.sandbox import cgroups, jail
 from plpuzzle.sandbox.program import SandboxSetupError
-from plpuzzle.sandbox.workspace import WorkspaceError
+from plpuzzle.sandbox.workspace import WorkspaceError, new_run_id, run_is_alive
 from plpuzzle.sudoku.class_report import StudentGrades
 from plpuzzle.sudoku.class_report import build as build_report
 from plpuzzle.sudoku.class_report import to_csv as report_csv
@@ -92,6 +92,14 @@ def check_machine() -> list[str]:
     return warnings
 
 
+def release_dead_claims(book: Gradebook, host: str) -> None:
+    """Drop the claims of graders on this machine that are gone (killed)."""
+    for other in book.claim_owners():
+        other_host, _, run_id = other.partition(":")
+        if other_host == host and run_is_alive(run_id) is False:
+            book.release_claims(other)
+
+
 def load_cases(request: GradingRequest, points: Points) -> list[SuiteCase]:
     suite = request.suite
     if not suite.is_dir():
@@ -127,7 +135,8 @@ def grade(
     settings = request.settings
     skey = settings.key()
     ckeys = {c.name: case_key(c) for c in cases}
-    owner = f"{socket.gethostname()}:{os.getpid()}"
+    host = socket.gethostname()
+    owner = f"{host}:{new_run_id()}"
     lease = settings.wall_seconds * 2 + 120
     tick = on_start(len(subs) * len(cases)) if on_start else (lambda: None)
     grades: dict[tuple[str, str], TestGrade] = {}
@@ -138,7 +147,11 @@ def grade(
             return book.get(sub, case.name, ckeys[case.name], skey)
 
         def claim(sub: Submission, case: SuiteCase) -> bool:
-            return book.claim(sub.digest, case.name, ckeys[case.name], skey, owner, lease)
+            key = (sub.digest, case.name, ckeys[case.name], skey)
+            if book.claim(*key, owner, lease):
+                return True
+            release_dead_claims(book, host)  # a grader killed here need not hold us up
+            return book.claim(*key, owner, lease)
 
         def record(sub: Submission, case: SuiteCase, g: TestGrade, fresh: bool) -> None:
             if fresh:
