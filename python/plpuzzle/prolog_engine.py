@@ -12,7 +12,6 @@ Code we did not write must not run here but in a worker process
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -78,9 +77,6 @@ class PrologEngine:
                 "`make setup` does) and pyswip."
             ) from None
         self._prolog = Prolog()
-        stack_mb = os.environ.get("PLPUZZLE_STACK_LIMIT_MB")
-        if stack_mb:  # a sandbox's memory limit, so overflows are clean Prolog errors
-            self._once(f"set_prolog_flag(stack_limit, {int(stack_mb) * 1024 * 1024})")
         bridge = prolog_file("plpuzzle_bridge.pl")
         self._once(f"use_module({quote_atom(str(bridge))})")
         self._loaded: dict[tuple[Path, str], str] = {}
