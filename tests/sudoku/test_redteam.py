@@ -6,6 +6,13 @@ through the command line, on two fast tests of the grading suite; what cannot
 live in git (symbolic links to the suite's expected files and to other
 students' work, a fifo) is made at test time in a copy of the class.
 
+Most submissions solve correctly after (or instead of) their attack, with
+the same solving core. It is kept once, in core.pl.txt (not a .pl file nor a
+folder, so not a submission), and each submission holds only the line
+`% @solving-core@` where it goes; the copy gets the core in that line's
+place, so that the grader sees every submission self-contained, as a
+student's must be (one file, or one folder).
+
 Other graders may run on the same machine meanwhile (another test suite,
 another teacher), so the checks for leftovers look at what belongs to our
 own grading runs: each run's id is read from the lock file its grader holds
@@ -45,6 +52,9 @@ LIMITS = ("--time-limit", "5", "--wall-limit", "8", "--memory-limit", "1024", "-
 #: The uids of sandboxes (plpuzzle.sandbox.jail.SANDBOX_UID_BASE and up).
 SANDBOX_UID_BASE = 2_146_400_000
 FIFO_NAME = "<img src=x onerror=alert(1)>.fifo"
+#: The solving core that submissions share, and the line that stands for it.
+CORE = REDTEAM / "core.pl.txt"
+CORE_MARKER = b"% @solving-core@\n"
 MEMORY = frozenset({"memory limit", "crashed"})
 
 #: The grade every test of a submission must get (or one of a set of grades).
@@ -262,10 +272,31 @@ class Listener:
         self.sock.close()
 
 
+def with_core(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
+    """Copy a submission's file, with the solving core in place of its marker.
+
+    A student's submission is self-contained: the grader must see the core in
+    the file itself, not a file beside the class that it would never get.
+    (Also the copy function of shutil.copytree, hence the plain paths.)
+    """
+    text = Path(source).read_bytes()
+    if Path(source).suffix == ".pl" and CORE_MARKER in text:
+        Path(target).write_bytes(text.replace(CORE_MARKER, CORE.read_bytes()))
+        shutil.copystat(source, target)
+    else:
+        shutil.copy2(source, target)
+
+
 def prepare_class(folder: Path, port: int) -> Path:
     """A copy of the red-team class, with what git cannot hold made now."""
     target = folder / "class"
-    shutil.copytree(REDTEAM, target, symlinks=True)
+    shutil.copytree(
+        REDTEAM,
+        target,
+        symlinks=True,
+        copy_function=with_core,
+        ignore=shutil.ignore_patterns(CORE.name),  # not a submission: no need of it there
+    )
     for expected in sorted(SUITE.glob("test*s.txt")):
         (target / "links_expected" / expected.name).symlink_to(expected)
     (target / "link_solver" / "sudoku.pl").unlink()
@@ -469,8 +500,8 @@ def test_nothing_is_left_behind(graded: Graded) -> None:
 def test_a_killed_graders_leftovers_are_removed_by_the_next_run(tmp_path: Path) -> None:
     sub = tmp_path / "class"
     sub.mkdir()
-    shutil.copy(REDTEAM / "sleeper.pl", sub)  # keeps a sandbox busy for 8 s a test
-    shutil.copy(REDTEAM / "ctl_plain.pl", sub)
+    with_core(REDTEAM / "sleeper.pl", sub / "sleeper.pl")  # keeps a sandbox busy for 8 s a test
+    with_core(REDTEAM / "ctl_plain.pl", sub / "ctl_plain.pl")
     points = points_file(tmp_path)
     proc = subprocess.Popen(
         grade_command(sub, tmp_path / "first", points),
@@ -497,7 +528,7 @@ def test_a_killed_graders_leftovers_are_removed_by_the_next_run(tmp_path: Path) 
 
     tiny = tmp_path / "tiny"
     tiny.mkdir()
-    shutil.copy(REDTEAM / "ctl_plain.pl", tiny)
+    with_core(REDTEAM / "ctl_plain.pl", tiny / "ctl_plain.pl")
     second = subprocess.run(
         grade_command(tiny, tmp_path / "second", points),
         capture_output=True,
