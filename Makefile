@@ -16,7 +16,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 TIME_LIMIT ?= 120
 ONLY ?=
 
-.PHONY: help setup swipl test-deps run test lint bench bench-knight clean
+.PHONY: help setup swipl test-deps run test lint bench bench-knight bench-grade clean
 
 help:
 	@echo "make run    solve the bundled puzzles with both engines and cross-check them;"
@@ -25,6 +25,8 @@ help:
 	@echo "make bench  time both engines on the official suite beside the course's reference"
 	@echo "            solvers; writes bench/ (override SUITE=, CONSECUTIVE=, JOBS=, TIME_LIMIT=, ONLY=)"
 	@echo "make bench-knight  time both knight's-tour engines; writes bench/KNIGHT.md"
+	@echo "make bench-grade   time the class grader against the one of 96b44e0 on the fixture"
+	@echo "            class and the first 12 official tests; writes bench/GRADING.md (SUITE=, JOBS=)"
 	@echo "make setup  only install: SWI-Prolog, .venv and the package"
 	@echo "make clean  remove .venv and generated files"
 
@@ -99,6 +101,12 @@ bench: setup
 bench-knight: setup
 	@mkdir -p bench
 	$(BIN)/python -m plpuzzle.knight.bench bench/KNIGHT.md
+
+# The grader before (96b44e0: a fresh sandboxed worker per test) and after
+# (load once, fork per test): per-test overhead and runs per minute.
+bench-grade: setup
+	@mkdir -p bench
+	$(BIN)/python -m plpuzzle.sudoku.grading_bench --suite '$(SUITE)' --jobs $(JOBS) bench/GRADING.md
 
 lint: setup
 	$(BIN)/ruff check python tests
