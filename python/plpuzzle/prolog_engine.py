@@ -90,8 +90,10 @@ class PrologEngine:
     def load_solver(self, path: Path, predicate: str = "sudoku/2", dialect: Dialect = "swi") -> str:
         """Load a solver file into its own module; return the module name.
 
-        Raises SolverLoadError when loading reports errors or when the
-        module does not then define `predicate`.
+        Like SICStus, a clause with a syntax error is reported and the rest
+        of the file loads: SolverLoadError is raised only when the file
+        cannot be read or the module does not then define `predicate`
+        (with the messages printed while loading, which say why).
         """
         path = path.resolve()
         key = (path, dialect)
@@ -104,10 +106,7 @@ class PrologEngine:
         result = self._once(
             f"plpuzzle_bridge:load_solver({quote_atom(str(path))}, {module}, {dialect}, Problems)"
         )
-        problems = _text(result["Problems"])
-        errors = [line for line in problems.splitlines() if line.startswith("error")]
-        if errors:
-            raise SolverLoadError(problems)
+        problems = without_module(_text(result["Problems"]), module)
         name, arity = predicate.split("/")
         if not list(self._prolog.query(f"current_predicate({module}:{name}/{arity})")):
             raise SolverLoadError(f"{path} does not define {predicate}\n{problems}".rstrip())
@@ -128,9 +127,14 @@ class PrologEngine:
         status = str(result["PlpuzzleStatus"])
         text = _text(result["PlpuzzleAnswers"])
         answers = [(line[0] == "g", line[2:]) for line in text.split("\n")] if text else []
-        return Answers(
-            status, float(result["PlpuzzleCpu"]), answers, _text(result["PlpuzzleMessage"])
-        )
+        message = without_module(_text(result["PlpuzzleMessage"]), module)
+        return Answers(status, float(result["PlpuzzleCpu"]), answers, message)
+
+
+def without_module(text: str, module: str) -> str:
+    """`text` without the name of the module we loaded a solver into: a
+    generated name means nothing to the person reading a message."""
+    return text.replace(f"{module}:", "")
 
 
 def _text(value: object) -> str:

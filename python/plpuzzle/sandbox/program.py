@@ -41,8 +41,9 @@ from plpuzzle.sandbox import cgroups, jail
 from plpuzzle.sandbox.proctree import ProcessTree
 from plpuzzle.sandbox.workspace import RunFolder
 
-#: The files the loader needs inside the sandbox, and nothing else of ours.
-LOADER_FILES = ("sandbox_loader.pl", "sicstus_compat.pl")
+#: The files the loader needs inside the sandbox, and nothing else of ours:
+#: the loader, and the SICStus layer (a file and its folder of libraries).
+LOADER_FILES = ("sandbox_loader.pl", "sicstus_compat.pl", "sicstus")
 
 #: How often the parent looks at the CPU count while a run goes on.
 POLL_SECONDS = 0.05
@@ -151,14 +152,27 @@ _LOAD_TAGS = frozenset({"msg", "ready", "noload"})
 _RUN_TAGS = frozenset({"a", "n", "x", "end", "done"})
 
 
+def as_submitted(text: str) -> str:
+    """Paths inside the sandbox as the student named them: `sudoku.pl:7`,
+    not `/submission/sudoku.pl:7`."""
+    return text.replace(f"{jail.SUBMISSION_MOUNT}/", "")
+
+
 def loader_folder(run: RunFolder) -> Path:
     """The run's copy of the loader files, shared read-only by its sandboxes."""
     folder = run.path / "loader"
     if not folder.is_dir():
         staging = run.folder(f"loader-{os.getpid()}-{time.monotonic_ns()}")
         for name in LOADER_FILES:
-            (staging / name).write_bytes(prolog_file(name).read_bytes())
-            (staging / name).chmod(0o644)
+            source = prolog_file(name)
+            if source.is_dir():
+                for path in sorted(source.glob("*.pl")):
+                    (staging / name).mkdir(mode=0o755, exist_ok=True)
+                    (staging / name / path.name).write_bytes(path.read_bytes())
+                    (staging / name / path.name).chmod(0o644)
+            elif source.is_file():
+                (staging / name).write_bytes(source.read_bytes())
+                (staging / name).chmod(0o644)
         with contextlib.suppress(OSError):  # another thread may have won the race
             staging.rename(folder)
     return folder
@@ -280,7 +294,7 @@ class SandboxedProgram:
 
         def take(tag: str, text: str) -> bool:
             if tag == "msg":
-                messages.append(text)
+                messages.append(as_submitted(text))
                 return False
             outcome.append((tag, text))
             return True
@@ -298,7 +312,7 @@ class SandboxedProgram:
         tag, text = outcome[0]
         if tag == "noload":
             self.close()
-            return LoadReport(False, messages, text, obs)
+            return LoadReport(False, messages, as_submitted(text), obs)
         return LoadReport(True, messages, "", obs)
 
     def run(self, goal: str, template: str) -> Observation:
@@ -334,7 +348,7 @@ class SandboxedProgram:
 
         request = f"run({number}, {goal}, {template}).\n".encode()
         obs = self._watch(proc, reader, take, request)
-        obs.answers, obs.exception = answers, "\n".join(exception)
+        obs.answers, obs.exception = answers, as_submitted("\n".join(exception))
         if obs.end is RunEnd.FINISHED:  # the loader said `done`: how did the child end?
             if state["ended"] == "x":
                 obs.end = RunEnd.RAISED
@@ -426,4 +440,4 @@ class SandboxedProgram:
             return ""
         size = os.fstat(self._log.fileno()).st_size
         data = os.pread(self._log.fileno(), OUTPUT_TAIL_BYTES, max(0, size - OUTPUT_TAIL_BYTES))
-        return data.decode("utf-8", errors="replace")
+        return as_submitted(data.decode("utf-8", errors="replace"))

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 #: The format this code writes. A gradebook without a format (written
 #: before there was one) counts as 0 and is upgraded when opened.
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the loads table
 
 #: How long a connection waits for another grader's write to finish.
 BUSY_TIMEOUT_SECONDS = 30.0
@@ -70,6 +70,13 @@ CREATE TABLE IF NOT EXISTS claims (
     expires REAL NOT NULL,
     PRIMARY KEY (submission_digest, test, test_digest, settings_digest)
 )""",
+    "loads": """
+CREATE TABLE IF NOT EXISTS loads (
+    submission_digest TEXT NOT NULL,
+    settings_digest TEXT NOT NULL,
+    messages TEXT NOT NULL,
+    PRIMARY KEY (submission_digest, settings_digest)
+)""",
     "meta": """
 CREATE TABLE IF NOT EXISTS meta (
     key TEXT NOT NULL PRIMARY KEY,
@@ -90,6 +97,7 @@ _COLUMNS: dict[str, dict[str, int]] = {
         **{c: i + 1 for i, c in enumerate(_KEY)},
         **dict.fromkeys(("owner", "claimed", "expires"), 0),
     },
+    "loads": {"submission_digest": 1, "settings_digest": 2, "messages": 0},
     "meta": {"key": 1, "value": 0},
 }
 
@@ -278,6 +286,25 @@ class Gradebook:
                  grade.solutions, grade.cpu_seconds, grade.wall_seconds),
             )  # fmt: skip
             db.execute(f"DELETE FROM claims WHERE {_WHERE_KEY}", key)
+
+    def put_load(self, submission_digest: str, settings_digest: str, messages: str) -> None:
+        """Keep what loading a submission printed (errors and warnings),
+        so that its report shows them once, also when every grade of it
+        comes from the gradebook."""
+        with self._using(write=True) as db:
+            db.execute(
+                "INSERT OR REPLACE INTO loads VALUES (?,?,?)",
+                (submission_digest, settings_digest, messages),
+            )
+
+    def get_load(self, submission_digest: str, settings_digest: str) -> str | None:
+        """What loading the submission printed, if it was loaded with these settings."""
+        with self._using() as db:
+            row = db.execute(
+                "SELECT messages FROM loads WHERE submission_digest=? AND settings_digest=?",
+                (submission_digest, settings_digest),
+            ).fetchone()
+        return None if row is None else row[0]
 
     def count(self) -> int:
         """How many results the file holds (for tests and summaries)."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from plpuzzle.sandbox import cgroups, jail
-from plpuzzle.sandbox.program import SandboxSetupError
+from plpuzzle.sandbox.program import LoadReport, SandboxSetupError
 from plpuzzle.sandbox.workspace import WorkspaceError, new_run_id, run_is_alive
 from plpuzzle.sudoku.class_report import StudentGrades
 from plpuzzle.sudoku.class_report import build as build_report
@@ -153,6 +153,9 @@ def grade(
             release_dead_claims(book, host)  # a grader killed here need not hold us up
             return book.claim(*key, owner, lease)
 
+        def loaded(sub: Submission, report: LoadReport) -> None:
+            book.put_load(sub.digest, skey, "\n".join(report.messages))
+
         def record(sub: Submission, case: SuiteCase, g: TestGrade, fresh: bool) -> None:
             if fresh:
                 book.put(sub, ckeys[case.name], skey, g)
@@ -162,18 +165,21 @@ def grade(
 
         hidden = hidden_paths(request.suite, request.report_dir, request.submissions, db)
         try:
-            run = grade_class(subs, cases, settings, Hooks(stored, record, claim),
-                              request.jobs, hidden)  # fmt: skip
+            hooks = Hooks(stored, record, claim, loaded)
+            run = grade_class(subs, cases, settings, hooks, request.jobs, hidden)
         except (SandboxSetupError, WorkspaceError) as e:
             raise SetupProblem(str(e)) from None
         finally:
             book.release_claims(owner)
-    students = [
-        StudentGrades(
-            s.student, str(s.solver), [grades[(s.student, c.name)] for c in cases], s.notes
-        )
-        for s in subs
-    ]
+        students = [
+            StudentGrades(
+                s.student,
+                str(s.solver),
+                [grades[(s.student, c.name)] for c in cases],
+                s.notes(book.get_load(s.digest, skey) or ""),
+            )
+            for s in subs
+        ]
     report = build_report(students, [c.name for c in cases], points, settings)
     paths = [request.report_dir / n for n in ("grades.csv", "grades.json", "grades.html")]
     from plpuzzle.sudoku.class_html import render_html

@@ -75,10 +75,11 @@ class Submission:
     files: SubmissionFiles
     digest: str
 
-    @property
-    def notes(self) -> list[str]:
-        """What was left out of the sandbox, for the student's report."""
-        return [f"not graded: {r}" for r in self.files.refused]
+    def notes(self, load_messages: str = "") -> list[str]:
+        """For the student's report: what was left out of the sandbox, and
+        what loading printed (once, not with every test)."""
+        notes = [f"not graded: {r}" for r in self.files.refused]
+        return notes + [f"while loading: {m}" for m in load_messages.splitlines() if m]
 
 
 class GradingError(Exception):
@@ -327,12 +328,15 @@ def load_error_grade(submission: Submission, case: SuiteCase, report: LoadReport
     reason = report.reason or obs.detail or "the file did not load"
     if obs.end in (RunEnd.CPU_LIMIT, RunEnd.WALL_LIMIT, RunEnd.MEMORY_LIMIT):
         reason = f"loading was stopped: {obs.detail}"
-    messages = "\n".join(report.messages)
     evidence = _evidence(
         ("why", reason),
-        ("while loading", messages),
+        (
+            "while loading",
+            "see the messages printed while loading, in the notes" if report.messages else "",
+        ),
         ("not graded", "\n".join(submission.files.refused)),
-        ("what it printed (last part)", obs.output),
+        # Loading prints its messages too: they are already in the notes.
+        ("what it printed (last part)", "" if report.messages else obs.output),
     )
     return TestGrade(submission.student, case.name, Grade.LOAD_ERROR, printable(reason), evidence)
 
@@ -416,12 +420,15 @@ class Hooks:
     `stored` returns a grade kept from before (or None); `claim` says
     whether this grader may run a pair now (another grader sharing the
     gradebook may be running it); `record` gets every grade, with
-    whether it is new, and is always called from the calling thread.
+    whether it is new, and is always called from the calling thread;
+    `loaded` gets the first load report of every submission loaded.
     """
 
     stored: Callable[[Submission, SuiteCase], TestGrade | None]
     record: Callable[[Submission, SuiteCase, TestGrade, bool], None]
     claim: Callable[[Submission, SuiteCase], bool] = lambda sub, case: True
+    #: Called once per submission loaded in this run (from a job slot's thread).
+    loaded: Callable[[Submission, LoadReport], None] = lambda sub, report: None
 
 
 @dataclass
@@ -507,7 +514,10 @@ def grade_class(
                         summary.sandboxes += 1
                         report = program.load()
                         with lock:
+                            first = sub.student not in summary.load_reports
                             summary.load_reports.setdefault(sub.student, report)
+                        if first:
+                            hooks.loaded(sub, report)
                         if not report.loaded:
                             failed_loads[sub.student] = report
                             for pending in [pair, *plan.drop(sub.student)]:
