@@ -148,3 +148,24 @@ def test_cpu_limit_and_a_forged_reply_end_only_their_run(tmp_path: Path, meter: 
         assert prog.run(GOAL, "S").end is RunEnd.FINISHED
     assert prog.problems == []
     assert not run.path.exists()
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        "% UTF-8 with a byte order mark: \u00e9\n".encode("utf-8-sig"),
+        "% Latin-1, as SICStus users wrote Hungarian: \u00e1rv\u00edzt\u00fcr\u00f6\n".encode(
+            "latin-1"
+        ),
+    ],
+    ids=["utf8-bom", "latin1"],
+)
+def test_sicstus_files_load_in_their_encoding(tmp_path: Path, head: bytes) -> None:
+    with RunFolder() as run:
+        folder = run.folder("sub")
+        (folder / "sudoku.pl").write_bytes(head + b"sudoku(_, [[1]]).\n")
+        limits = Limits(cpu_seconds=5, wall_seconds=10, memory_mb=512)
+        with SandboxedProgram(run, folder, "sudoku.pl", "sudoku/2", "sicstus4", limits) as prog:
+            report = prog.load()
+            assert report.loaded and report.messages == []
+            assert prog.run("sudoku(s(1, [[[]]]), S)", "S").answers == [(True, "[[1]]")]
