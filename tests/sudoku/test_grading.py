@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from plpuzzle.sudoku import grading
 from plpuzzle.sudoku.grading import (
     GradingError,
     Points,
@@ -324,3 +325,22 @@ def test_two_graders_sharing_a_gradebook_grade_each_run_once(tmp_path: Path) -> 
         sid: sum(v == "correct" for v in EXPECTED[sid].values())
         for sid in ("alice", "carol", "dave", "oscar")
     }
+
+
+@pytest.mark.parametrize(
+    ("exception", "documented", "gap"),
+    [
+        ("catch/3: Unknown procedure: lists:somechk/2", {}, "lists:somechk/2"),
+        ("Unknown procedure: somechk/2", {("somechk", 2): "lists"}, "lists:somechk/2"),
+        ("Unknown procedure: lists:somchk/2", {("somechk", 2): "lists"}, None),
+        ("Unknown procedure: my_helper/3", {("somechk", 2): "lists"}, None),
+        ("Type error: `integer' expected", {}, None),
+    ],
+)
+def test_the_tools_gaps_are_named(
+    exception: str, documented: dict, gap: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run stopped by a SICStus library predicate we lack is our fault,
+    and says so; a typo or the student's own missing predicate is not."""
+    monkeypatch.setattr(grading, "documented_sicstus_predicates", lambda: documented)
+    assert grading.not_emulated(exception) == gap

@@ -153,9 +153,10 @@ _RUN_TAGS = frozenset({"a", "n", "x", "end", "done"})
 
 
 def as_submitted(text: str) -> str:
-    """Paths inside the sandbox as the student named them: `sudoku.pl:7`,
-    not `/submission/sudoku.pl:7`."""
-    return text.replace(f"{jail.SUBMISSION_MOUNT}/", "")
+    """Names inside the sandbox as the student wrote them: `sudoku.pl:7`,
+    not `/submission/sudoku.pl:7`, and `foo/1`, not `submission:foo/1`
+    (the module the loader puts the file in)."""
+    return text.replace(f"{jail.SUBMISSION_MOUNT}/", "").replace("submission:", "")
 
 
 def loader_folder(run: RunFolder) -> Path:

@@ -247,6 +247,8 @@ def _header(report: dict[str, Any]) -> str:
         ("Memory limit", f"{settings['memory_limit_mb']} MB"),
         ("Limits", settings["policy"]),
     ]
+    if report.get("not_emulated"):
+        facts.append(("Not emulated (plpuzzle's gap)", ", ".join(report["not_emulated"])))
     items = "\n".join(f"<div><dt>{_e(k)}</dt><dd>{_e(v)}</dd></div>" for k, v in facts)
     return (
         f'<header>\n<h1>Sudoku grading report</h1>\n<dl class="facts">\n{items}\n</dl>\n</header>'

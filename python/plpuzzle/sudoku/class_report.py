@@ -15,7 +15,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-from plpuzzle.sudoku.grading import Grade, GradeSettings, Points, TestGrade
+from plpuzzle.sudoku.grading import NOT_EMULATED, Grade, GradeSettings, Points, TestGrade
 
 
 @dataclass
@@ -39,7 +39,9 @@ def build(
 ) -> dict[str, Any]:
     """The whole report as plain data (what the JSON file holds).
 
-    Keys: settings; tests (name, points, correct, total, pass_rate,
+    Keys: not_emulated (SICStus library predicates that stopped a run
+    because plpuzzle lacks them: the tool's gap); settings; tests (name,
+    points, correct, total, pass_rate,
     median_cpu_seconds); max_score; grades (the grade names in order);
     students (id, submission, score, max_score, counts per grade, notes,
     and results: test, grade, points, earned, detail, evidence, solutions,
@@ -95,7 +97,16 @@ def build(
                 "median_cpu_seconds": round(statistics.median(cpus), 3) if cpus else 0.0,
             }
         )
+    gaps = sorted(
+        {
+            g.detail[len(NOT_EMULATED) :].split()[0]
+            for s in students
+            for g in s.grades
+            if g.detail.startswith(NOT_EMULATED)
+        }
+    )
     return {
+        "not_emulated": gaps,
         "settings": {
             "rules": settings.rules.value,
             "dialect": settings.dialect,

@@ -918,6 +918,12 @@ def _print_class_summary(console: Console, outcome: grader.GradingOutcome) -> No
         counts = [str(s["counts"][g]) if s["counts"][g] else "-" for g in report["grades"]]
         table.add_row(escape(s["id"]), f"{s['score']}/{s['max_score']}", *counts)
     console.print(table)
+    if report["not_emulated"]:
+        stderr_console().print(
+            "[yellow]plpuzzle: warning:[/] runs stopped on SICStus library predicates that "
+            f"plpuzzle does not emulate: {escape(', '.join(report['not_emulated']))}. That is "
+            "plpuzzle's gap, not the students': please report it."
+        )
     console.print(
         f"{outcome.new} test run(s) graded now, {outcome.reused} taken from the gradebook "
         f"{outcome.db}.\nReports: {', '.join(str(p) for p in outcome.paths)}",

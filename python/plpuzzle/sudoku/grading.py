@@ -17,6 +17,7 @@ and the settings, so an interrupted grading resumes where it stopped.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import queue
@@ -283,6 +284,63 @@ def _evidence(*parts: tuple[str, str]) -> str:
     )
 
 
+#: The SICStus 4 libraries a submission may call into, by module name.
+SICSTUS_LIBRARIES = frozenset(
+    [
+        "lists",
+        "sets",
+        "ordsets",
+        "between",
+        "avl",
+        "assoc",
+        "ugraphs",
+        "terms",
+        "aggregate",
+        "samsort",
+        "random",
+        "system",
+        "file_systems",
+        "clpfd",
+        "timeout",
+        "atts",
+        "types",
+    ]
+)
+_UNKNOWN = re.compile(r"Unknown procedure: (?:(\w+):)?(\w+)/(\d+)")
+_DOCUMENTED = re.compile(r"^documented\((\w+), *'?(\w+)'?/(\d+)\)\.", re.M)
+
+
+@functools.cache
+def documented_sicstus_predicates() -> dict[tuple[str, int], str]:
+    """(name, arity) -> library, for every predicate the SICStus 4 manual
+    documents in a library (prolog/sicstus/documented.pl, if present)."""
+    path = prolog_dir() / "sicstus" / "documented.pl"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    return {(name, int(arity)): lib for lib, name, arity in _DOCUMENTED.findall(text)}
+
+
+def not_emulated(exception: str) -> str | None:
+    """`library:name/arity` when a run stopped on a SICStus library
+    predicate that plpuzzle does not provide: the tool's gap, not the
+    student's fault."""
+    match = _UNKNOWN.search(exception)
+    if match is None:
+        return None
+    module, name, arity = match.group(1), match.group(2), int(match.group(3))
+    documented = documented_sicstus_predicates()
+    library = documented.get((name, arity))
+    if module in SICSTUS_LIBRARIES and (library or not documented):
+        return f"{module}:{name}/{arity}"  # a typo in a qualified call is the student's
+    return f"{library}:{name}/{arity}" if library else None
+
+
+#: How a detail that marks the tool's gap begins (the reports count them).
+NOT_EMULATED = "not emulated: SICStus library predicate"
+
+
 def grade_observation(
     submission: Submission, case: SuiteCase, obs: Observation, rules: Rules
 ) -> TestGrade:
@@ -299,6 +357,8 @@ def grade_observation(
         lower = obs.exception.lower()
         out.grade = Grade.MEMORY if any(w in lower for w in _MEMORY_WORDS) else Grade.ERROR
         out.detail = printable(_first_line(obs.exception))
+        if gap := not_emulated(obs.exception):
+            out.detail = f"{NOT_EMULATED} {printable(gap)} (plpuzzle's gap: please report it)"
         out.evidence = _evidence(("the exception", obs.exception), printed)
         return out
     if obs.end is not RunEnd.FINISHED:
