@@ -2,11 +2,10 @@
 
     Students wrote sudoku.pl for SICStus Prolog 4.2 and its clpfd
     library.  We load their files in SWI-Prolog's `sicstus4` dialect
-    (load_files/2 with dialect(sicstus4)), which already maps
-    library(lists), library(between), library(samsort),
-    library(timeout) and library(clpfd) (with domain/3) onto SWI.
-    Against SWI-Prolog 9.0.4 a 2013 clpfd solver still meets these gaps,
-    which this module fills with SICStus semantics:
+    (load_files/2 with dialect(sicstus4)), which maps library(timeout)
+    and library(clpfd) (with domain/3) onto SWI.  Against SWI-Prolog
+    9.0.4 a 2013 clpfd solver still meets these gaps, which this module
+    fills with SICStus semantics:
 
       - do-loops, `(Iterators do Body)`: SWI declares the operator only;
       - labeling/2 options that SWI rejects: all, anti_first_fail,
@@ -17,7 +16,10 @@
         library(lists);
       - `/` (truncated division) and reifiable constraints used as
         0/1 values inside clpfd arithmetic;
-      - double-quoted text, which SICStus reads as a code list.
+      - double-quoted text, which SICStus reads as a code list;
+      - SICStus' libraries lists, sets, ordsets, between, avl, assoc,
+        ugraphs, terms, aggregate, samsort, random, system and
+        file_systems, below.
 
     How it reaches a solver.  prepare_module/1 puts the module
     sicstus_compat_api first among the import modules of the module a
@@ -33,9 +35,11 @@
       - send calls of labeling/2 that the solver imports from
         library(clpfd) to ours (a solver that defines its own
         labeling/2 before calling it keeps it);
-      - drop our predicates from a solver's explicit import lists:
-        `use_module(library(lists), [delete/4])` would otherwise
-        import an undefined predicate;
+      - load our module for library(Name) of the libraries below;
+      - drop from a solver's explicit import lists our predicates
+        (`use_module(library(lists), [delete/4])` would otherwise
+        import an undefined predicate) and, for those libraries, what
+        their module does not export;
       - turn strings into code lists;
       - prepare the module of a module file that a prepared module
         loads, unless it is part of SWI-Prolog itself.
@@ -44,14 +48,48 @@
     call/N on a loop term) go to do/2 and, through the import module,
     to our labeling/2 unless library(clpfd) was imported.
 
+    SICStus' libraries.  For each library(Name) listed above,
+    sicstus/Name.pl (beside this file) holds a module,
+    sicstus_lib_Name, that exports exactly the predicates SICStus
+    documents for it: SWI's own where they behave the same, its own
+    where SWI lacks them or differs.  A solver's use_module/1,2 of
+    library(Name) imports from that module, so explicit import lists
+    work, its own definitions override (with SWI's usual warning
+    about a weak import), and no two libraries clash (SWI's emulation
+    of library(terms) exported a term_variables/3 that clashed with
+    library(aggregate)'s).  A call Name:Goal reaches that module too:
+    compiled into sicstus_lib_Name:Goal where a solver's source has it,
+    by a goal_expansion/2 hook in the system module that only acts on
+    sicstus4 files, not part of SWI-Prolog, while the module named Name
+    is being compiled (which is how SWI expands Name:Goal); and at run
+    time, for goals a solver builds, by making sicstus_lib_Name the
+    last import module of the module Name (SWI's lists, terms, ...,
+    or a new one such as avl).  Knowingly not covered:
+
+      - a goal Name:Goal built at run time gets SWI's predicate where
+        SWI's module Name defines Goal itself, and that one differs
+        from SICStus' (lists:prefix/2 has its arguments swapped,
+        terms:term_size/2 counts memory cells); system:Goal built at
+        run time does not reach library(system) at all, since the
+        system module cannot have an import module of its own;
+      - hash values (term_hash/2,3,4), random numbers and the state of
+        getrand/1 are SWI's, not those of SICStus;
+      - assoc trees are SWI's AVL trees, and list_to_assoc/2 raises an
+        error on a repeated key where SICStus leaves the result
+        undefined;
+      - environ/2 enumerates the environment the process started
+        with (from /proc/self/environ);
+      - in the grader's read-only sandbox, file_systems predicates that
+        create, rename or delete files raise permission errors.
+
     source_encoding/2 tells the loader whether a file is UTF-8 or, as
     the course's Hungarian comments often are, Latin-1.
 
-    Still missing, as unlikely in a sudoku solver: library(avl), the
-    labeling options value/1, variable/1, discrepancy/1,
-    assumptions/1 and time_out/2, nvalue/2, bool_and/2 and friends,
-    and FD sets in SICStus' [[Min|Max],...] form (fd_set/2 and
-    in_set/2 work, with SWI's form).
+    Still missing, as unlikely in a sudoku solver: the labeling
+    options value/1, variable/1, discrepancy/1, assumptions/1 and
+    time_out/2, nvalue/2, bool_and/2 and friends, and FD sets in
+    SICStus' [[Min|Max],...] form (fd_set/2 and in_set/2 work, with
+    SWI's form).
 */
 
 :- module(sicstus_compat,
@@ -69,7 +107,8 @@
           ]).
 
 :- use_module(library(clpfd), except([labeling/2])).
-:- use_module(library(apply), [maplist/2, maplist/3, foldl/4]).
+:- use_module(library(apply),
+              [maplist/2, maplist/3, foldl/4, include/3]).
 :- use_module(library(lists), [append/3, reverse/2, nth1/3, numlist/3]).
 :- use_module(library(occurs), [sub_term/2]).
 :- use_module(library(error),
@@ -77,6 +116,22 @@
                 type_error/2
               ]).
 :- use_module(library(readutil), [read_file_to_codes/3]).
+
+%   SICStus' libraries: the file of library(Name) is sicstus/Name.pl,
+%   its module sicstus_lib_Name.
+:- use_module(sicstus/lists, [delete/4]).
+:- use_module(sicstus/sets, []).
+:- use_module(sicstus/ordsets, []).
+:- use_module(sicstus/between, []).
+:- use_module(sicstus/avl, []).
+:- use_module(sicstus/assoc, []).
+:- use_module(sicstus/ugraphs, []).
+:- use_module(sicstus/terms, []).
+:- use_module(sicstus/aggregate, []).
+:- use_module(sicstus/samsort, []).
+:- use_module(sicstus/random, []).
+:- use_module(sicstus/system, []).
+:- use_module(sicstus/file_systems, []).
 
 :- meta_predicate do(+, 0).
 
@@ -143,6 +198,73 @@ utf8_tail(N, [B|Bs], Rest) :-
 
 
                  /*******************************
+                 *      SICSTUS LIBRARIES       *
+                 *******************************/
+
+%   sicstus_library(?Name, ?Module): SICStus' library(Name) is the
+%   module Module, which exports exactly its documented predicates.
+sicstus_library(lists, sicstus_lib_lists).
+sicstus_library(sets, sicstus_lib_sets).
+sicstus_library(ordsets, sicstus_lib_ordsets).
+sicstus_library(between, sicstus_lib_between).
+sicstus_library(avl, sicstus_lib_avl).
+sicstus_library(assoc, sicstus_lib_assoc).
+sicstus_library(ugraphs, sicstus_lib_ugraphs).
+sicstus_library(terms, sicstus_lib_terms).
+sicstus_library(aggregate, sicstus_lib_aggregate).
+sicstus_library(samsort, sicstus_lib_samsort).
+sicstus_library(random, sicstus_lib_random).
+sicstus_library(system, sicstus_lib_system).
+sicstus_library(file_systems, sicstus_lib_file_systems).
+
+%   A call Name:Goal qualified with a library's name must reach its
+%   module, by two means.  At run time, the module Name (SWI's own,
+%   e.g. lists, or a new one, e.g. avl) has the library's module as
+%   its last import module, so Name:Goal finds Goal there if Name
+%   itself lacks it.  The system module cannot have one without every
+%   module seeing it, so system:Goal is left out.
+:- forall(( sicstus_library(Name, Module),
+            Name \== system
+          ),
+          add_import_module(Name, Module, end)).
+
+%   At compile time, Name:Goal in a SICStus solver becomes Module:Goal
+%   if Module exports Goal; this also covers SWI modules that define
+%   Goal otherwise (lists:prefix/2, terms:term_size/2) and system.
+%   Expanding Name:Goal, SWI calls the goal_expansion/2 hooks of
+%   Name's import modules, system among them, with Name as the module
+%   being compiled; the hook applies only to sicstus4 code that is not
+%   part of SWI-Prolog.
+
+library_goal(Goal, Module) :-
+    prolog_load_context(module, Name),
+    sicstus_library(Name, Module),
+    prolog_load_context(dialect, sicstus4),
+    \+ system_source,
+    callable(Goal),
+    functor(Goal, F, A),
+    library_exports(Module, F/A).
+
+library_exports(Module, PI) :-
+    module_property(Module, exports(PIs)),
+    memberchk(PI, PIs).
+
+%   Installed once library_goal/2 exists: it runs for the rest of this
+%   file too.
+:- multifile system:goal_expansion/2.
+
+system:goal_expansion(Goal, Module:Goal) :-
+    sicstus_compat:library_goal(Goal, Module).
+
+%   library_file(+Spec, -File): Spec is library(Name) of one of the
+%   libraries above, and File the file of its module.
+library_file(library(Name), File) :-
+    atom(Name),
+    sicstus_library(Name, Module),
+    module_property(Module, file(File)).
+
+
+                 /*******************************
                  *          EXPANSIONS          *
                  *******************************/
 
@@ -179,8 +301,12 @@ system_source :-
     current_prolog_flag(home, Home),
     sub_atom(File, 0, _, _, Home).
 
-%   Rewrite use_module/1,2 and ensure_loaded/1 directives, also inside
-%   a conjunction; fail if nothing changes.
+%   Rewrite use_module/1,2, ensure_loaded/1 and load_files/2
+%   directives, also inside a conjunction; fail if nothing changes.
+%   They load our modules for SICStus' libraries, and import lists
+%   lose our predicates (found through sicstus_compat_api) and, for
+%   those libraries, what their module does not export (in SICStus
+%   often a built-in, such as append/3 of library(lists)).
 import_directive(Directive0, Directive) :-
     import_directive_(Directive0, Directive),
     Directive0 \== Directive.
@@ -191,10 +317,46 @@ import_directive_((A0, B0), (A, B)) :-
     !,
     import_directive_(A0, A),
     import_directive_(B0, B).
-import_directive_(use_module(Spec, Imports0), use_module(Spec, Imports)) :-
-    is_list(Imports0), !,
-    exclude_ours(Imports0, Imports).
+import_directive_(use_module(Spec0), use_module(Spec)) :-
+    !,
+    library_specs(Spec0, Spec).
+import_directive_(use_module(Spec0, Imports0), use_module(Spec, Imports)) :-
+    !,
+    library_specs(Spec0, Spec),
+    import_list(Spec0, Imports0, Imports).
+import_directive_(ensure_loaded(Spec0), ensure_loaded(Spec)) :-
+    !,
+    library_specs(Spec0, Spec).
+import_directive_(load_files(Spec0, Options), load_files(Spec, Options)) :-
+    !,
+    library_specs(Spec0, Spec).
 import_directive_(D, D).
+
+library_specs(Spec0, Spec) :-
+    (   is_list(Spec0)
+    ->  maplist(library_spec, Spec0, Spec)
+    ;   library_spec(Spec0, Spec)
+    ).
+
+library_spec(Spec0, Spec) :-
+    (   nonvar(Spec0),
+        library_file(Spec0, File)
+    ->  Spec = File
+    ;   Spec = Spec0
+    ).
+
+import_list(Spec, Imports0, Imports) :-
+    (   is_list(Imports0)
+    ->  exclude_ours(Imports0, Imports1),
+        (   nonvar(Spec),
+            Spec = library(Name),
+            atom(Name),
+            sicstus_library(Name, Module)
+        ->  include(library_exports(Module), Imports1, Imports)
+        ;   Imports = Imports1
+        )
+    ;   Imports = Imports0
+    ).
 
 exclude_ours([], []).
 exclude_ours([PI|PIs0], PIs) :-
@@ -431,32 +593,6 @@ iterator(param(X),
 conj(true, G, G) :- !.
 conj(G, true, G) :- !.
 conj(G1, G2, (G1, G2)).
-
-
-                 /*******************************
-                 *            LISTS             *
-                 *******************************/
-
-%!  delete(+List, +Kill, +Count, -Residue) is det.
-%
-%   Residue is List without its first Count elements that are equal
-%   to Kill: all of them if there are fewer.  As in SICStus, "equal"
-%   means unifiable, tested with \= (so nothing gets bound).
-
-delete(List, Kill, Count, Residue) :-
-    must_be(list, List),
-    must_be(nonneg, Count),
-    delete_(List, Kill, Count, Residue).
-
-delete_([], _, _, []).
-delete_([X|Xs], Kill, N, Residue) :-
-    (   N > 0, \+ X \= Kill
-    ->  N1 is N - 1,
-        Residue = Residue1
-    ;   N1 = N,
-        Residue = [X|Residue1]
-    ),
-    delete_(Xs, Kill, N1, Residue1).
 
 
                  /*******************************
