@@ -344,3 +344,11 @@ def test_the_tools_gaps_are_named(
     and says so; a typo or the student's own missing predicate is not."""
     monkeypatch.setattr(grading, "documented_sicstus_predicates", lambda: documented)
     assert grading.not_emulated(exception) == gap
+
+
+def test_the_documented_predicates_come_from_the_sicstus_layer() -> None:
+    documented = grading.documented_sicstus_predicates()
+    for name, arity, library in [("somechk", 2, "lists"), ("subtract", 3, "sets"),
+                                 ("avl_store", 4, "avl"), ("between", 3, "between")]:  # fmt: skip
+        assert documented[(name, arity)] == library
+    assert ("sudoku", 2) not in documented

@@ -307,19 +307,26 @@ SICSTUS_LIBRARIES = frozenset(
     ]
 )
 _UNKNOWN = re.compile(r"Unknown procedure: (?:(\w+):)?(\w+)/(\d+)")
+_EXPORTS = re.compile(r":- module\(sicstus_lib_(\w+),\s*\[(.*?)\]\s*\)", re.S)
+_INDICATOR = re.compile(r"(\w+)/(\d+)")
 _DOCUMENTED = re.compile(r"^documented\((\w+), *'?(\w+)'?/(\d+)\)\.", re.M)
 
 
 @functools.cache
 def documented_sicstus_predicates() -> dict[tuple[str, int], str]:
-    """(name, arity) -> library, for every predicate the SICStus 4 manual
-    documents in a library (prolog/sicstus/documented.pl, if present)."""
-    path = prolog_dir() / "sicstus" / "documented.pl"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
-        return {}
-    return {(name, int(arity)): lib for lib, name, arity in _DOCUMENTED.findall(text)}
+    """(name, arity) -> library, for the predicates the SICStus 4 manual
+    documents in its libraries: what prolog/sicstus/L.pl exports (it
+    exports exactly those), and the documented(L, Name/Arity) facts of
+    prolog/sicstus/documented.pl for those plpuzzle knowingly lacks."""
+    found: dict[tuple[str, int], str] = {}
+    for path in sorted((prolog_dir() / "sicstus").glob("*.pl")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for library, exports in _EXPORTS.findall(text):
+            for name, arity in _INDICATOR.findall(re.sub(r"%.*", "", exports)):
+                found.setdefault((name, int(arity)), library)
+        for library, name, arity in _DOCUMENTED.findall(text):
+            found.setdefault((name, int(arity)), library)
+    return found
 
 
 def not_emulated(exception: str) -> str | None:
