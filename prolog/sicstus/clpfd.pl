@@ -272,7 +272,8 @@ empty_numeric(L-H) :- L > H.
 merge_intervals([], []).
 merge_intervals([I], [I]) :- !.
 merge_intervals([L1-H1, L2-H2|Is0], Is) :-
-    (   L2 =< H1 + 1
+    (   next_n(H1, N1),
+        L2 =< N1
     ->  H is max(H1, H2),
         merge_intervals([L1-H|Is0], Is)
     ;   Is = [L1-H1|Is1],
@@ -309,12 +310,19 @@ n_complement([], From, Cs) :-
     ).
 n_complement([L-H|Is], From, Cs) :-
     (   From < L
-    ->  To is L - 1,
+    ->  prev_n(L, To),
         Cs = [From-To|Cs1]
     ;   Cs = Cs1
     ),
-    Next is H + 1,
+    next_n(H, Next),
     n_complement(Is, Next, Cs1).
+
+%   The numbers next to N (inf and -inf have none but themselves).
+next_n(N, M) :-
+    (   float(N) -> M = N ; M is N + 1 ).
+
+prev_n(N, M) :-
+    (   float(N) -> M = N ; M is N - 1 ).
 
 n_subtract(As, Bs, Cs) :-
     n_complement(Bs, Ns),
@@ -342,7 +350,8 @@ canonical([L-H|Is]) :-
 
 canonical([], _).
 canonical([L-H|Is], H0) :-
-    L > H0 + 1,
+    next_n(H0, N0),
+    L > N0,
     L =< H,
     canonical(Is, H).
 
@@ -429,7 +438,10 @@ fdset_size(Set, Size) :-
     ).
 
 add_size(L-H, S0, S) :-
-    S is S0 + H - L + 1.
+    (   ( float(L) ; float(H) ; float(S0) )
+    ->  S is inf
+    ;   S is S0 + H - L + 1
+    ).
 
 %!  list_to_fdset(+List, -Set) is det.
 
@@ -958,8 +970,14 @@ sorting(Xs, Ps, Ys) :-
     length(Ys, N),
     Ps ins 1..N,
     clpfd:all_distinct(Ps),
+    maplist(fd_set, Xs, Sets),
+    fdset_union(Sets, Values),
+    maplist(in_values(Values), Ys),
     maplist(sorted_at(Ys), Ps, Xs),
     increasing(Ys).
+
+in_values(Values, Y) :-
+    Y in_set Values.
 
 sorted_at(Ys, P, X) :-
     element(P, Ys, X).
@@ -1254,7 +1272,7 @@ search(Vars0, S, BB0, K0, K) :-
 check_deadline(none) :- !.
 check_deadline(Deadline) :-
     get_time(Now),
-    (   Now > Deadline
+    (   Now >= Deadline
     ->  throw(sicstus_clpfd_time_out)
     ;   true
     ).
