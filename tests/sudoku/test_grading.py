@@ -352,3 +352,24 @@ def test_the_documented_predicates_come_from_the_sicstus_layer() -> None:
                                  ("avl_store", 4, "avl"), ("between", 3, "between")]:  # fmt: skip
         assert documented[(name, arity)] == library
     assert ("sudoku", 2) not in documented
+
+
+def test_a_gap_in_the_sicstus_layer_is_reported_as_ours(tmp_path: Path) -> None:
+    """A solver stopped by a SICStus predicate we lack is not failed silently:
+    the verdict, the report and the warning name the predicate."""
+    sub = tmp_path / "class"
+    sub.mkdir()
+    (sub / "zoe.pl").write_text(
+        ":- use_module(library(clpfd)).\n"
+        "sudoku(_, [[1]]) :- X in 1..2, geost([object(1, 1, [X])], []).\n"
+    )
+    points = tmp_path / "points.toml"
+    points.write_text('only = ["test005"]\n')
+    run = plpuzzle(*grade_args(sub, tmp_path / "r"), "--points", points)
+    assert run.returncode == 0, run.stderr
+    data = json.loads((tmp_path / "r" / "grades.json").read_text())
+    result = data["students"][0]["results"][0]
+    assert result["grade"] == "error"
+    assert result["detail"].startswith("not emulated: SICStus library predicate clpfd:geost/2")
+    assert data["not_emulated"] == ["clpfd:geost/2"]
+    assert "clpfd:geost/2" in " ".join(run.stderr.split())
