@@ -25,6 +25,7 @@
                 map_assoc/2, map_assoc/3, max_assoc/3, min_assoc/3,
                 put_assoc/4
               ]).
+:- use_module(search_tree, [tree_neighbour/5]).
 
 %!  empty_assoc(?Assoc) is semidet.
 %!  assoc_to_list(+Assoc, -Pairs) is det.
@@ -54,31 +55,10 @@
 %   need not be in Assoc.  Fails if there is no such key.
 
 get_next_assoc(Key, Assoc, Knext, Vnext) :-
-    neighbour(Assoc, Key, next, none, found(Knext, Vnext)).
+    tree_neighbour(Assoc, Key, next, Knext, Vnext).
 
 get_prev_assoc(Key, Assoc, Kprev, Vprev) :-
-    neighbour(Assoc, Key, prev, none, found(Kprev, Vprev)).
-
-%   neighbour(+Assoc, +Key, +Direction, +Best0, -Best)
-neighbour(t, _, _, Best, Best).
-neighbour(t(K, V, _, L, R), Key, Direction, Best0, Best) :-
-    (   beyond(Direction, K, Key)
-    ->  closer_side(Direction, L, R, Closer),
-        neighbour(Closer, Key, Direction, found(K, V), Best)
-    ;   farther_side(Direction, L, R, Farther),
-        neighbour(Farther, Key, Direction, Best0, Best)
-    ).
-
-beyond(next, K, Key) :-
-    K @> Key.
-beyond(prev, K, Key) :-
-    K @< Key.
-
-closer_side(next, L, _, L).
-closer_side(prev, _, R, R).
-
-farther_side(next, _, R, R).
-farther_side(prev, L, _, L).
+    tree_neighbour(Assoc, Key, prev, Kprev, Vprev).
 
 %!  portray_assoc(+Assoc) is det.
 %

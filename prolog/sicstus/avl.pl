@@ -23,6 +23,7 @@
 :- set_module(base(system)).
 
 :- use_module(library(apply), [foldl/4]).
+:- use_module(search_tree, [tree_neighbour/5]).
 
 :- meta_predicate
     avl_map(1, ?),
@@ -243,34 +244,13 @@ avl_next(Key, AVL, Knext) :-
     avl_next(Key, AVL, Knext, _).
 
 avl_next(Key, AVL, Knext, Vnext) :-
-    neighbour(AVL, Key, next, none, found(Knext, Vnext)).
+    tree_neighbour(AVL, Key, next, Knext, Vnext).
 
 avl_prev(Key, AVL, Kprev) :-
     avl_prev(Key, AVL, Kprev, _).
 
 avl_prev(Key, AVL, Kprev, Vprev) :-
-    neighbour(AVL, Key, prev, none, found(Kprev, Vprev)).
-
-%   neighbour(+AVL, +Key, +Direction, +Best0, -Best)
-neighbour(empty, _, _, Best, Best).
-neighbour(node(K, V, _, L, R), Key, Direction, Best0, Best) :-
-    (   beyond(Direction, K, Key)
-    ->  closer_side(Direction, L, R, Closer),
-        neighbour(Closer, Key, Direction, found(K, V), Best)
-    ;   farther_side(Direction, L, R, Farther),
-        neighbour(Farther, Key, Direction, Best0, Best)
-    ).
-
-beyond(next, K, Key) :-
-    K @> Key.
-beyond(prev, K, Key) :-
-    K @< Key.
-
-closer_side(next, L, _, L).
-closer_side(prev, _, R, R).
-
-farther_side(next, _, R, R).
-farther_side(prev, L, _, L).
+    tree_neighbour(AVL, Key, prev, Kprev, Vprev).
 
 
                  /*******************************
