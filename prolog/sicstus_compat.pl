@@ -312,11 +312,17 @@ expand_term_(Term0, Term) :-
     strings_to_codes(Term0, Term).
 
 %   True while loading a file of SWI-Prolog itself, e.g. a library
-%   that a solver loads.
+%   that a solver loads, or of plpuzzle (this file's folder): both are
+%   SWI code, whoever loads them.
 system_source :-
     prolog_load_context(source, File),
-    current_prolog_flag(home, Home),
-    sub_atom(File, 0, _, _, Home).
+    (   current_prolog_flag(home, Home)
+    ;   module_property(sicstus_compat, file(Own)),
+        file_directory_name(Own, Home)
+    ),
+    atom_concat(Home, '/', Prefix),
+    sub_atom(File, 0, _, _, Prefix),
+    !.
 
 %   Rewrite use_module/1,2, ensure_loaded/1 and load_files/2
 %   directives, also inside a conjunction; fail if nothing changes.
