@@ -134,7 +134,7 @@ def command(
         "--ro-bind", str(submission), SUBMISSION_MOUNT,
         "--chdir", SUBMISSION_MOUNT,
         "--clearenv",
-        "--setenv", "PATH", "/usr/bin:/bin",
+        "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin",
         "--setenv", "HOME", "/tmp",
         "--setenv", "TMPDIR", "/tmp",
         "--setenv", "LANG", "C.UTF-8",
