@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import re
 import sys
@@ -194,10 +195,14 @@ def _answer_problems(result: SolveResult) -> list[str]:
 
 
 def _expected_beside(puzzle: Path) -> Path | None:
-    """The course's expected-solution file for a testNNNd.txt, if present."""
+    """The course's expected-solution file for a testNNNd.txt, if present.
+
+    Anything under that name counts, so a directory or broken link there is
+    reported as unreadable rather than quietly ignored.
+    """
     if re.fullmatch(r".*d\.txt", puzzle.name):
         candidate = puzzle.with_name(puzzle.name[: -len("d.txt")] + "s.txt")
-        if candidate.is_file():
+        if os.path.lexists(candidate):
             return candidate
     return None
 
@@ -584,7 +589,10 @@ def run_suite(
     _check_solver(solver)
     if not folder.is_dir():
         raise InputError(f"{folder}: no such folder")
-    cases = discover(folder, only)
+    try:
+        cases = discover(folder, only)
+    except OSError as e:
+        raise InputError(f"{folder}: cannot list: {e.strerror}") from None
     if not cases:
         what = f" matching {only!r}" if only else ""
         raise InputError(f"{folder}: no testNNNd.txt puzzles{what}")

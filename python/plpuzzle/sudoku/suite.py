@@ -8,6 +8,7 @@ both judge a test here, so they cannot disagree on what "correct" means.
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -45,11 +46,13 @@ def discover(folder: Path, only: str | None = None) -> list[SuiteCase]:
 
     `only` is a shell-style pattern matched against the test name
     (`test0[0-4]?`); without wildcards it selects names containing it.
+    A directory or dangling symlink with a puzzle's name is kept: loading it
+    fails, so the run reports it as bad input instead of silently skipping it.
     """
     cases = []
     for path in folder.iterdir():
         match = _PUZZLE_NAME.fullmatch(path.name)
-        if match and path.is_file():
+        if match:
             name = match.group(1)
             cases.append(SuiteCase(name, path, path.with_name(f"{name}s.txt")))
     if only:
@@ -138,10 +141,11 @@ class CaseResult:
 def load_case(case: SuiteCase) -> tuple[Puzzle, list[Grid] | None]:
     """The puzzle and its expected solutions (None when there is no file).
 
-    Raises FormatError for a file that does not parse.
+    Raises FormatError for a file that does not parse or cannot be read;
+    only a name with nothing behind it (not even a broken link) is missing.
     """
     puzzle = load_puzzle(case.puzzle_path)
-    if not case.expected_path.is_file():
+    if not os.path.lexists(case.expected_path):
         return puzzle, None
     return puzzle, load_solutions(case.expected_path, puzzle.n)
 
