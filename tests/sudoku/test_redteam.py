@@ -53,8 +53,11 @@ LIMITS = ("--time-limit", "5", "--wall-limit", "8", "--memory-limit", "1024", "-
 SANDBOX_UID_BASE = 2_146_400_000
 FIFO_NAME = "<img src=x onerror=alert(1)>.fifo"
 #: The solving core that submissions share, and the line that stands for it.
-CORE = REDTEAM / "core.pl.txt"
-CORE_MARKER = b"% @solving-core@\n"
+#: Code that several submissions share, kept once and written into each copy.
+SNIPPETS = {
+    b"% @solving-core@\n": REDTEAM / "core.pl.txt",  # a correct solver
+    b"% @forge@\n": REDTEAM / "forge.pl.txt",  # writing a line into the reply pipe
+}
 MEMORY = frozenset({"memory limit", "crashed"})
 
 #: The grade every test of a submission must get (or one of a set of grades).
@@ -273,18 +276,20 @@ class Listener:
 
 
 def with_core(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
-    """Copy a submission's file, with the solving core in place of its marker.
+    """Copy a submission's file, with the shared snippets in place of their markers.
 
-    A student's submission is self-contained: the grader must see the core in
+    A student's submission is self-contained: the grader must see the code in
     the file itself, not a file beside the class that it would never get.
     (Also the copy function of shutil.copytree, hence the plain paths.)
     """
     text = Path(source).read_bytes()
-    if Path(source).suffix == ".pl" and CORE_MARKER in text:
-        Path(target).write_bytes(text.replace(CORE_MARKER, CORE.read_bytes()))
-        shutil.copystat(source, target)
-    else:
+    if Path(source).suffix != ".pl" or not any(m in text for m in SNIPPETS):
         shutil.copy2(source, target)
+        return
+    for marker, snippet in SNIPPETS.items():
+        text = text.replace(marker, snippet.read_bytes())
+    Path(target).write_bytes(text)
+    shutil.copystat(source, target)
 
 
 def prepare_class(folder: Path, port: int) -> Path:
@@ -295,7 +300,7 @@ def prepare_class(folder: Path, port: int) -> Path:
         target,
         symlinks=True,
         copy_function=with_core,
-        ignore=shutil.ignore_patterns(CORE.name),  # not a submission: no need of it there
+        ignore=shutil.ignore_patterns("*.pl.txt"),  # snippets, not submissions
     )
     for expected in sorted(SUITE.glob("test*s.txt")):
         (target / "links_expected" / expected.name).symlink_to(expected)
