@@ -25,7 +25,7 @@
                 map_assoc/2, map_assoc/3, max_assoc/3, min_assoc/3,
                 put_assoc/4
               ]).
-:- use_module(search_tree, [tree_neighbour/5]).
+:- use_module(search_tree, [tree_neighbour/5, portray_pairs/1]).
 
 %!  empty_assoc(?Assoc) is semidet.
 %!  assoc_to_list(+Assoc, -Pairs) is det.
@@ -70,14 +70,3 @@ portray_assoc(Assoc) :-
     write('Assoc{'),
     portray_pairs(Pairs),
     write('}').
-
-portray_pairs([]).
-portray_pairs([K-V|Pairs]) :-
-    print(K),
-    write(->),
-    print(V),
-    (   Pairs == []
-    ->  true
-    ;   write(','),
-        portray_pairs(Pairs)
-    ).

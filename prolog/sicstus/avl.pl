@@ -23,7 +23,7 @@
 :- set_module(base(system)).
 
 :- use_module(library(apply), [foldl/4]).
-:- use_module(search_tree, [tree_neighbour/5]).
+:- use_module(search_tree, [tree_neighbour/5, portray_pairs/1]).
 
 :- meta_predicate
     avl_map(1, ?),
@@ -506,14 +506,3 @@ portray_avl(AVL) :-
     write('AVL{'),
     portray_pairs(Pairs),
     write('}').
-
-portray_pairs([]).
-portray_pairs([K-V|Pairs]) :-
-    print(K),
-    write(->),
-    print(V),
-    (   Pairs == []
-    ->  true
-    ;   write(','),
-        portray_pairs(Pairs)
-    ).

@@ -1,13 +1,14 @@
-/*  Walking the balanced search trees of library(avl) and library(assoc).
+/*  What library(avl) and library(assoc) share: their search trees.
 
     Both SICStus libraries ask for the nearest key before or after a
     given one (avl_next/4, avl_prev/4, get_next_assoc/4,
-    get_prev_assoc/4).  Their trees differ only in the shape of a node,
-    node(K,V,Balance,L,R) with leaf `empty` for avl and t(K,V,Balance,
-    L,R) with leaf `t` for SWI's assoc, so the walk is written once.
+    get_prev_assoc/4), and print a tree as Name{K1->V1,...}.  Their
+    trees differ only in the shape of a node, node(K,V,Balance,L,R)
+    with leaf `empty` for avl and t(K,V,Balance,L,R) with leaf `t` for
+    SWI's assoc, so both are written once.
 */
 
-:- module(sicstus_search_tree, [tree_neighbour/5]).
+:- module(sicstus_search_tree, [tree_neighbour/5, portray_pairs/1]).
 
 %!  tree_neighbour(+Tree, +Key, +Direction, -K, -V) is semidet.
 %
@@ -42,3 +43,19 @@ closer_side(prev, _, R, R).
 
 farther_side(next, _, R, R).
 farther_side(prev, L, _, L).
+
+%!  portray_pairs(+Pairs) is det.
+%
+%   Writes K1-V1, K2-V2, ... as K1->V1,K2->V2,..., keys and values with
+%   print/1: the inside of portray_avl/1 and portray_assoc/1.
+
+portray_pairs([]).
+portray_pairs([K-V|Pairs]) :-
+    print(K),
+    write(->),
+    print(V),
+    (   Pairs == []
+    ->  true
+    ;   write(','),
+        portray_pairs(Pairs)
+    ).
