@@ -116,7 +116,7 @@ class RunFolder:
         self.base = Path(base or tempfile.gettempdir()).resolve()
         if others if others is not None else os.geteuid() == 0:
             _check_reachable(self.base)
-        self.stale_removed = self.remove_stale(self.base)
+        self.remove_stale(self.base)
         self.run_id = new_run_id()
         self.path = self.base / f"{FOLDER_PREFIX}{self.run_id}"
         self.path.mkdir(mode=0o700)

@@ -504,7 +504,6 @@ class ClassRun:
 
     load_reports: dict[str, LoadReport] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
-    sandboxes: int = 0
 
 
 def hidden_paths(*extra: Path) -> list[Path]:
@@ -578,7 +577,6 @@ def grade_class(
                             run, files_of(sub), SOLVER_NAME, "sudoku/2", settings.dialect,
                             settings.limits(), slot, hidden,
                         )  # fmt: skip
-                        summary.sandboxes += 1
                         report = program.load()
                         with lock:
                             first = sub.student not in summary.load_reports
