@@ -106,7 +106,7 @@ bench-knight: setup
 # (load once, fork per test): per-test overhead and runs per minute.
 bench-grade: setup
 	@mkdir -p bench
-	$(BIN)/python -m plpuzzle.sudoku.grading_bench --suite '$(SUITE)' --jobs $(JOBS) bench/GRADING.md
+	$(BIN)/python -m plpuzzle.sudoku.services.grading_bench --suite '$(SUITE)' --jobs $(JOBS) bench/GRADING.md
 
 lint: setup
 	$(BIN)/ruff check python tests

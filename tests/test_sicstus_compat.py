@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from plpuzzle.sudoku.model import Puzzle, Rules
-from plpuzzle.sudoku.prolog_bridge import PrologSudokuEngine
-from plpuzzle.sudoku.results import Status
-from plpuzzle.sudoku.textformat import load_puzzle, load_solutions, parse_puzzle
+from plpuzzle.sudoku.domain.model import Puzzle, Rules
+from plpuzzle.sudoku.domain.results import Status
+from plpuzzle.sudoku.domain.textformat import load_puzzle, load_solutions, parse_puzzle
+from plpuzzle.sudoku.engines.prolog_bridge import PrologSudokuEngine
 from plpuzzle.worker import Worker
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "sicstus"

@@ -19,12 +19,12 @@ def call(function: str, **kwargs: object) -> dict[str, object]:
     return {"op": "call", "function": function, "kwargs": kwargs}
 
 
-BOX_0 = call("plpuzzle.sudoku.model:box_cells", box=0, k=1)
+BOX_0 = call("plpuzzle.sudoku.domain.model:box_cells", box=0, k=1)
 
 
 def test_calls_a_package_function_and_reports_cpu() -> None:
     with Worker() as worker:
-        reply = worker.request(call("plpuzzle.sudoku.model:box_cells", box=3, k=2), 30)
+        reply = worker.request(call("plpuzzle.sudoku.domain.model:box_cells", box=3, k=2), 30)
     assert reply["status"] == "ok"
     assert reply["result"] == [[2, 2], [2, 3], [3, 2], [3, 3]]
     assert reply["cpu"] >= 0

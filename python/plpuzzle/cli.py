@@ -13,7 +13,7 @@ from plpuzzle import __version__
 from plpuzzle.clitools import SetupError
 from plpuzzle.flag.cli import flag
 from plpuzzle.knight.cli import knight
-from plpuzzle.sudoku.cli import sudoku
+from plpuzzle.sudoku.presentation.cli import sudoku
 from plpuzzle.worker import EngineUnavailable
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from plpuzzle.sudoku import bench
-from plpuzzle.sudoku.bench import BenchRun, BenchSettings, Row, SuiteSpec
-from plpuzzle.sudoku.model import Rules
-from plpuzzle.sudoku.suite import Verdict
+from plpuzzle.sudoku.domain.model import Rules
+from plpuzzle.sudoku.services import bench
+from plpuzzle.sudoku.services.bench import BenchRun, BenchSettings, Row, SuiteSpec
+from plpuzzle.sudoku.services.suite import Verdict
 from plpuzzle.worker import Worker
 
 REPO = Path(__file__).resolve().parents[2]
@@ -167,7 +167,7 @@ def test_the_overhead_is_judged_against_its_goal(
 @pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="Linux only")
 def test_the_worker_reports_each_requests_own_peak_memory() -> None:
     allocate = {"op": "call", "function": "plpuzzle.worker:_allocate_for_tests"}
-    small = {"op": "call", "function": "plpuzzle.sudoku.model:box_cells"}
+    small = {"op": "call", "function": "plpuzzle.sudoku.domain.model:box_cells"}
     with Worker() as worker:
         worker.request({**allocate, "kwargs": {"megabytes": 200}}, 60)
         big = worker.peak_rss_kb

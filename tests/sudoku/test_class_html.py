@@ -20,10 +20,10 @@ from urllib.parse import quote
 
 import pytest
 
-from plpuzzle.sudoku import class_report
-from plpuzzle.sudoku.class_html import render_html
-from plpuzzle.sudoku.class_report import StudentGrades
-from plpuzzle.sudoku.grading import Grade, GradeSettings, Points, TestGrade
+from plpuzzle.sudoku.presentation import class_report
+from plpuzzle.sudoku.presentation.class_html import render_html
+from plpuzzle.sudoku.presentation.class_report import StudentGrades
+from plpuzzle.sudoku.services.grading import Grade, GradeSettings, Points, TestGrade
 
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver

@@ -22,14 +22,14 @@ import pytest
 from hypothesis import HealthCheck, assume, example, find, given, settings
 from hypothesis import strategies as st
 
-from plpuzzle.sudoku.crosscheck import compare
+from plpuzzle.sudoku.domain.model import Field, Grid, Info, Puzzle, Rules
+from plpuzzle.sudoku.domain.results import SolveResult, Status
+from plpuzzle.sudoku.domain.textformat import parse_puzzle, puzzle_to_text
+from plpuzzle.sudoku.domain.validator import validate
 from plpuzzle.sudoku.engines import Engine, make_engine
-from plpuzzle.sudoku.generator import count_solutions, random_grid
-from plpuzzle.sudoku.model import Field, Grid, Info, Puzzle, Rules
-from plpuzzle.sudoku.prolog_bridge import PrologSudokuEngine
-from plpuzzle.sudoku.results import SolveResult, Status
-from plpuzzle.sudoku.textformat import parse_puzzle, puzzle_to_text
-from plpuzzle.sudoku.validator import validate
+from plpuzzle.sudoku.engines.prolog_bridge import PrologSudokuEngine
+from plpuzzle.sudoku.services.crosscheck import compare
+from plpuzzle.sudoku.services.generator import count_solutions, random_grid
 
 MUTANTS = Path(__file__).resolve().parents[1] / "fixtures" / "solvers" / "mutants"
 TIME_LIMIT = 60.0

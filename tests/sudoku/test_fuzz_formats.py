@@ -19,9 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from plpuzzle.sudoku.model import Puzzle
-from plpuzzle.sudoku.suite import SuiteCase, discover, load_case
-from plpuzzle.sudoku.textformat import (
+from plpuzzle.sudoku.domain.model import Puzzle
+from plpuzzle.sudoku.domain.textformat import (
     FormatError,
     load_puzzle,
     load_solutions,
@@ -29,6 +28,7 @@ from plpuzzle.sudoku.textformat import (
     parse_solutions,
     solutions_to_text,
 )
+from plpuzzle.sudoku.services.suite import SuiteCase, discover, load_case
 
 REPO = Path(__file__).resolve().parents[2]
 BUNDLED = REPO / "puzzles" / "sudoku" / "consecutive"

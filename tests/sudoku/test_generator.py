@@ -15,9 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from plpuzzle.sudoku import python_engine
-from plpuzzle.sudoku.engines import make_engine
-from plpuzzle.sudoku.generator import (
+from plpuzzle.sudoku.domain.model import Puzzle, Rules
+from plpuzzle.sudoku.domain.results import Status
+from plpuzzle.sudoku.domain.textformat import load_puzzle, load_solutions
+from plpuzzle.sudoku.domain.validator import validate
+from plpuzzle.sudoku.engines import make_engine, python_engine
+from plpuzzle.sudoku.services.generator import (
     Generated,
     GenerationError,
     Kind,
@@ -31,10 +34,6 @@ from plpuzzle.sudoku.generator import (
     removal_order,
     true_infos,
 )
-from plpuzzle.sudoku.model import Puzzle, Rules
-from plpuzzle.sudoku.results import Status
-from plpuzzle.sudoku.textformat import load_puzzle, load_solutions
-from plpuzzle.sudoku.validator import validate
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from plpuzzle.sudoku import grading
-from plpuzzle.sudoku.grading import (
+from plpuzzle.sudoku.services import grading
+from plpuzzle.sudoku.services.grading import (
     GradingError,
     Points,
     find_submissions,

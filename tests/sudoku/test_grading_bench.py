@@ -6,8 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from plpuzzle.sudoku import grading_bench as gb
-from plpuzzle.sudoku.grading_bench import CliRun, DriverRun, Measure, Pair, Setup, Step, Version
+from plpuzzle.sudoku.services import grading_bench as gb
+from plpuzzle.sudoku.services.grading_bench import (
+    CliRun,
+    DriverRun,
+    Measure,
+    Pair,
+    Setup,
+    Step,
+    Version,
+)
 
 MACHINE = [("CPU", "test CPU"), ("Cores", "2 logical")]
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from plpuzzle.sudoku.domain.model import Rules
+from plpuzzle.sudoku.domain.textformat import load_puzzle, load_solutions
 from plpuzzle.sudoku.engines import ENGINES, Engine, make_engine
-from plpuzzle.sudoku.model import Rules
-from plpuzzle.sudoku.textformat import load_puzzle, load_solutions
 
 # Per K (2..6): a test with one solution, then the one with the most
 # solutions among those the course's own Prolog solver did in under 1 s.

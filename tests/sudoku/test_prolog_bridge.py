@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from plpuzzle.prolog_engine import prolog_file
-from plpuzzle.sudoku.model import Puzzle, Rules
-from plpuzzle.sudoku.prolog_bridge import PrologSudokuEngine, decode_answers
-from plpuzzle.sudoku.results import SolveResult, Status
-from plpuzzle.sudoku.textformat import load_puzzle, load_solutions, parse_puzzle
+from plpuzzle.sudoku.domain.model import Puzzle, Rules
+from plpuzzle.sudoku.domain.results import SolveResult, Status
+from plpuzzle.sudoku.domain.textformat import load_puzzle, load_solutions, parse_puzzle
+from plpuzzle.sudoku.engines.prolog_bridge import PrologSudokuEngine, decode_answers
 
 SOLVERS = Path(__file__).resolve().parents[1] / "fixtures" / "solvers"
 EXAMPLE = parse_puzzle("2\new2s  w  e  -\n-  esw  -  o\n-  -  1  -\nw  s  -  -\n")

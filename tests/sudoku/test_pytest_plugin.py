@@ -13,7 +13,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from plpuzzle.sudoku.textformat import format_board, load_solutions
+from plpuzzle.sudoku.domain.textformat import format_board, load_solutions
 
 pytest_plugins = ["pytester"]
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from plpuzzle.sudoku.model import Grid, Puzzle, Rules
-from plpuzzle.sudoku.python_engine import count_solutions, solve_all
-from plpuzzle.sudoku.textformat import load_puzzle, load_solutions, parse_puzzle
-from plpuzzle.sudoku.validator import validate
+from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
+from plpuzzle.sudoku.domain.textformat import load_puzzle, load_solutions, parse_puzzle
+from plpuzzle.sudoku.domain.validator import validate
+from plpuzzle.sudoku.engines.python_engine import count_solutions, solve_all
 
 BOTH_RULES = [Rules.CONSECUTIVE, Rules.ODDSUM]
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from plpuzzle.sudoku.model import Puzzle
-from plpuzzle.sudoku.textformat import (
+from plpuzzle.sudoku.domain.model import Puzzle
+from plpuzzle.sudoku.domain.textformat import (
     FormatError,
     format_solutions,
     load_puzzle,

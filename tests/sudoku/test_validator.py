@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from plpuzzle.sudoku.model import Puzzle, Rules
-from plpuzzle.sudoku.validator import RULES, Violation, validate
+from plpuzzle.sudoku.domain.model import Puzzle, Rules
+from plpuzzle.sudoku.domain.validator import RULES, Violation, validate
 
 SPEC_EXAMPLE = Puzzle.from_rows(
     2,

@@ -3,7 +3,7 @@
 Teachers open the page from disk, mail it, or archive it with the grades,
 so it must work without a server or network: the CSS is inline, the charts
 are SVG drawn here, and there is no JavaScript at all. The page is drawn
-from the dictionary that plpuzzle.sudoku.class_report.build() returns (the
+from the dictionary that plpuzzle.sudoku.presentation.class_report.build() returns (the
 JSON report), so the HTML, JSON and CSV reports always agree, and the same
 report always gives the same bytes.
 

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Protocol
 
 from plpuzzle.prolog_engine import Dialect
-from plpuzzle.sudoku import python_engine
-from plpuzzle.sudoku.model import Puzzle, Rules, grid_from_lists
-from plpuzzle.sudoku.prolog_bridge import PrologSudokuEngine
-from plpuzzle.sudoku.results import UNFINISHED, SolveResult, Status
-from plpuzzle.sudoku.textformat import parse_puzzle, puzzle_to_text
+from plpuzzle.sudoku.domain.model import Puzzle, Rules, grid_from_lists
+from plpuzzle.sudoku.domain.results import UNFINISHED, SolveResult, Status
+from plpuzzle.sudoku.domain.textformat import parse_puzzle, puzzle_to_text
+from plpuzzle.sudoku.engines import python_engine
+from plpuzzle.sudoku.engines.prolog_bridge import PrologSudokuEngine
 from plpuzzle.worker import Worker, call_request
 
 ENGINES = ("prolog", "python")

@@ -11,9 +11,9 @@ import json
 from pathlib import Path
 
 from plpuzzle.prolog_engine import Dialect, prolog_file
-from plpuzzle.sudoku.model import Grid, Puzzle, Rules, grid_from_lists
-from plpuzzle.sudoku.results import UNFINISHED, BadAnswer, SolveResult, Status
-from plpuzzle.sudoku.textformat import grid_shape_problem
+from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules, grid_from_lists
+from plpuzzle.sudoku.domain.results import UNFINISHED, BadAnswer, SolveResult, Status
+from plpuzzle.sudoku.domain.textformat import grid_shape_problem
 from plpuzzle.worker import GRACE_SECONDS, Worker, prolog_request
 
 OWN_SOLVER = "sudoku.pl"

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from plpuzzle.sudoku.crosscheck import CrossCheck, compare
-from plpuzzle.sudoku.model import Grid, Puzzle, Rules
-from plpuzzle.sudoku.results import BadAnswer, SolveResult, Status
-from plpuzzle.sudoku.textformat import FormatError, load_puzzle, load_solutions
+from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
+from plpuzzle.sudoku.domain.results import BadAnswer, SolveResult, Status
+from plpuzzle.sudoku.domain.textformat import FormatError, load_puzzle, load_solutions
+from plpuzzle.sudoku.services.crosscheck import CrossCheck, compare
 
 _PUZZLE_NAME = re.compile(r"(test.*)d\.txt")
 

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from plpuzzle.reports import JUnitCase, junit_xml
-from plpuzzle.sudoku.model import Grid
-from plpuzzle.sudoku.runner import RunSettings
-from plpuzzle.sudoku.suite import CaseResult, Verdict
-from plpuzzle.sudoku.textformat import harness_line
+from plpuzzle.sudoku.domain.model import Grid
+from plpuzzle.sudoku.domain.textformat import harness_line
+from plpuzzle.sudoku.services.runner import RunSettings
+from plpuzzle.sudoku.services.suite import CaseResult, Verdict
 
 FORMATS = ("table", "ksudoku", "json", "junit")
 

@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 
-from plpuzzle.sudoku.python_matching import bits_of, hall_prune
+from plpuzzle.sudoku.engines.python_matching import bits_of, hall_prune
 
 Support = Callable[[int], int]
 """Given one linked cell's domain, the values its partner may take."""

@@ -1,6 +1,6 @@
 """A class's grades as reports: CSV (one row per student), JSON (all of it).
 
-The HTML page (plpuzzle.sudoku.class_html) is drawn from the same
+The HTML page (plpuzzle.sudoku.presentation.class_html) is drawn from the same
 dictionary that the JSON report holds, so the three always agree. Nothing
 here depends on when or in which order tests ran, so grading the same
 class twice gives byte-identical reports.
@@ -15,7 +15,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-from plpuzzle.sudoku.grading import NOT_EMULATED, Grade, GradeSettings, Points, TestGrade
+from plpuzzle.sudoku.services.grading import NOT_EMULATED, Grade, GradeSettings, Points, TestGrade
 
 
 @dataclass

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from plpuzzle.sudoku.model import MAX_K, Field, Grid, Info, Puzzle, grid_from_lists
+from plpuzzle.sudoku.domain.model import MAX_K, Field, Grid, Info, Puzzle, grid_from_lists
 
 
 @dataclass

@@ -39,12 +39,13 @@ from pathlib import Path
 
 from plpuzzle.machine import load_average, load_text, machine_info, machine_markdown
 from plpuzzle.prolog_engine import quote_atom
+from plpuzzle.sudoku.domain.model import Puzzle, Rules
+from plpuzzle.sudoku.domain.results import Status
+from plpuzzle.sudoku.domain.textformat import parse_puzzle
 from plpuzzle.sudoku.engines import Engine, make_engine
-from plpuzzle.sudoku.model import Puzzle, Rules
-from plpuzzle.sudoku.prolog_bridge import own_solver
-from plpuzzle.sudoku.results import Status
-from plpuzzle.sudoku.runner import RunSettings, SuiteRunner
-from plpuzzle.sudoku.suite import (
+from plpuzzle.sudoku.engines.prolog_bridge import own_solver
+from plpuzzle.sudoku.services.runner import RunSettings, SuiteRunner
+from plpuzzle.sudoku.services.suite import (
     CaseResult,
     SuiteCase,
     Verdict,
@@ -52,7 +53,6 @@ from plpuzzle.sudoku.suite import (
     load_case,
     natural_key,
 )
-from plpuzzle.sudoku.textformat import parse_puzzle
 from plpuzzle.worker import WorkerError
 
 #: The thresholds of the "solved within" counts, in seconds.

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from plpuzzle.sudoku.grading import Submission, TestGrade
+    from plpuzzle.sudoku.services.grading import Submission, TestGrade
 
 #: The format this code writes. A gradebook without a format (written
 #: before there was one) counts as 0 and is upgraded when opened.
@@ -255,7 +255,7 @@ class Gradebook:
         """The stored grade for this exact submission, test and settings."""
         # Imported here so that the gradebook loads without the grading
         # machinery (the sandbox) behind it.
-        from plpuzzle.sudoku.grading import Grade, TestGrade
+        from plpuzzle.sudoku.services.grading import Grade, TestGrade
 
         with self._using() as db:
             row = db.execute(

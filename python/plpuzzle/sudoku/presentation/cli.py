@@ -27,18 +27,9 @@ from plpuzzle.clitools import (
     write_stdout,
 )
 from plpuzzle.prolog_engine import DIALECTS, prolog_dir
-from plpuzzle.sudoku import generator, grader
-from plpuzzle.sudoku.crosscheck import CrossCheck, compare
-from plpuzzle.sudoku.engines import ENGINES, make_engine
-from plpuzzle.sudoku.gradebook import GradebookError
-from plpuzzle.sudoku.grader import GradingRequest
-from plpuzzle.sudoku.grading import GradeSettings, GradingError
-from plpuzzle.sudoku.model import Grid, Puzzle, Rules
-from plpuzzle.sudoku.report import FORMATS, SuiteRun, ksudoku_line, summary_lines, to_json, to_junit
-from plpuzzle.sudoku.results import SolveResult, Status
-from plpuzzle.sudoku.runner import ENGINE_CHOICES, RunSettings, SuiteRunner
-from plpuzzle.sudoku.suite import CaseResult, SuiteCase, Verdict, discover
-from plpuzzle.sudoku.textformat import (
+from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
+from plpuzzle.sudoku.domain.results import SolveResult, Status
+from plpuzzle.sudoku.domain.textformat import (
     FormatError,
     format_board,
     format_solutions,
@@ -49,7 +40,23 @@ from plpuzzle.sudoku.textformat import (
     puzzle_to_text,
     solutions_to_text,
 )
-from plpuzzle.sudoku.validator import validate
+from plpuzzle.sudoku.domain.validator import validate
+from plpuzzle.sudoku.engines import ENGINES, make_engine
+from plpuzzle.sudoku.presentation.report import (
+    FORMATS,
+    SuiteRun,
+    ksudoku_line,
+    summary_lines,
+    to_json,
+    to_junit,
+)
+from plpuzzle.sudoku.services import generator, grader
+from plpuzzle.sudoku.services.crosscheck import CrossCheck, compare
+from plpuzzle.sudoku.services.gradebook import GradebookError
+from plpuzzle.sudoku.services.grader import GradingRequest
+from plpuzzle.sudoku.services.grading import GradeSettings, GradingError
+from plpuzzle.sudoku.services.runner import ENGINE_CHOICES, RunSettings, SuiteRunner
+from plpuzzle.sudoku.services.suite import CaseResult, SuiteCase, Verdict, discover
 
 rules_option = click.option(
     "--rules",
@@ -748,7 +755,7 @@ def bench(
     Exit code 0 when no engine gave a wrong answer or failed (timeouts are
     results), 1 otherwise, 2 for bad usage, 3 without matplotlib.
     """
-    from plpuzzle.sudoku import bench as bm
+    from plpuzzle.sudoku.services import bench as bm
 
     suite = suite or bm.default_suite()
     if not suite.is_dir():

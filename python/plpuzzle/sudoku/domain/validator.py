@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from plpuzzle.sudoku.model import Field, Puzzle, Rules, box_cells
+from plpuzzle.sudoku.domain.model import Field, Puzzle, Rules, box_cells
 
 #: The rule names a Violation may carry.
 RULES = ("shape", "range", "row", "column", "box", "value", "parity", "s", "w")

@@ -3,7 +3,7 @@
 Each `testNNNd.txt` in DIR becomes one test named after the puzzle
 (`test017`), so pytest's own selection and reporting (`-k`, `-x`, `--lf`,
 `--junitxml`) work on a course suite. The verdict comes from
-`plpuzzle.sudoku.suite.judge`, the same one the CLI runner uses.
+`plpuzzle.sudoku.services.suite.judge`, the same one the CLI runner uses.
 
 The plugin is inert without `--sudoku-suite`; it is registered as a
 `pytest11` entry point, so it is loaded in every pytest run of this venv.
@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from plpuzzle.prolog_engine import DIALECTS, Dialect
+from plpuzzle.sudoku.domain.model import Grid, Rules
+from plpuzzle.sudoku.domain.textformat import FormatError, format_board
 from plpuzzle.sudoku.engines import ENGINES, Engine, make_engine
-from plpuzzle.sudoku.model import Grid, Rules
-from plpuzzle.sudoku.suite import (
+from plpuzzle.sudoku.services.suite import (
     CaseResult,
     SuiteCase,
     Verdict,
@@ -31,7 +32,6 @@ from plpuzzle.sudoku.suite import (
     judge,
     load_case,
 )
-from plpuzzle.sudoku.textformat import FormatError, format_board
 from plpuzzle.worker import EngineUnavailable
 
 if TYPE_CHECKING:

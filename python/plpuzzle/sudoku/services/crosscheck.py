@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from plpuzzle.sudoku.model import Grid, Puzzle, Rules
-from plpuzzle.sudoku.results import SolveResult, Status
-from plpuzzle.sudoku.validator import Violation, validate
+from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
+from plpuzzle.sudoku.domain.results import SolveResult, Status
+from plpuzzle.sudoku.domain.validator import Violation, validate
 
 
 @dataclass

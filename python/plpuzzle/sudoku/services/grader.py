@@ -18,12 +18,13 @@ from pathlib import Path
 from plpuzzle.sandbox import cgroups, jail
 from plpuzzle.sandbox.program import LoadReport, SandboxSetupError
 from plpuzzle.sandbox.workspace import WorkspaceError, new_run_id, run_is_alive
-from plpuzzle.sudoku.class_report import StudentGrades
-from plpuzzle.sudoku.class_report import build as build_report
-from plpuzzle.sudoku.class_report import to_csv as report_csv
-from plpuzzle.sudoku.class_report import to_json as report_json
-from plpuzzle.sudoku.gradebook import Gradebook
-from plpuzzle.sudoku.grading import (
+from plpuzzle.sudoku.domain.textformat import FormatError
+from plpuzzle.sudoku.presentation.class_report import StudentGrades
+from plpuzzle.sudoku.presentation.class_report import build as build_report
+from plpuzzle.sudoku.presentation.class_report import to_csv as report_csv
+from plpuzzle.sudoku.presentation.class_report import to_json as report_json
+from plpuzzle.sudoku.services.gradebook import Gradebook
+from plpuzzle.sudoku.services.grading import (
     ClassRun,
     GradeSettings,
     GradingError,
@@ -37,8 +38,7 @@ from plpuzzle.sudoku.grading import (
     hidden_paths,
     load_points,
 )
-from plpuzzle.sudoku.suite import SuiteCase, discover, load_case
-from plpuzzle.sudoku.textformat import FormatError
+from plpuzzle.sudoku.services.suite import SuiteCase, discover, load_case
 
 
 class SetupProblem(Exception):
@@ -182,7 +182,7 @@ def grade(
         ]
     report = build_report(students, [c.name for c in cases], points, settings)
     paths = [request.report_dir / n for n in ("grades.csv", "grades.json", "grades.html")]
-    from plpuzzle.sudoku.class_html import render_html
+    from plpuzzle.sudoku.presentation.class_html import render_html
 
     paths[0].write_text(report_csv(report))
     paths[1].write_text(report_json(report))

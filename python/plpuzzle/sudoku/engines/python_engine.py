@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from plpuzzle.sudoku.model import Grid, Puzzle, Rules
-from plpuzzle.sudoku.python_search import (
+from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
+from plpuzzle.sudoku.engines.python_search import (
     Board,
     Branches,
     Support,

@@ -30,8 +30,8 @@ from enum import StrEnum
 from itertools import islice
 from typing import NamedTuple
 
-from plpuzzle.sudoku import python_engine
-from plpuzzle.sudoku.model import Grid, Info, Puzzle, Rules
+from plpuzzle.sudoku.domain.model import Grid, Info, Puzzle, Rules
+from plpuzzle.sudoku.engines import python_engine
 
 #: The cell sizes the generator supports; beyond 6 counting gets too slow.
 MIN_K, MAX_K = 1, 6

@@ -10,7 +10,7 @@ helps with whichever has the most.
 Every grade is decided here, outside the sandbox, from what the sandbox
 could not fake: the answers (checked against the expected solutions),
 the CPU time and memory of its whole process tree, and how the run
-ended. Results go to a gradebook (plpuzzle.sudoku.gradebook) as soon as
+ended. Results go to a gradebook (plpuzzle.sudoku.services.gradebook) as soon as
 they are known, keyed by the submission's content, the test's content
 and the settings, so an interrupted grading resumes where it stopped.
 """
@@ -32,16 +32,17 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+import plpuzzle
 from plpuzzle import __version__
 from plpuzzle.prolog_engine import Dialect, prolog_dir
 from plpuzzle.sandbox import cgroups, jail
 from plpuzzle.sandbox.program import LoadReport, Observation, RunEnd, SandboxedProgram
 from plpuzzle.sandbox.workspace import RunFolder, SubmissionFiles, read_regular_files
-from plpuzzle.sudoku.model import Rules
-from plpuzzle.sudoku.prolog_bridge import decode_answers
-from plpuzzle.sudoku.results import SolveResult, Status
-from plpuzzle.sudoku.suite import CaseResult, SuiteCase, Verdict, judge, load_case
-from plpuzzle.sudoku.textformat import grid_term
+from plpuzzle.sudoku.domain.model import Rules
+from plpuzzle.sudoku.domain.results import SolveResult, Status
+from plpuzzle.sudoku.domain.textformat import grid_term
+from plpuzzle.sudoku.engines.prolog_bridge import decode_answers
+from plpuzzle.sudoku.services.suite import CaseResult, SuiteCase, Verdict, judge, load_case
 
 #: The file a submission folder must contain.
 SOLVER_NAME = "sudoku.pl"
@@ -508,7 +509,7 @@ class ClassRun:
 
 def hidden_paths(*extra: Path) -> list[Path]:
     """Our own files, which a sandbox must not see even inside /usr."""
-    return [Path(__file__).resolve().parents[1], prolog_dir(), *extra]
+    return [Path(plpuzzle.__file__).resolve().parent, prolog_dir(), *extra]
 
 
 def grade_class(

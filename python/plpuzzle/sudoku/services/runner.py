@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from plpuzzle.prolog_engine import Dialect
+from plpuzzle.sudoku.domain.model import Rules
+from plpuzzle.sudoku.domain.results import Status
+from plpuzzle.sudoku.domain.textformat import FormatError, format_solutions
 from plpuzzle.sudoku.engines import Engine, make_engine
-from plpuzzle.sudoku.model import Rules
-from plpuzzle.sudoku.results import Status
-from plpuzzle.sudoku.suite import CaseResult, SuiteCase, bad_input, judge, load_case
-from plpuzzle.sudoku.textformat import FormatError, format_solutions
+from plpuzzle.sudoku.services.suite import CaseResult, SuiteCase, bad_input, judge, load_case
 
 ENGINE_CHOICES = ("prolog", "python", "both")
 

@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from plpuzzle.sudoku.model import Grid
+from plpuzzle.sudoku.domain.model import Grid
 from plpuzzle.worker import DIED, KILLED
 
 

@@ -17,7 +17,7 @@ a. Per-test overhead: a small driver calls the version's `grade_class`
 b. Throughput: the version's real command line (`plpuzzle sudoku
    grade`) on the class with --jobs J, timed by the wall clock.
 
-    python -m plpuzzle.sudoku.grading_bench [--suite DIR] [--tests N]
+    python -m plpuzzle.sudoku.services.grading_bench [--suite DIR] [--tests N]
         [--time-limit S] [--jobs J] [--before REV] OUT.md
 """
 
@@ -40,9 +40,9 @@ from pathlib import Path
 from typing import TypeVar
 
 from plpuzzle.machine import load_average, load_text, machine_info, machine_markdown
-from plpuzzle.sudoku.suite import discover
+from plpuzzle.sudoku.services.suite import discover
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[4]
 DEFAULT_SUITE = REPO.parent / "shared" / "bme-2013-oddsum" / "tests"
 CLASS = REPO / "tests" / "fixtures" / "class"
 RULES = "oddsum"
@@ -64,9 +64,9 @@ from pathlib import Path
 
 out = os.fdopen(os.dup(1), "w")
 os.dup2(2, 1)
-from plpuzzle.sudoku import grading as g
-from plpuzzle.sudoku.model import Rules
-from plpuzzle.sudoku.suite import discover
+from plpuzzle.sudoku.services import grading as g
+from plpuzzle.sudoku.domain.model import Rules
+from plpuzzle.sudoku.services.suite import discover
 
 class_dir, suite = Path(sys.argv[1]), Path(sys.argv[2])
 subs = g.find_submissions(class_dir)
@@ -534,7 +534,7 @@ def markdown(
     lines = [
         "# Grading a class: the grader before and after",
         "",
-        "Written by `make bench-grade` (`python -m plpuzzle.sudoku.grading_bench`).",
+        "Written by `make bench-grade` (`python -m plpuzzle.sudoku.services.grading_bench`).",
         "",
         "## What was measured",
         "",
@@ -649,7 +649,7 @@ def summary(before: Version | None, after: Version) -> list[str]:
 
 def _parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="python -m plpuzzle.sudoku.grading_bench",
+        prog="python -m plpuzzle.sudoku.services.grading_bench",
         description="Time the grader before and after a revision; write a Markdown report.",
     )
     parser.add_argument("out", type=Path, metavar="OUT.md")

@@ -1,1 +1,0 @@
-"""Knight's tour tests (a package, so that their file names may repeat sudoku's)."""
