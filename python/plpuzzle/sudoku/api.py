@@ -1,0 +1,178 @@
+"""The library's front door: solve, check, test and grade in one call each.
+
+Everything here takes plain values (puzzle text or a path, rule and engine
+names as strings or enums) and returns the same result objects the command
+line prints, so a script or a notebook needs no knowledge of workers,
+suites or gradebooks. Puzzles are given as text (`str`), as a file
+(`pathlib.Path`), or as a parsed `Puzzle`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from plpuzzle.engine import DEFAULT_DIALECT, DEFAULT_TIME_LIMIT, Dialect
+from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
+from plpuzzle.sudoku.domain.results import SolveResult
+from plpuzzle.sudoku.domain.textformat import load_puzzle, load_solutions, parse_puzzle, parse_solutions
+from plpuzzle.sudoku.engines import ENGINES, make_engine
+from plpuzzle.sudoku.services.crosscheck import CrossCheck, compare
+from plpuzzle.sudoku.services.grader import GradingOutcome, GradingRequest
+from plpuzzle.sudoku.services.grader import grade as grade_request
+from plpuzzle.sudoku.services.grading import GradeSettings
+from plpuzzle.sudoku.services.runner import RunSettings, SuiteRunner
+from plpuzzle.sudoku.services.suite import CaseResult, discover
+
+PuzzleLike = str | os.PathLike[str] | Puzzle
+
+
+def as_puzzle(puzzle: PuzzleLike) -> Puzzle:
+    """A `Puzzle` from text, a file, or a puzzle; bad input raises FormatError."""
+    if isinstance(puzzle, Puzzle):
+        return puzzle
+    if isinstance(puzzle, str):
+        return parse_puzzle(puzzle)
+    return load_puzzle(Path(puzzle))
+
+
+def as_rules(rules: str | Rules) -> Rules:
+    """Rules by enum or by name, in any case (`"OddSum"` is `Rules.ODDSUM`)."""
+    if isinstance(rules, Rules):
+        return rules
+    try:
+        return Rules(rules.strip().lower())
+    except ValueError:
+        names = ", ".join(r.value for r in Rules)
+        raise ValueError(f"unknown rules {rules!r}; choose from {names}") from None
+
+
+def as_engine_name(engine: str) -> str:
+    name = engine.strip().lower()
+    if name not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}")
+    return name
+
+
+def solve(
+    puzzle: PuzzleLike,
+    *,
+    rules: str | Rules = Rules.CONSECUTIVE,
+    engine: str = "prolog",
+    solver: os.PathLike[str] | str | None = None,
+    dialect: Dialect = DEFAULT_DIALECT,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+) -> SolveResult:
+    """Every solution of one puzzle from one engine.
+
+    `solver` is a Prolog file defining `sudoku/2` (default: ours). The
+    result says how the run ended (`result.status`); only a run with
+    status OK has the complete list in `result.solutions`.
+    """
+    parsed = as_puzzle(puzzle)
+    with make_engine(
+        as_engine_name(engine), Path(solver) if solver else None, dialect
+    ) as running:
+        return running.solve(parsed, as_rules(rules), time_limit)
+
+
+def check(
+    puzzle: PuzzleLike,
+    *,
+    rules: str | Rules = Rules.CONSECUTIVE,
+    engines: Sequence[str] = ENGINES,
+    expected: os.PathLike[str] | str | None = None,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+) -> CrossCheck:
+    """Run several engines on one puzzle and compare them, refereed by the rules.
+
+    `expected` is a solution file (or its text) taken as one more side.
+    `check(...).agree` is True when every side found the same valid set.
+    """
+    parsed = as_puzzle(puzzle)
+    chosen = as_rules(rules)
+    results = []
+    for name in engines:
+        with make_engine(as_engine_name(name)) as running:
+            results.append(running.solve(parsed, chosen, time_limit))
+    if expected is not None:
+        results.append(expected_side(expected, parsed.n))
+    return compare(parsed, chosen, results)
+
+
+def expected_side(expected: os.PathLike[str] | str, n: int) -> SolveResult:
+    """An expected-solution file as one more side of a cross-check."""
+    from plpuzzle.sudoku.domain.results import Status
+
+    if isinstance(expected, str):
+        grids: list[Grid] = parse_solutions(expected, n=n)
+    else:
+        grids = load_solutions(Path(expected), n)
+    return SolveResult("expected", Status.OK, grids)
+
+
+def test(
+    suite: os.PathLike[str] | str,
+    *,
+    engine: str = "prolog",
+    rules: str | Rules = Rules.CONSECUTIVE,
+    solver: os.PathLike[str] | str | None = None,
+    dialect: Dialect = DEFAULT_DIALECT,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    jobs: int = 1,
+    only: str | None = None,
+    out: os.PathLike[str] | str | None = None,
+    on_result: Callable[[CaseResult], None] | None = None,
+) -> list[CaseResult]:
+    """Run a suite folder of `testNNNd.txt` puzzles and judge every test.
+
+    `engine` is prolog, python or both (both: the Prolog answer is judged
+    and Python cross-checks it). `out` is where the harness's
+    `testNNNt.txt` printouts go (none by default).
+    """
+    name = engine.strip().lower()
+    if name != "both":
+        as_engine_name(name)
+    settings = RunSettings(
+        engine=name,
+        rules=as_rules(rules),
+        solver=Path(solver) if solver else None,
+        dialect=dialect,
+        time_limit=time_limit,
+        jobs=jobs,
+        out_dir=Path(out) if out else None,
+    )
+    return SuiteRunner(settings).run(discover(Path(suite), only), on_result)
+
+
+def grade(
+    submissions: os.PathLike[str] | str,
+    suite: os.PathLike[str] | str,
+    *,
+    out: os.PathLike[str] | str = "grading_report",
+    rules: str | Rules = Rules.CONSECUTIVE,
+    dialect: Dialect = DEFAULT_DIALECT,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    memory_mb: int = 2048,
+    points: os.PathLike[str] | str | None = None,
+    jobs: int = 1,
+) -> GradingOutcome:
+    """Grade every submission in a folder against a suite, in the sandbox.
+
+    Writes grades.csv, grades.json, grades.html and the resumable
+    gradebook grades.sqlite into `out`; grades already in the gradebook
+    are reused. Raises SetupProblem when this machine cannot sandbox.
+    """
+    settings = GradeSettings(
+        rules=as_rules(rules), dialect=dialect, time_limit=time_limit, memory_mb=memory_mb
+    )
+    request = GradingRequest(
+        submissions=Path(submissions),
+        suite=Path(suite),
+        settings=settings,
+        report_dir=Path(out),
+        points_file=Path(points) if points else None,
+        jobs=jobs,
+    )
+    return grade_request(request)
