@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from plpuzzle.prolog_engine import DIALECTS, Dialect
+from plpuzzle.engine import DIALECTS, Dialect, EngineUnavailable
 from plpuzzle.sudoku.domain.model import Grid, Rules
 from plpuzzle.sudoku.domain.textformat import FormatError, format_board
 from plpuzzle.sudoku.engines import ENGINES, Engine, make_engine
@@ -32,7 +32,6 @@ from plpuzzle.sudoku.services.suite import (
     judge,
     load_case,
 )
-from plpuzzle.worker import EngineUnavailable
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr, TracebackStyle
