@@ -16,9 +16,9 @@ from plpuzzle.engine import Worker, WorkerCrashed
 from plpuzzle.knight.model import Board, BoardError, Square, is_knight_move
 from plpuzzle.knight.python_engine import (
     Geometry,
-    SearchState,
     PythonKnightEngine,
     Search,
+    SearchState,
     count_request,
     count_tours,
     find_tour,
