@@ -162,11 +162,14 @@ def test_the_puzzles_cover_contradictions_and_many_solutions(engines: list[Engin
         assert result.status is Status.OK
         return len(result.solutions)
 
+    # Each example is a worker round trip: no per-example deadline.
+    patient = settings(deadline=None)
     for k in (1, 2, 3):
-        found = find(puzzles(), lambda c, k=k: c[0].k == k and count(c) == 0)
+        found = find(puzzles(), lambda c, k=k: c[0].k == k and count(c) == 0, settings=patient)
         assert found[0].k == k
-    assert count(find(puzzles(max_k=2), lambda c: count(c) >= 100)) >= 100
-    assert count(find(puzzles(), lambda c: c[0].k == 3 and count(c) >= 5)) >= 5
+    assert count(find(puzzles(max_k=2), lambda c: count(c) >= 100, settings=patient)) >= 100
+    many = find(puzzles(), lambda c: c[0].k == 3 and count(c) >= 5, settings=patient)
+    assert count(many) >= 5
 
 
 # --- the mutation check -----------------------------------------------------
