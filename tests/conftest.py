@@ -4,11 +4,23 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+#: Python modules of the tests' own, e.g. worker_hooks, which a worker
+#: child may call: its folder goes on PYTHONPATH (inherited by every
+#: worker and subprocess a test starts) and the module is named in
+#: PLPUZZLE_WORKER_MODULES, without which a worker calls only plpuzzle's.
+TEST_MODULES = REPO_ROOT / "tests" / "fixtures" / "python"
+sys.path.insert(0, str(TEST_MODULES))
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    filter(None, [str(TEST_MODULES), os.environ.get("PYTHONPATH")])
+)
+os.environ["PLPUZZLE_WORKER_MODULES"] = "worker_hooks"
 BUNDLED = REPO_ROOT / "puzzles" / "sudoku" / "consecutive"
 
 #: The hand-made part of the bundled consecutive suite; the generated part

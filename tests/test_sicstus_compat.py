@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from plpuzzle.engine import Worker
 from plpuzzle.sudoku.domain.model import Puzzle, Rules
 from plpuzzle.sudoku.domain.results import Status
 from plpuzzle.sudoku.domain.textformat import load_puzzle, load_solutions, parse_puzzle
 from plpuzzle.sudoku.engines.prolog_bridge import PrologSudokuEngine
-from plpuzzle.worker import Worker
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "sicstus"
 SOLVER = FIXTURES / "sudoku.pl"

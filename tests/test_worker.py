@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from plpuzzle.worker import Limits, Worker, WorkerCrashed, WorkerTimeout
+from plpuzzle.engine import Limits, Worker, WorkerCrashed, WorkerTimeout
 
 
 def call(function: str, **kwargs: object) -> dict[str, object]:
@@ -46,7 +46,7 @@ def test_deadline_kills_the_whole_process_group() -> None:
         pgid = proc.pid
         start = time.monotonic()
         with pytest.raises(WorkerTimeout):
-            worker.request(call("plpuzzle.worker:_spin_for_tests"), 0.5)
+            worker.request(call("worker_hooks:spin"), 0.5)
         assert time.monotonic() - start < 5
         with pytest.raises(ProcessLookupError):
             os.killpg(pgid, 0)
@@ -71,12 +71,12 @@ def test_a_worker_that_died_between_requests_is_replaced() -> None:
 
 def test_a_worker_that_dies_during_a_request_is_a_crash() -> None:
     with Worker() as worker, pytest.raises(WorkerCrashed, match="SIGKILL"):
-        worker.request(call("plpuzzle.worker:_allocate_for_tests", megabytes=0, then_die=True), 30)
+        worker.request(call("worker_hooks:allocate", megabytes=0, then_die=True), 30)
 
 
 def test_memory_limit_applies_in_the_worker() -> None:
     with Worker(Limits(memory_mb=300)) as worker:
-        reply = worker.request(call("plpuzzle.worker:_allocate_for_tests", megabytes=600), 30)
+        reply = worker.request(call("worker_hooks:allocate", megabytes=600), 30)
     assert reply["status"] == "internal_error"
     assert "MemoryError" in reply["message"]
 
@@ -87,10 +87,10 @@ def test_busy_workers_die_with_their_parent(tmp_path: Path) -> None:
     script = tmp_path / "parent.py"
     script.write_text(
         "import json, os, time\n"
-        "from plpuzzle.worker import Worker\n"
+        "from plpuzzle.engine import Worker\n"
         "w = Worker()\n"
         "proc = w._start()\n"
-        "request = {'op': 'call', 'function': 'plpuzzle.worker:_spin_for_tests'}\n"
+        "request = {'op': 'call', 'function': 'worker_hooks:spin'}\n"
         "proc.stdin.write(json.dumps(request).encode() + b'\\n')\n"
         "proc.stdin.flush()\n"
         "time.sleep(1)\n"

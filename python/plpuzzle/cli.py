@@ -11,10 +11,10 @@ import click
 
 from plpuzzle import __version__
 from plpuzzle.clitools import SetupError
+from plpuzzle.engine import EngineUnavailable
 from plpuzzle.flag.cli import flag
 from plpuzzle.knight.cli import knight
 from plpuzzle.sudoku.presentation.cli import sudoku
-from plpuzzle.worker import EngineUnavailable
 
 
 class PlpuzzleGroup(click.Group):

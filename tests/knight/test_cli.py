@@ -111,7 +111,7 @@ class FakeEngine:
     ) -> CountResult:
         if self.count_value is None:
             return CountResult(self.name, Status.TIMEOUT)
-        return CountResult(self.name, Status.FOUND, self.count_value)
+        return CountResult(self.name, Status.OK, self.count_value)
 
     def close(self) -> None:
         pass
@@ -124,7 +124,7 @@ def use_engines(monkeypatch: pytest.MonkeyPatch, **engines: FakeEngine) -> None:
 def test_an_invalid_tour_is_an_engine_error_never_printed(monkeypatch: pytest.MonkeyPatch) -> None:
     bogus = [(x, y) for y in range(5) for x in range(5)]  # row by row: not knight's moves
     bogus = [(0, 4), *[s for s in bogus if s != (0, 4)]]
-    answer = TourResult("prolog", Status.FOUND, bogus, 24)
+    answer = TourResult("prolog", Status.OK, bogus, 24)
     use_engines(monkeypatch, prolog=FakeEngine("prolog", answer))
     result = run("tour", "--size", "5")
     assert result.exit_code == 1

@@ -12,12 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from plpuzzle.engine import Worker, WorkerCrashed
 from plpuzzle.knight.model import Board, BoardError, Square, is_knight_move
 from plpuzzle.knight.python_engine import (
     Geometry,
-    Outcome,
     PythonKnightEngine,
     Search,
+    SearchState,
     count_request,
     count_tours,
     find_tour,
@@ -30,7 +31,6 @@ from plpuzzle.knight.python_engine import (
 )
 from plpuzzle.knight.results import Status
 from plpuzzle.knight.validator import check_tour
-from plpuzzle.worker import Worker, WorkerCrashed
 
 #: Boards up to this many squares are small enough for the naive search.
 TINY = 16
@@ -65,7 +65,7 @@ def exhaustive_exists(board: Board, start: Square, closed: bool) -> bool:
     """Our search run to the end, without the colour shortcut of ruled_out()."""
     geometry = Geometry(board)
     search = Search(geometry, start, closed, next(orders(geometry)))
-    return search.run(10**9) is Outcome.FOUND
+    return search.run(10**9) is SearchState.FOUND
 
 
 def assert_tour(board: Board, start: Square, closed: bool = False) -> int:
@@ -256,11 +256,11 @@ def test_luby_sequence() -> None:
 def test_a_search_resumes_where_its_budget_ran_out() -> None:
     geometry = Geometry(Board(7, 4))
     whole = Search(geometry, (1, 1), False, next(orders(geometry)))
-    assert whole.run(10**9) is Outcome.EXHAUSTED
+    assert whole.run(10**9) is SearchState.EXHAUSTED
     sliced = Search(geometry, (1, 1), False, next(orders(geometry)))
-    while sliced.run(100) is Outcome.GOING:
+    while sliced.run(100) is SearchState.GOING:
         pass
-    assert sliced.outcome is Outcome.EXHAUSTED and sliced.moves == whole.moves
+    assert sliced.state is SearchState.EXHAUSTED and sliced.moves == whole.moves
 
 
 # --- the engine in its worker -------------------------------------------------
@@ -270,13 +270,13 @@ def test_engine_finds_and_counts_in_a_worker() -> None:
     engine = PythonKnightEngine()
     try:
         found = engine.tour(Board(8, 8), (0, 7), False, 30)
-        assert found.status is Status.FOUND and found.engine == "python"
+        assert found.status is Status.OK and found.engine == "python"
         assert check_tour(Board(8, 8), found.tour, (0, 7)) == []
         assert found.moves == 63
         none = engine.tour(Board(4, 4), (0, 0), False, 30)
-        assert none.status is Status.NO_TOUR and none.tour is None
+        assert none.no_tour and none.tour is None
         counted = engine.count(Board(5, 5), (0, 0), False, 30)
-        assert (counted.status, counted.count) == (Status.FOUND, 304)
+        assert (counted.status, counted.count) == (Status.OK, 304)
         everywhere = engine.count(Board(5, 5), None, False, 30)
         assert everywhere.count == 1728
     finally:
@@ -289,7 +289,7 @@ def test_engine_time_out_is_a_result() -> None:
         result = engine.count(Board(8, 8), (0, 0), False, 0.5)
         assert result.status is Status.TIMEOUT and result.count is None
         after = engine.count(Board(3, 4), (0, 0), False, 30)  # a fresh worker takes over
-        assert (after.status, after.count) == (Status.FOUND, 2)
+        assert (after.status, after.count) == (Status.OK, 2)
     finally:
         engine.close()
 
@@ -301,13 +301,13 @@ class DyingWorker(Worker):
         raise WorkerCrashed("the worker was killed by SIGKILL", "last words")
 
 
-def test_engine_worker_death_is_an_error_with_a_message() -> None:
+def test_engine_worker_death_is_a_crash_with_a_message() -> None:
     engine = PythonKnightEngine(DyingWorker())
     result = engine.tour(Board(8, 8), (0, 0), False, 5)
-    assert result.status is Status.ERROR
+    assert result.status is Status.CRASHED
     assert "SIGKILL" in result.message and "last words" in result.message
     counted = engine.count(Board(5, 5), None, False, 5)
-    assert counted.status is Status.ERROR and "SIGKILL" in counted.message
+    assert counted.status is Status.CRASHED and "SIGKILL" in counted.message
 
 
 def test_engine_reports_an_exception_in_the_worker_as_an_error() -> None:

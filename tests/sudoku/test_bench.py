@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from plpuzzle.engine import Worker
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.services import bench
 from plpuzzle.sudoku.services.bench import BenchRun, BenchSettings, Row, SuiteSpec
 from plpuzzle.sudoku.services.suite import Verdict
-from plpuzzle.worker import Worker
 
 REPO = Path(__file__).resolve().parents[2]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -166,7 +166,7 @@ def test_the_overhead_is_judged_against_its_goal(
 
 @pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="Linux only")
 def test_the_worker_reports_each_requests_own_peak_memory() -> None:
-    allocate = {"op": "call", "function": "plpuzzle.worker:_allocate_for_tests"}
+    allocate = {"op": "call", "function": "worker_hooks:allocate"}
     small = {"op": "call", "function": "plpuzzle.sudoku.domain.model:box_cells"}
     with Worker() as worker:
         worker.request({**allocate, "kwargs": {"megabytes": 200}}, 60)

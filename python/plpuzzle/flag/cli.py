@@ -7,6 +7,7 @@ import sys
 import click
 
 from plpuzzle.clitools import InputError, time_limit_option
+from plpuzzle.engine import status_label
 from plpuzzle.flag.engines import ENGINES, disagreements, make_engine
 from plpuzzle.flag.model import (
     DEFAULT_SEED,
@@ -201,11 +202,7 @@ def _engine_summary(result: FlagResult) -> str:
 
 
 def _failure(result: FlagResult) -> str:
-    what = {
-        Status.TIMEOUT: "ran out of time",
-        Status.CRASHED: "crashed",
-        Status.ERROR: "failed",
-    }[result.status]
+    what = status_label(result.status)
     first_line = result.message.strip().splitlines()[0] if result.message.strip() else ""
     return f"{what}: {first_line}" if first_line else what
 

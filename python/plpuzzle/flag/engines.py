@@ -8,13 +8,13 @@ caller down with it.
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any, Protocol
+from typing import Any, Protocol, Self
 
+from plpuzzle.engine import PythonInWorker, Worker
 from plpuzzle.flag import python_engine
 from plpuzzle.flag.model import FlagSequence
 from plpuzzle.flag.prolog_bridge import PrologFlagEngine
-from plpuzzle.flag.results import UNFINISHED, FlagResult, Status
-from plpuzzle.worker import Worker, call_request
+from plpuzzle.flag.results import FlagResult, Status
 
 ENGINES = ("prolog", "python")
 
@@ -26,30 +26,27 @@ class FlagEngine(Protocol):
 
     def close(self) -> None: ...
 
+    def __enter__(self) -> Self: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
 
 def python_answer(letters: str) -> dict[str, Any]:
     """Run in the worker: the Python engine's answer, JSON-ready."""
     return asdict(python_engine.solve(letters))
 
 
-class PythonFlagEngine:
+class PythonFlagEngine(PythonInWorker):
     """The pure-Python reference engine, run in a killable worker."""
 
     name = "python"
 
-    def __init__(self, worker: Worker | None = None) -> None:
-        self.worker = worker or Worker()
-
-    def close(self) -> None:
-        self.worker.close()
-
     def solve(self, sequence: FlagSequence, time_limit: float) -> FlagResult:
-        request = call_request(f"{__name__}:python_answer", {"letters": sequence.letters})
-        run = self.worker.run(request, time_limit)
-        if run.status != "ok":
+        run = self.call(f"{__name__}:python_answer", time_limit, letters=sequence.letters)
+        if run.status is not Status.OK:
             return FlagResult(
                 self.name,
-                UNFINISHED.get(run.status, Status.ERROR),
+                run.status,
                 cpu_seconds=run.cpu,
                 wall_seconds=run.wall,
                 message=run.message,
@@ -66,12 +63,14 @@ class PythonFlagEngine:
         )
 
 
-def make_engine(name: str) -> FlagEngine:
-    """An engine by name, each with a worker of its own."""
+def make_engine(name: str, show_stderr: bool = False) -> FlagEngine:
+    """An engine by name, with a worker of its own: use it in a `with`
+    block, or close() it when done."""
+    worker = Worker(show_stderr=show_stderr)
     if name == "prolog":
-        return PrologFlagEngine()
+        return PrologFlagEngine(worker)
     if name == "python":
-        return PythonFlagEngine()
+        return PythonFlagEngine(worker)
     raise ValueError(f"unknown engine {name!r}; choose from {', '.join(ENGINES)}")
 
 

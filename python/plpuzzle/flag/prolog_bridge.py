@@ -7,13 +7,23 @@ convert term by term. pyswip is only ever imported by the worker.
 
 from __future__ import annotations
 
-import json
+import contextlib
 from pathlib import Path
+from typing import Any
 
+from plpuzzle.engine import (
+    GRACE_SECONDS,
+    Answer,
+    PrologInWorker,
+    UndecodableAnswer,
+    Worker,
+    decode_answer,
+    only_answer,
+    prolog_file,
+    quote_atom,
+)
 from plpuzzle.flag.model import FlagSequence
-from plpuzzle.flag.results import UNFINISHED, FlagResult, Status
-from plpuzzle.prolog_engine import prolog_file, quote_atom
-from plpuzzle.worker import GRACE_SECONDS, Worker, prolog_request
+from plpuzzle.flag.results import FlagResult, Status
 
 PREDICATE = "solve_text/4"
 TEMPLATE = "[Arranged,MinSwaps,Dijkstra]"
@@ -29,62 +39,49 @@ def goal_text(sequence: FlagSequence) -> str:
     return f"solve_text({quote_atom(sequence.letters)}, Arranged, MinSwaps, Dijkstra)"
 
 
-def decode_answers(answers: list[tuple[bool, str]]) -> tuple[str, int, int] | str:
+def decode_answers(answers: list[Answer]) -> tuple[str, int, int] | str:
     """The one answer as (arrangement, min swaps, Dijkstra swaps), or why
     the answers are not that."""
-    if len(answers) != 1:
-        return f"solve_text/4 gave {len(answers)} answers, expected exactly one"
-    ground, text = answers[0]
     try:
-        value = json.loads(text) if ground else None
-    except ValueError:
-        value = None
+        answer = only_answer(answers, PREDICATE)
+    except UndecodableAnswer as e:
+        return str(e)
+    value: Any = None
+    with contextlib.suppress(UndecodableAnswer):
+        value = decode_answer(answer)
     if not (
         isinstance(value, list)
         and len(value) == 3
         and isinstance(value[0], str)
-        and all(isinstance(n, int) for n in value[1:])
+        and all(isinstance(n, int) and not isinstance(n, bool) for n in value[1:])
     ):
-        return f"solve_text/4 answered {text[:200]}, not a string and two integers"
+        return f"{PREDICATE} answered {answer[1][:200]}, not a string and two integers"
     return value[0], value[1], value[2]
 
 
-class PrologFlagEngine:
-    """Answer with prolog/flag.pl, in a worker that a time limit can kill.
-
-    The time limit is enforced inside Prolog; `grace` more seconds of
-    wall clock pass before the worker is killed.
-    """
+class PrologFlagEngine(PrologInWorker):
+    """Answer with prolog/flag.pl (or another `program` with solve_text/4),
+    in a worker that a time limit can kill."""
 
     name = "prolog"
 
-    def __init__(self, worker: Worker | None = None, grace: float = GRACE_SECONDS) -> None:
-        self.worker = worker or Worker()
-        self.grace = grace
-
-    def close(self) -> None:
-        self.worker.close()
+    def __init__(
+        self,
+        worker: Worker | None = None,
+        grace: float = GRACE_SECONDS,
+        program: Path | None = None,
+    ) -> None:
+        super().__init__(program or flag_program(), "swi", worker, grace)
 
     def solve(self, sequence: FlagSequence, time_limit: float) -> FlagResult:
         """Raises EngineUnavailable when SWI-Prolog cannot be loaded."""
-        goal = goal_text(sequence)
-        request = prolog_request(flag_program(), PREDICATE, goal, TEMPLATE, time_limit)
-        run = self.worker.run(request, time_limit + self.grace)
+        run = self.query(PREDICATE, goal_text(sequence), TEMPLATE, time_limit)
         cpu, wall = run.cpu, run.wall
-        if run.status != "ok":
-            status = _FAILED.get(run.status, Status.ERROR)
-            message = run.message or f"time limit of {time_limit:g} s reached"
-            return FlagResult(
-                self.name, status, cpu_seconds=cpu, wall_seconds=wall, message=message
-            )
-        decoded = decode_answers(run.answers)
+        decoded = decode_answers(run.answers) if run.status is Status.OK else run.message
         if isinstance(decoded, str):
+            status = Status.ERROR if run.status is Status.OK else run.status
             return FlagResult(
-                self.name, Status.ERROR, cpu_seconds=cpu, wall_seconds=wall, message=decoded
+                self.name, status, cpu_seconds=cpu, wall_seconds=wall, message=decoded
             )
         arrangement, min_swaps, dijkstra = decoded
         return FlagResult(self.name, Status.OK, arrangement, min_swaps, dijkstra, cpu, wall)
-
-
-#: A failed run's status as ours; what is not listed is an ERROR.
-_FAILED = {"time_limit": Status.TIMEOUT, **UNFINISHED}

@@ -7,27 +7,16 @@ engines.py) can build results without importing each other.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
-from plpuzzle.worker import DIED, KILLED
+from plpuzzle.engine.status import Status
 
-
-class Status(StrEnum):
-    """How a run ended; only OK runs carry an answer."""
-
-    OK = "ok"
-    TIMEOUT = "timeout"
-    ERROR = "error"  # the engine raised, or answered something malformed
-    CRASHED = "crashed"  # the worker died
-
-
-#: Runs the worker did not answer, by the worker's Outcome status.
-UNFINISHED = {KILLED: Status.TIMEOUT, DIED: Status.CRASHED}
+__all__ = ["FlagResult", "Status"]
 
 
 @dataclass
 class FlagResult:
-    """One engine's answer for one sequence (None where there is none)."""
+    """One engine's answer for one sequence (None where there is none);
+    Status is the engine layer's, shared by every puzzle."""
 
     engine: str
     status: Status

@@ -89,7 +89,7 @@ def prolog_search(engine: PrologKnightEngine) -> Search:
 def prolog_count(engine: PrologKnightEngine) -> Count:
     def count(start: Square | None) -> tuple[int | None, float]:
         result = engine.count(Board(5, 5), start, False, TIME_LIMIT)
-        return (result.count if result.status is Status.FOUND else None), result.cpu_seconds
+        return (result.count if result.status is Status.OK else None), result.cpu_seconds
 
     return count
 

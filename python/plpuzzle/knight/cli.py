@@ -159,20 +159,20 @@ def tour(
     finally:
         runner.close()
     err = stderr_console()
-    if stats and result.status in (Status.FOUND, Status.NO_TOUR):
+    if stats and result.status is Status.OK:
         moves = "not counted" if result.moves is None else str(result.moves)
         err.print(
             f"engine: {result.engine}, CPU: {result.cpu_seconds:.3f} s, moves: {moves}",
             markup=False,
         )
-    if result.status is Status.NO_TOUR:
+    if result.no_tour:
         err.print(
             f"plpuzzle: no {kind(closed)} knight's tour of the {board} board "
             f"starts at {square_name(board, square)}",
             markup=False,
         )
         sys.exit(1)
-    if result.status is not Status.FOUND:
+    if not result.found:
         err.print(f"plpuzzle: {failure_text(result, time_limit)}", markup=False)
         sys.exit(1)
     problems = check_tour(board, result.tour, square, closed)
@@ -252,15 +252,15 @@ def count(
     for heading in ("engine", "tours", "CPU s"):
         table.add_column(heading, justify="left" if heading == "engine" else "right")
     for r in results:
-        shown = str(r.count) if r.status is Status.FOUND else f"[red]{r.status}[/]"
+        shown = str(r.count) if r.status is Status.OK else f"[red]{r.status}[/]"
         table.add_row(r.engine, shown, f"{r.cpu_seconds:.2f}")
     console = stdout_console()
     console.print(table)
     err = stderr_console()
-    failed = [r for r in results if r.status is not Status.FOUND]
+    failed = [r for r in results if r.status is not Status.OK]
     for r in failed:
         err.print(f"plpuzzle: {failure_text(r, time_limit)}", markup=False)
-    counts = {r.count for r in results if r.status is Status.FOUND}
+    counts = {r.count for r in results if r.status is Status.OK}
     if len(counts) > 1:
         said = ", ".join(f"{r.engine} {r.count}" for r in results)
         err.print(f"plpuzzle: the engines disagree: {said}", markup=False)
@@ -310,7 +310,7 @@ def survey_command(
     invalid = 0
     for y, row in enumerate(grid):
         for x, r in enumerate(row):
-            if r.status is Status.FOUND and check_tour(board, r.tour, (x, y)):
+            if r.found and check_tour(board, r.tour, (x, y)):
                 invalid += 1
                 err.print(
                     f"plpuzzle: the {r.engine} engine gave an invalid tour "
@@ -321,7 +321,7 @@ def survey_command(
     console.print(survey_text(board, grid), end="", markup=False)
     results = [r for row in grid for r in row]
     console.print(survey_summary(board, results, engine), markup=False)
-    unsettled = [r for r in results if r.status not in (Status.FOUND, Status.NO_TOUR)]
+    unsettled = [r for r in results if r.status is not Status.OK]
     for r in unsettled[:3]:
         if r.message and r.message != "invalid tour":
             err.print(f"plpuzzle: {failure_text(r, time_limit)}", markup=False)
@@ -332,9 +332,11 @@ def survey_command(
 
 
 def survey_cell(result: TourResult) -> str:
-    if result.status is Status.FOUND:
+    if result.found:
         return "?" if result.moves is None else str(result.moves)
-    return {Status.NO_TOUR: "-", Status.TIMEOUT: "T"}.get(result.status, "E")
+    if result.no_tour:
+        return "-"
+    return "T" if result.status is Status.TIMEOUT else "E"
 
 
 def survey_text(board: Board, grid: list[list[TourResult]]) -> str:
@@ -352,7 +354,7 @@ def survey_text(board: Board, grid: list[list[TourResult]]) -> str:
 
 
 def survey_summary(board: Board, results: list[TourResult], engine: str) -> str:
-    found = [r for r in results if r.status is Status.FOUND]
+    found = [r for r in results if r.found]
     moves = [r.moves for r in found if r.moves is not None]
     cpu = sum(r.cpu_seconds for r in results)
     text = f"{engine} engine, {board} board: a tour from {len(found)} of {board.size} squares"
@@ -371,10 +373,7 @@ def save_heat_map(board: Board, grid: list[list[TourResult]], engine: str, path:
     except ImportError:
         raise SetupError("the heat map needs matplotlib: pip install matplotlib") from None
     data = [
-        [
-            float(r.moves) if r.status is Status.FOUND and r.moves is not None else float("nan")
-            for r in row
-        ]
+        [float(r.moves) if r.found and r.moves is not None else float("nan") for r in row]
         for row in grid
     ]
     side = max(3.0, min(12.0, 0.6 * max(board.width, board.height)))
@@ -386,7 +385,7 @@ def save_heat_map(board: Board, grid: list[list[TourResult]], engine: str, path:
     if board.width * board.height <= 100:
         for y, row in enumerate(grid):
             for x, r in enumerate(row):
-                colour = "w" if r.status is Status.FOUND else "0.3"
+                colour = "w" if r.found else "0.3"
                 ax.text(x, y, survey_cell(r), ha="center", va="center", color=colour, fontsize=8)
     fig.suptitle(f"Knight's tour search from each square, {board}, {engine} engine")
     try:

@@ -7,16 +7,17 @@ Python engine works on a machine without SWI-Prolog.
 
 from __future__ import annotations
 
+from plpuzzle.engine import Worker
 from plpuzzle.knight.model import Board
 from plpuzzle.knight.python_engine import PythonKnightEngine
 from plpuzzle.knight.results import KnightEngine, TourResult
-from plpuzzle.worker import Worker
 
 ENGINES = ("prolog", "python")
 
 
 def make_engine(name: str, show_stderr: bool = False) -> KnightEngine:
-    """A fresh engine with its own worker; close() it when done."""
+    """A fresh engine with its own worker: use it in a `with` block, or
+    close() it when done."""
     worker = Worker(show_stderr=show_stderr)
     if name == "prolog":
         from plpuzzle.knight.prolog_bridge import PrologKnightEngine

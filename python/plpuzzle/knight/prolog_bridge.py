@@ -9,15 +9,21 @@ by the worker.
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from plpuzzle.engine import (
+    GRACE_SECONDS,
+    Answer,
+    Outcome,
+    PrologInWorker,
+    UndecodableAnswer,
+    Worker,
+    decode_only_answer,
+    prolog_file,
+)
 from plpuzzle.knight.model import Board, Square, Tour
 from plpuzzle.knight.results import CountResult, Status, TourResult
-from plpuzzle.prolog_engine import prolog_file
-from plpuzzle.worker import GRACE_SECONDS, KILLED, Worker, prolog_request
 
 PROGRAM = "knight.pl"
 TOUR_TEMPLATE = "[Moves, Squares]"
@@ -57,26 +63,14 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _one_answer(answers: list[tuple[bool, str]], predicate: str) -> Any:
-    """The one answer's JSON value, or a string saying what is wrong."""
-    if len(answers) != 1:
-        return f"{predicate} gave {len(answers)} answers, expected one"
-    ground, text = answers[0]
-    if not ground:
-        return f"{predicate} answered {text[:200]}, which holds unbound variables"
-    try:
-        return json.loads(text)
-    except ValueError:
-        return f"{predicate} answered {text[:200]}, which is not a list of integers"
-
-
-def decode_tour(answers: list[tuple[bool, str]]) -> tuple[Tour, int] | str:
+def decode_tour(answers: list[Answer]) -> tuple[Tour, int] | str:
     """The tour and move count of knight_tour/6's one answer, or why the
     answers are not that. Only the shape is checked: a tour that breaks
     the rules comes back as it is."""
-    value = _one_answer(answers, "knight_tour/6")
-    if isinstance(value, str):
-        return value
+    try:
+        value = decode_only_answer(answers, "knight_tour/6")
+    except UndecodableAnswer as e:
+        return str(e)
     if not (
         isinstance(value, list)
         and len(value) == 2
@@ -93,72 +87,48 @@ def decode_tour(answers: list[tuple[bool, str]]) -> tuple[Tour, int] | str:
     return [(x, y) for x, y in squares], moves
 
 
-def decode_count(answers: list[tuple[bool, str]]) -> int | str:
+def decode_count(answers: list[Answer]) -> int | str:
     """knight_count/5's one answer, or why the answers are not a count."""
-    value = _one_answer(answers, "knight_count/5")
-    if isinstance(value, str):
-        return value
+    try:
+        value = decode_only_answer(answers, "knight_count/5")
+    except UndecodableAnswer as e:
+        return str(e)
     if not _is_int(value) or value < 0:
         return f"knight_count/5 answered {answers[0][1][:200]}, not a count"
     return value
 
 
-@dataclass
-class _Run:
-    """How one goal ended: `failure` is None when it ran to its end."""
-
-    failure: Status | None
-    answers: list[tuple[bool, str]]
-    cpu: float
-    wall: float
-    message: str = ""
-
-
-class PrologKnightEngine:
-    """Tours and counts from prolog/knight.pl, in a worker a time limit can kill.
-
-    The time limit is enforced inside Prolog; `grace` more seconds of wall
-    clock pass before the worker is killed.
-    """
+class PrologKnightEngine(PrologInWorker):
+    """Tours and counts from prolog/knight.pl (or another `program` with
+    knight_tour/6 and knight_count/5), in a worker a time limit can kill."""
 
     name = "prolog"
 
-    def __init__(self, worker: Worker | None = None, grace: float = GRACE_SECONDS) -> None:
-        self.worker = worker or Worker()
-        self.grace = grace
-
-    def close(self) -> None:
-        self.worker.close()
-
-    def _run(self, goal: str, predicate: str, template: str, time_limit: float) -> _Run:
-        """Raises EngineUnavailable when SWI-Prolog cannot be loaded."""
-        request = prolog_request(knight_program(), predicate, goal, template, time_limit)
-        run = self.worker.run(request, time_limit + self.grace)
-        cpu, wall = run.cpu, run.wall
-        if run.status == "ok":
-            return _Run(None, run.answers, cpu, wall)
-        if run.status == "time_limit":
-            return _Run(Status.TIMEOUT, [], cpu, wall, f"time limit of {time_limit:g} s reached")
-        status = Status.TIMEOUT if run.status == KILLED else Status.ERROR
-        message = run.message or f"the Prolog run ended with {run.status}"
-        return _Run(status, [], cpu, wall, message)
+    def __init__(
+        self,
+        worker: Worker | None = None,
+        grace: float = GRACE_SECONDS,
+        program: Path | None = None,
+    ) -> None:
+        super().__init__(program or knight_program(), "swi", worker, grace)
 
     def tour(self, board: Board, start: Square, closed: bool, time_limit: float) -> TourResult:
-        """One tour from `start`, or NO_TOUR once the search proved there is none.
+        """One tour from `start`; an OK result without one when the search
+        proved there is none.
 
         Raises EngineUnavailable when SWI-Prolog cannot be loaded.
         """
-        run = self._run(tour_goal(board, start, closed), "knight_tour/6", TOUR_TEMPLATE, time_limit)
-        if run.failure is None and not run.answers:
-            return TourResult(self.name, Status.NO_TOUR, cpu_seconds=run.cpu, wall_seconds=run.wall)
-        decoded = run.message if run.failure else decode_tour(run.answers)
-        if isinstance(decoded, str):
-            status = run.failure or Status.ERROR
+        goal = tour_goal(board, start, closed)
+        run = self.query("knight_tour/6", goal, TOUR_TEMPLATE, time_limit)
+        if run.status is Status.OK and not run.answers:
+            return TourResult(self.name, Status.OK, cpu_seconds=run.cpu, wall_seconds=run.wall)
+        failure, decoded = _decoded(run, decode_tour)
+        if failure is not None:
             return TourResult(
-                self.name, status, cpu_seconds=run.cpu, wall_seconds=run.wall, message=decoded
+                self.name, failure, cpu_seconds=run.cpu, wall_seconds=run.wall, message=decoded
             )
         tour, moves = decoded
-        return TourResult(self.name, Status.FOUND, tour, moves, run.cpu, run.wall)
+        return TourResult(self.name, Status.OK, tour, moves, run.cpu, run.wall)
 
     def count(
         self, board: Board, start: Square | None, closed: bool, time_limit: float
@@ -168,11 +138,19 @@ class PrologKnightEngine:
         Raises EngineUnavailable when SWI-Prolog cannot be loaded.
         """
         goal = count_goal(board, start, closed)
-        run = self._run(goal, "knight_count/5", COUNT_TEMPLATE, time_limit)
-        decoded = run.message if run.failure else decode_count(run.answers)
-        if isinstance(decoded, str):
-            status = run.failure or Status.ERROR
+        run = self.query("knight_count/5", goal, COUNT_TEMPLATE, time_limit)
+        failure, decoded = _decoded(run, decode_count)
+        if failure is not None:
             return CountResult(
-                self.name, status, cpu_seconds=run.cpu, wall_seconds=run.wall, message=decoded
+                self.name, failure, cpu_seconds=run.cpu, wall_seconds=run.wall, message=decoded
             )
-        return CountResult(self.name, Status.FOUND, decoded, run.cpu, run.wall)
+        return CountResult(self.name, Status.OK, decoded, run.cpu, run.wall)
+
+
+def _decoded(run: Outcome, decode: Any) -> tuple[Status | None, Any]:
+    """(None, `decode` of the answers) for a finished run whose answers
+    decode; else (its Status, a message), an ERROR if they do not."""
+    if run.status is not Status.OK:
+        return run.status, run.message
+    decoded = decode(run.answers)
+    return (Status.ERROR, decoded) if isinstance(decoded, str) else (None, decoded)

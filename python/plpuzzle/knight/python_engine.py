@@ -38,9 +38,9 @@ from collections.abc import Callable, Iterator
 from enum import StrEnum
 from typing import Any, NamedTuple
 
+from plpuzzle.engine import PythonInWorker
 from plpuzzle.knight.model import KNIGHT_MOVES, Board, BoardError, Square, Tour
 from plpuzzle.knight.results import CountResult, Status, TourResult
-from plpuzzle.worker import KILLED, Worker, call_request
 
 PAD = 2  # a knight jumps at most two squares, so two rings of wall suffice
 
@@ -260,7 +260,7 @@ def orders(geometry: Geometry) -> Iterator[Order]:
         yield Order(unit, [-rng.randrange(BLUR * unit // 100) for _ in rim])
 
 
-class Outcome(StrEnum):
+class SearchState(StrEnum):
     """Where a search stands."""
 
     FOUND = "found"
@@ -286,21 +286,21 @@ class Search:
         self.moves = 0
         self.failed: set[int] = set()
         self.walk.enter(self.walk.start)
-        self.outcome = Outcome.GOING
+        self.state = SearchState.GOING
         if self.walk.left == 0:  # a 1x1 board: a tour, but it cannot close
-            self.outcome = Outcome.EXHAUSTED if closed else Outcome.FOUND
+            self.state = SearchState.EXHAUSTED if closed else SearchState.FOUND
 
     def tour(self) -> Tour:
         return [self.walk.geometry.square(i) for i in self.path]
 
-    def run(self, budget: int) -> Outcome:
+    def run(self, budget: int) -> SearchState:
         """Go on for at most `budget` more moves."""
         walk, path, ranks, failed = self.walk, self.path, self.ranks, self.failed
         unit, tie = self.order
         free, exits, offsets = walk.free, walk.exits, walk.offsets
         remember = walk.remember and len(failed) < MEMO_LIMIT
         stop = self.moves + budget
-        while self.outcome is Outcome.GOING:
+        while self.state is SearchState.GOING:
             here = path[-1]
             rank = ranks[-1]
             best = -1
@@ -321,7 +321,7 @@ class Search:
                 if remember:
                     failed.add(walk.position(here))
                 if len(path) == 1:
-                    self.outcome = Outcome.EXHAUSTED
+                    self.state = SearchState.EXHAUSTED
                     break
                 walk.leave(path.pop())
                 ranks.pop()
@@ -338,8 +338,8 @@ class Search:
             path.append(best)
             ranks.append(0)
             if walk.left == 0:
-                self.outcome = Outcome.FOUND
-        return self.outcome
+                self.state = SearchState.FOUND
+        return self.state
 
 
 def luby(i: int) -> int:
@@ -371,15 +371,15 @@ def find_tour(board: Board, start: Square, closed: bool = False) -> tuple[Tour |
     slice_ = FIRST_BUDGET * board.size
     spent = 0
     for i in itertools.count(1):
-        outcome = main.run(slice_)
-        if outcome is not Outcome.GOING:
-            return (main.tour() if outcome is Outcome.FOUND else None), main.moves + spent
+        state = main.run(slice_)
+        if state is not SearchState.GOING:
+            return (main.tour() if state is SearchState.FOUND else None), main.moves + spent
         probe = Search(geometry, start, closed, next(tried))
-        outcome = probe.run(board.size * luby(i))
+        state = probe.run(board.size * luby(i))
         spent += probe.moves
-        if outcome is Outcome.FOUND:
+        if state is SearchState.FOUND:
             return probe.tour(), main.moves + spent
-        if outcome is Outcome.EXHAUSTED:
+        if state is SearchState.EXHAUSTED:
             return None, main.moves + spent
         slice_ = probe.moves
     raise AssertionError("unreachable")
@@ -501,61 +501,49 @@ def survey_request(width: int, height: int) -> list[list[int | None]]:
     return survey(Board(width, height))
 
 
-class PythonKnightEngine:
+class PythonKnightEngine(PythonInWorker):
     """The pure-Python search, run in a killable worker process."""
 
     name = "python"
 
-    def __init__(self, worker: Worker | None = None) -> None:
-        self.worker = worker or Worker()
-
-    def close(self) -> None:
-        self.worker.close()
-
     def tour(self, board: Board, start: Square, closed: bool, time_limit: float) -> TourResult:
-        kwargs = {"width": board.width, "height": board.height, "start": list(start)}
-        request = call_request(f"{__name__}:tour_request", {**kwargs, "closed": closed})
-        run = self.worker.run(request, time_limit)
-        if run.status != "ok":
+        run = self.call(
+            f"{__name__}:tour_request",
+            time_limit,
+            width=board.width,
+            height=board.height,
+            start=list(start),
+            closed=closed,
+        )
+        if run.status is not Status.OK:
             return TourResult(
                 self.name,
-                _failure(run.status),
+                run.status,
                 cpu_seconds=run.cpu,
                 wall_seconds=run.wall,
                 message=run.message,
             )
         found = run.result
         tour = None if found["tour"] is None else [(x, y) for x, y in found["tour"]]
-        return TourResult(
-            self.name,
-            Status.NO_TOUR if tour is None else Status.FOUND,
-            tour,
-            found["moves"],
-            run.cpu,
-            run.wall,
-        )
+        return TourResult(self.name, Status.OK, tour, found["moves"], run.cpu, run.wall)
 
     def count(
         self, board: Board, start: Square | None, closed: bool, time_limit: float
     ) -> CountResult:
-        kwargs = {
-            "width": board.width,
-            "height": board.height,
-            "start": None if start is None else list(start),
-            "closed": closed,
-        }
-        run = self.worker.run(call_request(f"{__name__}:count_request", kwargs), time_limit)
-        if run.status != "ok":
+        run = self.call(
+            f"{__name__}:count_request",
+            time_limit,
+            width=board.width,
+            height=board.height,
+            start=None if start is None else list(start),
+            closed=closed,
+        )
+        if run.status is not Status.OK:
             return CountResult(
                 self.name,
-                _failure(run.status),
+                run.status,
                 cpu_seconds=run.cpu,
                 wall_seconds=run.wall,
                 message=run.message,
             )
-        return CountResult(self.name, Status.FOUND, run.result, run.cpu, run.wall)
-
-
-def _failure(status: str) -> Status:
-    """A worker outcome's status as ours: only a killed worker timed out."""
-    return Status.TIMEOUT if status == KILLED else Status.ERROR
+        return CountResult(self.name, Status.OK, run.result, run.cpu, run.wall)

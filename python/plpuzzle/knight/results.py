@@ -3,24 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
-from typing import Protocol
+from typing import Protocol, Self
 
+from plpuzzle.engine.status import Status
 from plpuzzle.knight.model import Board, Square, Tour
 
-
-class Status(StrEnum):
-    """How a run ended."""
-
-    FOUND = "found"  # a tour (or a count) came back
-    NO_TOUR = "no_tour"  # the search finished: no tour exists from that start
-    TIMEOUT = "timeout"
-    ERROR = "error"  # the engine raised, or its worker died
+__all__ = ["CountResult", "KnightEngine", "Status", "TourResult"]
 
 
 @dataclass
 class TourResult:
-    """One tour (status FOUND), or why there is none."""
+    """One tour, or why there is none.
+
+    An OK run without a tour is a finished search: no tour exists from
+    that start. Status is the engine layer's, shared by every puzzle.
+    """
 
     engine: str
     status: Status
@@ -32,10 +29,20 @@ class TourResult:
     wall_seconds: float = 0.0
     message: str = ""
 
+    @property
+    def found(self) -> bool:
+        """A tour came back."""
+        return self.status is Status.OK and self.tour is not None
+
+    @property
+    def no_tour(self) -> bool:
+        """The search finished and proved there is no tour."""
+        return self.status is Status.OK and self.tour is None
+
 
 @dataclass
 class CountResult:
-    """How many directed tours there are (status FOUND), or why unknown."""
+    """How many directed tours there are (status OK), or why unknown."""
 
     engine: str
     status: Status
@@ -60,3 +67,7 @@ class KnightEngine(Protocol):
     ) -> CountResult: ...
 
     def close(self) -> None: ...
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(self, *exc: object) -> None: ...

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from plpuzzle.prolog_engine import prolog_file
+from plpuzzle.engine import prolog_file
 from plpuzzle.sandbox import cgroups, jail
 from plpuzzle.sandbox.proctree import ProcessTree
 from plpuzzle.sandbox.workspace import RunFolder

@@ -4,24 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from enum import StrEnum
 
+from plpuzzle.engine.status import Status
 from plpuzzle.sudoku.domain.model import Grid
-from plpuzzle.worker import DIED, KILLED
 
-
-class Status(StrEnum):
-    """How an engine run ended. Only OK runs have a complete solution list."""
-
-    OK = "ok"
-    TIMEOUT = "timeout"
-    ERROR = "error"  # the solver raised an exception
-    LOAD_ERROR = "load_error"  # the solver file did not load or lacks sudoku/2
-    CRASHED = "crashed"  # the worker died (halt/0, a signal, memory)
-
-
-#: Runs the worker did not answer, by the worker's Outcome status.
-UNFINISHED = {KILLED: Status.TIMEOUT, DIED: Status.CRASHED}
+__all__ = ["BadAnswer", "SolveResult", "Status"]
 
 
 @dataclass(frozen=True)
@@ -34,7 +21,10 @@ class BadAnswer:
 
 @dataclass
 class SolveResult:
-    """All answers of one engine for one puzzle, in the order they came."""
+    """All answers of one engine for one puzzle, in the order they came.
+
+    Only an OK run's solution list is complete (Status is the engine
+    layer's, shared by every puzzle)."""
 
     engine: str
     status: Status

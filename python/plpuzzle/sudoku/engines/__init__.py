@@ -3,21 +3,21 @@
 The Prolog engine lives in prolog_bridge; the Python reference engine's
 search is in python_engine, and runs here in a worker process too, so that
 a time limit can stop it at any point and no engine can take the caller
-down with it.
+down with it. Both are plpuzzle.engine adapters, so their statuses mean
+what every puzzle's mean, and both are context managers.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, Self
 
-from plpuzzle.prolog_engine import Dialect
+from plpuzzle.engine import DEFAULT_DIALECT, Dialect, PythonInWorker, Worker
 from plpuzzle.sudoku.domain.model import Puzzle, Rules, grid_from_lists
-from plpuzzle.sudoku.domain.results import UNFINISHED, SolveResult, Status
+from plpuzzle.sudoku.domain.results import SolveResult, Status
 from plpuzzle.sudoku.domain.textformat import parse_puzzle, puzzle_to_text
 from plpuzzle.sudoku.engines import python_engine
 from plpuzzle.sudoku.engines.prolog_bridge import PrologSudokuEngine
-from plpuzzle.worker import Worker, call_request
 
 ENGINES = ("prolog", "python")
 
@@ -29,6 +29,10 @@ class Engine(Protocol):
 
     def close(self) -> None: ...
 
+    def __enter__(self) -> Self: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
 
 def python_solutions(puzzle_text: str, rules: str) -> list[list[list[int]]]:
     """Run in the worker: every solution, as JSON-ready lists."""
@@ -36,24 +40,22 @@ def python_solutions(puzzle_text: str, rules: str) -> list[list[list[int]]]:
     return [[list(row) for row in grid] for grid in python_engine.solve_all(puzzle, Rules(rules))]
 
 
-class PythonSudokuEngine:
+class PythonSudokuEngine(PythonInWorker):
     """The pure-Python reference engine, run in a killable worker."""
 
     name = "python"
 
-    def __init__(self, worker: Worker | None = None) -> None:
-        self.worker = worker or Worker()
-
-    def close(self) -> None:
-        self.worker.close()
-
     def solve(self, puzzle: Puzzle, rules: Rules, time_limit: float) -> SolveResult:
-        kwargs = {"puzzle_text": puzzle_to_text(puzzle), "rules": rules.value}
-        run = self.worker.run(call_request(f"{__name__}:python_solutions", kwargs), time_limit)
-        if run.status != "ok":
+        run = self.call(
+            f"{__name__}:python_solutions",
+            time_limit,
+            puzzle_text=puzzle_to_text(puzzle),
+            rules=rules.value,
+        )
+        if run.status is not Status.OK:
             return SolveResult(
                 self.name,
-                UNFINISHED.get(run.status, Status.ERROR),
+                run.status,
                 cpu_seconds=run.cpu,
                 wall_seconds=run.wall,
                 message=run.message,
@@ -63,9 +65,14 @@ class PythonSudokuEngine:
 
 
 def make_engine(
-    name: str, solver: Path | None = None, dialect: Dialect = "swi", show_stderr: bool = False
+    name: str,
+    solver: Path | None = None,
+    dialect: Dialect = DEFAULT_DIALECT,
+    show_stderr: bool = False,
 ) -> Engine:
-    """An engine by name; `solver` and `dialect` concern the Prolog one."""
+    """An engine by name, with a worker of its own: use it in a `with`
+    block, or close() it. `solver` and `dialect` concern the Prolog one;
+    the dialect's default is the CLI's."""
     worker = Worker(show_stderr=show_stderr)
     if name == "prolog":
         return PrologSudokuEngine(solver, dialect, worker)

@@ -7,14 +7,22 @@ answers non-ground or malformed grids gets those reported, not a crash.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from plpuzzle.prolog_engine import Dialect, prolog_file
+from plpuzzle.engine import (
+    DEFAULT_DIALECT,
+    GRACE_SECONDS,
+    Answer,
+    Dialect,
+    PrologInWorker,
+    UndecodableAnswer,
+    Worker,
+    decode_answer,
+    prolog_file,
+)
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules, grid_from_lists
-from plpuzzle.sudoku.domain.results import UNFINISHED, BadAnswer, SolveResult, Status
+from plpuzzle.sudoku.domain.results import BadAnswer, SolveResult
 from plpuzzle.sudoku.domain.textformat import grid_shape_problem
-from plpuzzle.worker import GRACE_SECONDS, Worker, prolog_request
 
 OWN_SOLVER = "sudoku.pl"
 
@@ -35,18 +43,20 @@ def goal_text(puzzle: Puzzle, rules: Rules, own: bool) -> tuple[str, str]:
     return f"sudoku({puzzle.to_term()}, Sol)", "sudoku/2"
 
 
-def decode_answers(answers: list[tuple[bool, str]], n: int) -> tuple[list[Grid], list[BadAnswer]]:
+def decode_answers(answers: list[Answer], n: int) -> tuple[list[Grid], list[BadAnswer]]:
     """Split raw answers into N x N integer grids and bad answers."""
     grids: list[Grid] = []
     bad: list[BadAnswer] = []
-    for ground, text in answers:
-        if not ground:
-            bad.append(BadAnswer(text, "the answer is not ground (it holds unbound variables)"))
-            continue
+    for answer in answers:
+        text = answer[1]
         try:
-            value = json.loads(text)
-        except (ValueError, RecursionError):  # RecursionError: hostile nesting
-            bad.append(BadAnswer(text, "the answer is not a list of lists of integers"))
+            value = decode_answer(answer)
+        except UndecodableAnswer as e:
+            ground = answer[0]
+            reason = (
+                f"the answer {e}" if not ground else "the answer is not a list of lists of integers"
+            )
+            bad.append(BadAnswer(text, reason))
             continue
         problem = grid_shape_problem(value, n)
         if problem:
@@ -56,12 +66,10 @@ def decode_answers(answers: list[tuple[bool, str]], n: int) -> tuple[list[Grid],
     return grids, bad
 
 
-class PrologSudokuEngine:
+class PrologSudokuEngine(PrologInWorker):
     """Solve puzzles with a Prolog `sudoku.pl` (ours unless told otherwise).
 
-    The time limit is enforced inside Prolog; `grace` more seconds of wall
-    clock are allowed before the worker is killed, for solvers that ignore
-    or swallow the time-limit exception.
+    Our own solver is always loaded as SWI-Prolog; another in `dialect`.
     """
 
     name = "prolog"
@@ -69,18 +77,19 @@ class PrologSudokuEngine:
     def __init__(
         self,
         solver: Path | None = None,
-        dialect: Dialect = "swi",
+        dialect: Dialect = DEFAULT_DIALECT,
         worker: Worker | None = None,
         grace: float = GRACE_SECONDS,
     ) -> None:
-        self.grace = grace
-        self.solver = (solver or own_solver()).resolve()
-        self.own = solver is None or self.solver == own_solver().resolve()
-        self.dialect: Dialect = "swi" if self.own else dialect
-        self.worker = worker or Worker()
+        program = (solver or own_solver()).resolve()
+        own = solver is None or program == own_solver().resolve()
+        super().__init__(program, "swi" if own else dialect, worker, grace)
+        self.own = own
 
-    def close(self) -> None:
-        self.worker.close()
+    @property
+    def solver(self) -> Path:
+        """The solver file this engine runs."""
+        return self.program
 
     def solve(self, puzzle: Puzzle, rules: Rules, time_limit: float) -> SolveResult:
         """Every answer of the solver for `puzzle`, within `time_limit` s.
@@ -89,18 +98,6 @@ class PrologSudokuEngine:
         that is the machine's fault, not the solver's.
         """
         goal, predicate = goal_text(puzzle, rules, self.own)
-        request = prolog_request(self.solver, predicate, goal, "Sol", time_limit, self.dialect)
-        run = self.worker.run(request, time_limit + self.grace)
-        status = _STATUS.get(run.status, Status.ERROR)
+        run = self.query(predicate, goal, "Sol", time_limit)
         grids, bad = decode_answers(run.answers, puzzle.n)
-        return SolveResult(self.name, status, grids, bad, run.cpu, run.wall, run.message)
-
-
-_STATUS = {
-    "ok": Status.OK,
-    "time_limit": Status.TIMEOUT,
-    "error": Status.ERROR,
-    "load_error": Status.LOAD_ERROR,
-    "halted": Status.CRASHED,
-    **UNFINISHED,
-}
+        return SolveResult(self.name, run.status, grids, bad, run.cpu, run.wall, run.message)

@@ -26,7 +26,7 @@ from plpuzzle.clitools import (
     time_limit_option,
     write_stdout,
 )
-from plpuzzle.prolog_engine import DIALECTS, prolog_dir
+from plpuzzle.engine import DEFAULT_DIALECT, DIALECTS, prolog_dir, status_label
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.domain.results import SolveResult, Status
 from plpuzzle.sudoku.domain.textformat import (
@@ -76,7 +76,7 @@ solver_option = click.option(
 dialect_option = click.option(
     "--dialect",
     type=click.Choice(DIALECTS),
-    default="sicstus4",
+    default=DEFAULT_DIALECT,
     show_default=True,
     help="How to load a --solver file: in SWI-Prolog's SICStus 4 emulation (the course's "
     "system) or as plain SWI-Prolog. Our own solver is always SWI-Prolog.",
@@ -183,12 +183,7 @@ def _status_text(result: SolveResult, time_limit: float) -> str:
     name = f"the {result.engine} engine"
     if result.status is Status.TIMEOUT:
         return f"{name} did not finish within the time limit ({time_limit:g} s)"
-    what = {
-        Status.ERROR: "raised an error",
-        Status.LOAD_ERROR: "could not load the solver",
-        Status.CRASHED: "crashed",
-    }[result.status]
-    return f"{name} {what}:\n{result.message}".rstrip()
+    return f"{name} {status_label(result.status)}:\n{result.message}".rstrip()
 
 
 def _answer_problems(result: SolveResult) -> list[str]:
@@ -861,7 +856,7 @@ def bench(
 @click.option(
     "--dialect",
     type=click.Choice(DIALECTS),
-    default="sicstus4",
+    default=DEFAULT_DIALECT,
     show_default=True,
     help="Submissions are SICStus 4 code, loaded in SWI-Prolog's emulation; or plain SWI.",
 )

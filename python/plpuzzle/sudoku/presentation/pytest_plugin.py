@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from plpuzzle.prolog_engine import DIALECTS, Dialect
+from plpuzzle.engine import DIALECTS, Dialect, EngineUnavailable
 from plpuzzle.sudoku.domain.model import Grid, Rules
 from plpuzzle.sudoku.domain.textformat import FormatError, format_board
 from plpuzzle.sudoku.engines import ENGINES, Engine, make_engine
@@ -32,7 +32,6 @@ from plpuzzle.sudoku.services.suite import (
     judge,
     load_case,
 )
-from plpuzzle.worker import EngineUnavailable
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr, TracebackStyle
@@ -86,8 +85,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 @dataclass
-class SuiteRun:
-    """The settings of one `--sudoku-suite` run, and its engine.
+class SuiteSession:
+    """The settings of one `--sudoku-suite` pytest session, and its engine
+    (not report.SuiteRun, which is a finished suite run's results).
 
     The engine (one worker process) is started on the first puzzle, so that
     `--collect-only` never starts Prolog, and is shared by all puzzles.
@@ -124,7 +124,7 @@ class SuiteRun:
         )
 
 
-RUN_KEY = pytest.StashKey[SuiteRun]()
+RUN_KEY = pytest.StashKey[SuiteSession]()
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -134,7 +134,7 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def _settings(config: pytest.Config) -> SuiteRun | None:
+def _settings(config: pytest.Config) -> SuiteSession | None:
     """Read and check the options; None when the plugin is not asked for."""
     suite_opt: str | None = config.getoption("sudoku_suite")
     solver_opt: str | None = config.getoption("sudoku_solver")
@@ -158,7 +158,7 @@ def _settings(config: pytest.Config) -> SuiteRun | None:
     time_limit: float = config.getoption("sudoku_time_limit")
     if not time_limit > 0:
         raise pytest.UsageError(f"--sudoku-time-limit must be positive, not {time_limit:g}")
-    return SuiteRun(
+    return SuiteSession(
         suite=suite,
         rules=Rules(config.getoption("sudoku_rules")),
         time_limit=time_limit,
@@ -302,7 +302,7 @@ class SudokuItem(pytest.Item):
         return self.path, None, f"sudoku {self.name}"
 
 
-def failure_report(result: CaseResult, run: SuiteRun) -> str:
+def failure_report(result: CaseResult, run: SuiteSession) -> str:
     """A short report whose first line is the verdict (pytest's `-ra` shows it)."""
     summary = result.summary()
     lines = [f"{result.verdict}: {summary}" if summary else str(result.verdict)]

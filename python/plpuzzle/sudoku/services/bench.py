@@ -37,8 +37,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from plpuzzle.engine import WorkerError, quote_atom
 from plpuzzle.machine import load_average, load_text, machine_info, machine_markdown
-from plpuzzle.prolog_engine import quote_atom
 from plpuzzle.sudoku.domain.model import Puzzle, Rules
 from plpuzzle.sudoku.domain.results import Status
 from plpuzzle.sudoku.domain.textformat import parse_puzzle
@@ -53,7 +53,6 @@ from plpuzzle.sudoku.services.suite import (
     load_case,
     natural_key,
 )
-from plpuzzle.worker import WorkerError
 
 #: The thresholds of the "solved within" counts, in seconds.
 THRESHOLDS = (1.0, 10.0, 60.0, 120.0)

@@ -235,7 +235,7 @@ def placed_infos(puzzle: Puzzle) -> list[Placed]:
 # --- counting and reducing --------------------------------------------------------
 
 
-def count_solutions(puzzle: Puzzle, rules: Rules, cap: int) -> int:
+def count_solutions_up_to(puzzle: Puzzle, rules: Rules, cap: int) -> int:
     """The number of solutions, but at most `cap`: the search stops there."""
     return sum(1 for _ in islice(python_engine.solve_all(puzzle, rules), cap))
 
@@ -267,7 +267,7 @@ def reduce_infos(
     remaining info can go without exceeding `most`.
     """
     kept = list(infos)
-    count = count_solutions(build_puzzle(k, kept), rules, most + 1)
+    count = count_solutions_up_to(build_puzzle(k, kept), rules, most + 1)
     if count > most:
         raise ValueError(f"the starting puzzle has more than {most} solutions")
     i, run = 0, 1
@@ -277,7 +277,7 @@ def reduce_infos(
         batch = order[i : i + size]
         gone = set(batch)  # only for membership tests
         trial = [p for p in kept if p not in gone]
-        trial_count = count_solutions(build_puzzle(k, trial), rules, most + 1)
+        trial_count = count_solutions_up_to(build_puzzle(k, trial), rules, most + 1)
         if trial_count <= most:
             kept, count = trial, trial_count
             i += len(batch)
@@ -403,7 +403,7 @@ def _contradictory(
     for name in kinds:
         choice = rng.choice(by_kind[name])
         trial = [*infos, choice]
-        if count_solutions(build_puzzle(k, trial), rules, 1) == 0:
+        if count_solutions_up_to(build_puzzle(k, trial), rules, 1) == 0:
             return trial, 0
     return None
 

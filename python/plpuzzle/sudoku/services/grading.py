@@ -34,7 +34,7 @@ from pathlib import Path
 
 import plpuzzle
 from plpuzzle import __version__
-from plpuzzle.prolog_engine import Dialect, prolog_dir
+from plpuzzle.engine import Dialect, prolog_dir
 from plpuzzle.sandbox import cgroups, jail
 from plpuzzle.sandbox.program import LoadReport, Observation, RunEnd, SandboxedProgram
 from plpuzzle.sandbox.workspace import RunFolder, SubmissionFiles, read_regular_files

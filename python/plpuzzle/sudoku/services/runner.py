@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from plpuzzle.prolog_engine import Dialect
+from plpuzzle.engine import Dialect
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.domain.results import Status
 from plpuzzle.sudoku.domain.textformat import FormatError, format_solutions

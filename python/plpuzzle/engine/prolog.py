@@ -6,7 +6,8 @@ file into a module of its own: several solvers can then live side by side,
 and a solver that is not a module file cannot clash with ours.
 
 Code we did not write must not run here but in a worker process
-(plpuzzle.worker), which uses this module on its own side.
+(plpuzzle.engine.worker), whose child (plpuzzle.engine.child) uses this
+module on its own side.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from typing import Literal
 
 Dialect = Literal["swi", "sicstus4"]
 DIALECTS: tuple[Dialect, ...] = ("swi", "sicstus4")
+#: How a solver file of the course's is loaded unless told otherwise: the
+#: course's system is SICStus 4, so its emulation (the CLI's default too).
+DEFAULT_DIALECT: Dialect = "sicstus4"
 
 
 def prolog_dir() -> Path:
@@ -26,9 +30,9 @@ def prolog_dir() -> Path:
     An installed package carries them as plpuzzle/prolog_src; a source
     checkout (and an editable install) has them in the top-level prolog/.
     """
-    here = Path(__file__).resolve().parent
-    installed = here / "prolog_src"
-    return installed if installed.is_dir() else here.parents[1] / "prolog"
+    package = Path(__file__).resolve().parents[1]
+    installed = package / "prolog_src"
+    return installed if installed.is_dir() else package.parents[1] / "prolog"
 
 
 def prolog_file(name: str) -> Path:

@@ -2,7 +2,8 @@
 
 A solver may loop, exhaust memory, call halt/0 or print to stdout. None of
 that may touch the caller, so every engine run goes to a child process
-(`python -m plpuzzle.worker`) that speaks JSON lines over a private pipe.
+(`python -m plpuzzle.engine.child`, see child.py) that speaks JSON lines
+over a private pipe.
 The parent enforces a wall-clock deadline and kills the child's whole
 process group when it passes; a dead child is replaced on the next request.
 
@@ -10,21 +11,22 @@ Requests (one JSON object per line):
 
 - `{"op": "prolog", "solver", "dialect", "predicate", "goal", "template",
   "time_limit"}` loads the solver (once per worker) and collects every
-  answer of the goal through pyswip (plpuzzle.prolog_engine);
+  answer of the goal through pyswip (plpuzzle.engine.prolog);
 - `{"op": "call", "function": "package.module:name", "kwargs": {...}}`
-  calls a Python function of this package and returns its JSON result.
+  calls a Python function of this package (or of a module the environment
+  variable PLPUZZLE_WORKER_MODULES names) and returns its JSON result.
 
 Each reply carries `cpu`, the CPU seconds the work took in the worker, and
 `peak_rss_kb`, the worker's peak resident memory during the request.
 Engines build requests with call_request/prolog_request and send them with
-Worker.run, which turns a killed or dead worker into an Outcome too.
+Worker.run, which turns a killed or dead worker into an Outcome too, whose
+Status comes from plpuzzle.engine.status like every other.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
-import importlib
 import json
 import os
 import resource
@@ -34,10 +36,11 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
+
+from plpuzzle.engine.status import DIED, KILLED, Status, status_of
 
 #: Extra wall-clock seconds the parent waits beyond a time limit that the
 #: worker enforces itself (Prolog's call_with_time_limit), before killing.
@@ -69,26 +72,26 @@ class WorkerCrashed(WorkerError):
     """The worker exited (or closed its pipe) in the middle of a request."""
 
 
-#: An Outcome's status when the worker passed its deadline and was killed.
-KILLED = "killed"
-#: An Outcome's status when the worker died in the middle of a request.
-DIED = "died"
-
-
 @dataclass(frozen=True)
 class Outcome:
     """How one request ended, answered or not, for an engine to read.
 
-    `status` is the reply's own, or KILLED or DIED when no reply came; then
-    `cpu` is 0, `reply` empty and `message` the error with the worker's
-    last stderr, which is all the evidence there is.
+    `end` is the reply's own status, or KILLED or DIED when no reply came
+    (then `cpu` is 0, `reply` empty and `message` the error with the
+    worker's last stderr, which is all the evidence there is); `status`
+    is what `end` means, the same for every puzzle.
     """
 
-    status: str
+    end: str
     cpu: float
     wall: float
     message: str
     reply: dict[str, Any]
+
+    @property
+    def status(self) -> Status:
+        """How the request ended, as every engine reports it."""
+        return status_of(self.end)
 
     @property
     def answers(self) -> list[tuple[bool, str]]:
@@ -175,7 +178,7 @@ class Worker:
         # Kept open across requests (evidence for a crash); close() closes it.
         self._stderr = None if self.show_stderr else tempfile.TemporaryFile()  # noqa: SIM115
         path = os.pathsep.join(filter(None, [_package_root(), os.environ.get("PYTHONPATH")]))
-        argv = [sys.executable, "-m", "plpuzzle.worker"]
+        argv = [sys.executable, "-m", "plpuzzle.engine.child"]
         env = {**os.environ, "PYTHONPATH": path, **self.extra_env}
         self._proc = subprocess.Popen(
             argv,
@@ -226,9 +229,9 @@ class Worker:
         try:
             reply = self.request(message, deadline_seconds)
         except WorkerError as e:
-            status = KILLED if isinstance(e, WorkerTimeout) else DIED
+            end = KILLED if isinstance(e, WorkerTimeout) else DIED
             text = f"{e}\n{e.stderr_tail}".strip()
-            return Outcome(status, 0.0, time.monotonic() - start, text, {})
+            return Outcome(end, 0.0, time.monotonic() - start, text, {})
         wall = time.monotonic() - start
         if reply["status"] == "unavailable":
             raise EngineUnavailable(reply["message"])
@@ -287,7 +290,7 @@ class Worker:
 
 def _package_root() -> str:
     """The folder holding the plpuzzle package, for the child's sys.path."""
-    return str(Path(__file__).resolve().parents[1])
+    return str(Path(__file__).resolve().parents[2])
 
 
 def _exit_text(code: int | None) -> str:
@@ -298,104 +301,3 @@ def _exit_text(code: int | None) -> str:
             name = f"signal {-code}"
         return f"the worker was killed by {name}"
     return f"the worker exited with status {code} (did the solver call halt/0?)"
-
-
-# --- the worker's side --------------------------------------------------------
-
-
-def _handle(request: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
-    if request["op"] == "prolog":
-        from plpuzzle.prolog_engine import PrologEngine, PrologUnavailable, SolverLoadError
-
-        try:
-            engine = state.get("engine") or state.setdefault("engine", PrologEngine())
-        except PrologUnavailable as e:
-            return {"status": "unavailable", "message": str(e), "cpu": 0.0}
-        start = time.process_time()
-        try:
-            module = engine.load_solver(
-                Path(request["solver"]), request["predicate"], request["dialect"]
-            )
-        except SolverLoadError as e:
-            return {"status": "load_error", "message": str(e), "cpu": time.process_time() - start}
-        got = engine.collect(module, request["goal"], request["template"], request["time_limit"])
-        return {
-            "status": got.status,
-            "cpu": got.cpu_seconds,
-            "answers": got.answers,
-            "message": got.message,
-        }
-    if request["op"] == "call":
-        module_name, _, name = request["function"].partition(":")
-        if not module_name.startswith("plpuzzle."):
-            raise ValueError(f"not a plpuzzle function: {request['function']}")
-        function = getattr(importlib.import_module(module_name), name)
-        start = time.process_time()
-        result = function(**request.get("kwargs", {}))
-        return {"status": "ok", "cpu": time.process_time() - start, "result": result}
-    raise ValueError(f"unknown request {request['op']!r}")
-
-
-def _spin_for_tests() -> None:
-    """Never returns; lets the tests check that deadlines kill."""
-    while True:
-        pass
-
-
-def _allocate_for_tests(megabytes: int, then_die: bool = False) -> int:
-    """Allocate memory, then maybe die by SIGKILL; lets the tests check the
-    worker's memory limit and how a death in mid-request is reported."""
-    size = len(bytearray(megabytes * 1024 * 1024))
-    if then_die:
-        os.kill(os.getpid(), signal.SIGKILL)
-    return size
-
-
-def _reset_peak_rss() -> None:
-    """Start the next request's peak-memory count at the current size.
-
-    A worker serves many requests, and getrusage's ru_maxrss never goes
-    down (it even counts the parent's memory copied by fork), so Linux's
-    resettable high-water mark is used instead; elsewhere this does nothing.
-    """
-    with contextlib.suppress(OSError):
-        Path("/proc/self/clear_refs").write_text("5")
-
-
-def _peak_rss_kb() -> int:
-    """Peak resident memory (KiB) since the last reset, or since the start."""
-    with contextlib.suppress(OSError, ValueError, IndexError):
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-
-
-def serve() -> None:
-    """Answer requests from stdin until it closes.
-
-    The protocol gets a private copy of stdout; the real stdout (file
-    descriptor 1, which Prolog writes to) is pointed at stderr, so nothing
-    a solver prints can corrupt a reply.
-    """
-    reply_to = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    state: dict[str, Any] = {}
-    for line in sys.stdin:
-        _reset_peak_rss()
-        try:
-            reply = _handle(json.loads(line), state)
-        except Exception as e:  # reported to the parent, never silent
-            reply = {
-                "status": "internal_error",
-                "cpu": 0.0,
-                "message": "".join(traceback.format_exception(e)),
-            }
-        reply["peak_rss_kb"] = _peak_rss_kb()
-        reply_to.write(json.dumps(reply) + "\n")
-        reply_to.flush()
-
-
-if __name__ == "__main__":
-    serve()

@@ -1,0 +1,71 @@
+"""The engine layer every puzzle plugs into.
+
+- status: one Status for how a run ended, and the one mapping from a
+  worker's or the Prolog bridge's outcome to it;
+- worker / child: killable worker processes (the parent's and the child's
+  side) where every engine's search runs;
+- prolog: the embedded SWI-Prolog that the child drives through pyswip;
+- answers: reading what the Prolog bridge answers;
+- adapters: PythonInWorker and PrologInWorker, which a puzzle's engines
+  subclass.
+"""
+
+from plpuzzle.engine.adapters import PrologInWorker, PythonInWorker, WorkerEngine
+from plpuzzle.engine.answers import (
+    Answer,
+    UndecodableAnswer,
+    decode_answer,
+    decode_only_answer,
+    only_answer,
+)
+from plpuzzle.engine.prolog import (
+    DEFAULT_DIALECT,
+    DIALECTS,
+    Dialect,
+    prolog_dir,
+    prolog_file,
+    quote_atom,
+)
+from plpuzzle.engine.status import Status, status_label, status_of
+from plpuzzle.engine.worker import (
+    GRACE_SECONDS,
+    EngineUnavailable,
+    Limits,
+    Outcome,
+    Worker,
+    WorkerCrashed,
+    WorkerError,
+    WorkerTimeout,
+    call_request,
+    prolog_request,
+)
+
+__all__ = [
+    "DEFAULT_DIALECT",
+    "DIALECTS",
+    "GRACE_SECONDS",
+    "Answer",
+    "Dialect",
+    "EngineUnavailable",
+    "Limits",
+    "Outcome",
+    "PrologInWorker",
+    "PythonInWorker",
+    "Status",
+    "UndecodableAnswer",
+    "Worker",
+    "WorkerCrashed",
+    "WorkerEngine",
+    "WorkerError",
+    "WorkerTimeout",
+    "call_request",
+    "decode_answer",
+    "decode_only_answer",
+    "only_answer",
+    "prolog_dir",
+    "prolog_file",
+    "prolog_request",
+    "quote_atom",
+    "status_label",
+    "status_of",
+]

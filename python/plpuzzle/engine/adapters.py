@@ -1,0 +1,84 @@
+"""What every puzzle's engines are built on: an engine that owns a worker.
+
+A puzzle's Python engine subclasses PythonInWorker and calls a function of
+its own module in the worker; its Prolog engine subclasses PrologInWorker
+and queries its program there. Both get back an Outcome whose Status and
+message mean the same for every puzzle, and both are context managers:
+`with make_engine(...) as engine:` kills the worker at the end.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Self
+
+from plpuzzle.engine.prolog import Dialect
+from plpuzzle.engine.status import Status, default_message
+from plpuzzle.engine.worker import GRACE_SECONDS, Outcome, Worker, call_request, prolog_request
+
+
+class WorkerEngine:
+    """An engine running in a worker process of its own."""
+
+    name: str
+
+    def __init__(self, worker: Worker | None = None) -> None:
+        self.worker = worker or Worker()
+
+    def close(self) -> None:
+        """Kill the worker (a later run starts a new one)."""
+        self.worker.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _ended(self, outcome: Outcome, time_limit: float) -> Outcome:
+        """The outcome, with a message whenever the run did not finish."""
+        if outcome.status is Status.OK or outcome.message:
+            return outcome
+        return replace(outcome, message=default_message(outcome.status, outcome.end, time_limit))
+
+
+class PythonInWorker(WorkerEngine):
+    """A pure-Python engine whose search runs in the worker, where the
+    time limit can stop it anywhere (the worker is killed at the limit)."""
+
+    def call(self, function: str, time_limit: float, **kwargs: Any) -> Outcome:
+        """Run `function` ("plpuzzle.module:name") on JSON-ready kwargs."""
+        outcome = self.worker.run(call_request(function, kwargs), time_limit)
+        return self._ended(outcome, time_limit)
+
+
+class PrologInWorker(WorkerEngine):
+    """An engine that queries a Prolog program through the bridge.
+
+    The time limit is enforced inside Prolog; `grace` more seconds of wall
+    clock pass before the worker is killed, for programs that ignore or
+    swallow the time-limit exception.
+    """
+
+    def __init__(
+        self,
+        program: Path,
+        dialect: Dialect = "swi",
+        worker: Worker | None = None,
+        grace: float = GRACE_SECONDS,
+    ) -> None:
+        super().__init__(worker)
+        self.program = program.resolve()
+        self.dialect: Dialect = dialect
+        self.grace = grace
+
+    def query(self, predicate: str, goal: str, template: str, time_limit: float) -> Outcome:
+        """Every answer of `goal` (which needs `predicate` of the program).
+
+        Raises EngineUnavailable when SWI-Prolog cannot be loaded at all:
+        that is the machine's fault, not the program's.
+        """
+        request = prolog_request(self.program, predicate, goal, template, time_limit, self.dialect)
+        outcome = self.worker.run(request, time_limit + self.grace)
+        return self._ended(outcome, time_limit)
