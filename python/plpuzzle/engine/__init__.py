@@ -28,6 +28,7 @@ from plpuzzle.engine.prolog import (
 )
 from plpuzzle.engine.status import Status, status_label, status_of
 from plpuzzle.engine.worker import (
+    DEFAULT_TIME_LIMIT,
     GRACE_SECONDS,
     EngineUnavailable,
     Limits,
@@ -42,6 +43,7 @@ from plpuzzle.engine.worker import (
 
 __all__ = [
     "DEFAULT_DIALECT",
+    "DEFAULT_TIME_LIMIT",
     "DIALECTS",
     "GRACE_SECONDS",
     "Answer",

@@ -44,6 +44,10 @@ from plpuzzle.engine.status import DIED, KILLED, Status, status_of
 
 #: Extra wall-clock seconds the parent waits beyond a time limit that the
 #: worker enforces itself (Prolog's call_with_time_limit), before killing.
+#: The course's time limit per test, in seconds: the default of every
+#: command and library call that runs a solver.
+DEFAULT_TIME_LIMIT = 120.0
+
 GRACE_SECONDS = 10.0
 
 _PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>

@@ -16,7 +16,12 @@ from pathlib import Path
 from plpuzzle.engine import DEFAULT_DIALECT, DEFAULT_TIME_LIMIT, Dialect
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.domain.results import SolveResult
-from plpuzzle.sudoku.domain.textformat import load_puzzle, load_solutions, parse_puzzle, parse_solutions
+from plpuzzle.sudoku.domain.textformat import (
+    load_puzzle,
+    load_solutions,
+    parse_puzzle,
+    parse_solutions,
+)
 from plpuzzle.sudoku.engines import ENGINES, make_engine
 from plpuzzle.sudoku.services.crosscheck import CrossCheck, compare
 from plpuzzle.sudoku.services.grader import GradingOutcome, GradingRequest
@@ -71,9 +76,7 @@ def solve(
     status OK has the complete list in `result.solutions`.
     """
     parsed = as_puzzle(puzzle)
-    with make_engine(
-        as_engine_name(engine), Path(solver) if solver else None, dialect
-    ) as running:
+    with make_engine(as_engine_name(engine), Path(solver) if solver else None, dialect) as running:
         return running.solve(parsed, as_rules(rules), time_limit)
 
 
