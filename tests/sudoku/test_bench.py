@@ -25,7 +25,7 @@ test228,5,,,timeout,,timeout
 """
 
 
-def plpuzzle(*args: str | Path, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+def plpuzzle(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "plpuzzle", *map(str, args)],
         capture_output=True,
