@@ -30,6 +30,8 @@ help:
 	@echo "            then a knight's tour and a Dutch flag"
 	@echo "make test   lint (ruff), type-check (mypy) and run the tests not marked slow"
 	@echo "make test-all (or make test FULL=1)  the same with every test, as CI runs it"
+	@echo "            (PYTEST_ARGS='-k ...' passes more arguments to pytest)"
+	@echo "make typecheck  only mypy"
 	@echo "make bench  time both engines on the official suite beside the course's reference"
 	@echo "            solvers; writes bench/ (override SUITE=, CONSECUTIVE=, JOBS=, TIME_LIMIT=, ONLY=)"
 	@echo "make bench-knight  time both knight's-tour engines; writes bench/KNIGHT.md"

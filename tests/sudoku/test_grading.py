@@ -100,6 +100,9 @@ def tree_digest(folder: Path) -> str:
 REAPER = r"""
 import ctypes, json, os, signal, subprocess, sys, time
 from pathlib import Path
+
+# The grader's sandbox throughout; the tests that grade a whole class are also slow.
+pytestmark = [pytest.mark.sandbox]
 ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
 code = subprocess.call(sys.argv[2:])
 
@@ -204,12 +207,14 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path, str]:
     return data, report, before
 
 
+@pytest.mark.slow
 def test_every_submission_gets_its_expected_verdicts(graded: tuple[dict, Path, str]) -> None:
     data, _, _ = graded
     got = {s["id"]: {r["test"]: r["grade"] for r in s["results"]} for s in data["students"]}
     assert got == EXPECTED
 
 
+@pytest.mark.slow
 def test_evidence_is_recorded(graded: tuple[dict, Path, str]) -> None:
     data, _, _ = graded
     results = {(s["id"], r["test"]): r for s in data["students"] for r in s["results"]}
@@ -229,6 +234,7 @@ def test_evidence_is_recorded(graded: tuple[dict, Path, str]) -> None:
     assert "xfsz" in results["victor", "test001"]["evidence"]
 
 
+@pytest.mark.slow
 def test_scores_and_csv(graded: tuple[dict, Path, str]) -> None:
     data, report, _ = graded
     scores = {s["id"]: s["score"] for s in data["students"]}
@@ -239,6 +245,7 @@ def test_scores_and_csv(graded: tuple[dict, Path, str]) -> None:
     assert len(rows) == 1 + len(EXPECTED)
 
 
+@pytest.mark.slow
 def test_nothing_outside_the_sandbox_changed(graded: tuple[dict, Path, str]) -> None:
     _, report, before = graded
     work = report.parent
@@ -304,6 +311,7 @@ def test_points_subset_through_the_cli(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "no such test(s)" in bad.stderr
 
 
+@pytest.mark.slow
 def test_killed_grading_resumes_without_regrading(tmp_path: Path) -> None:
     """Kill the grader midway, run it again: nothing graded twice, and a
     third run reproduces the reports byte for byte."""
@@ -381,6 +389,7 @@ def test_a_submission_cannot_see_files_outside_its_sandbox(tmp_path: Path) -> No
     assert data["students"][0]["results"][0]["grade"] == "correct"
 
 
+@pytest.mark.slow
 def test_two_graders_sharing_a_gradebook_grade_each_run_once(tmp_path: Path) -> None:
     sub = tmp_path / "class"
     sub.mkdir()
