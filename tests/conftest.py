@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import settings
+from hypothesis.configuration import set_hypothesis_home_dir
 
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver
@@ -71,6 +72,9 @@ def _checkout_stays_clean(tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     before = _untracked(REPO_ROOT)
     patch = pytest.MonkeyPatch()
     patch.chdir(tmp_path_factory.mktemp("cwd"))
+    # Hypothesis caches Unicode tables in .hypothesis/ under the directory it
+    # was imported from (the checkout); point it at the session's tmp path.
+    set_hypothesis_home_dir(str(tmp_path_factory.mktemp("hypothesis")))
     yield
     patch.undo()
     after = _untracked(REPO_ROOT)
@@ -127,14 +131,15 @@ def _browser_paths() -> tuple[Path | None, Path | None]:
     return find("chromium", "chromium-browser"), find("chromedriver")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebDriver]:
     """Headless Debian Chromium through its own chromedriver: nothing is downloaded.
 
     Skips, saying why, when Chromium, chromedriver or Selenium is missing
     (`make test` installs them when it runs as root or with sudo); with
     PLPUZZLE_REQUIRE_BROWSER=1 (as in CI) it fails instead, so that a page
-    is never left untested unnoticed.
+    is never left untested unnoticed. One browser per module: tests
+    elsewhere check that pytest has no child processes left.
     """
     chromium, chromedriver = _browser_paths()
     missing = [name for name, path in (("chromium", chromium), ("chromedriver", chromedriver))

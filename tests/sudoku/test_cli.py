@@ -129,6 +129,7 @@ def test_usage_mistakes_exit_2(args: tuple[str | Path, ...], words: str) -> None
     assert "Traceback" not in run.stderr
 
 
+@pytest.mark.slow
 def test_check_agrees_on_every_bundled_puzzle() -> None:
     puzzles = sorted(BUNDLED.glob("test*d.txt"))
     run = plpuzzle("sudoku", "check", *puzzles)

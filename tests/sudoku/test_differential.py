@@ -187,6 +187,7 @@ def caught(mutant: Engine, reference: Engine, case: tuple[Puzzle, Rules]) -> boo
     return bool(mutant_finding.faults)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("mutant", "fault", "sign"),
     [

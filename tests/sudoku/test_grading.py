@@ -24,6 +24,9 @@ from plpuzzle.sudoku.services.grading import (
     load_points,
 )
 
+# The grader's sandbox throughout; the tests that grade a whole class are also slow.
+pytestmark = [pytest.mark.sandbox]
+
 REPO = Path(__file__).resolve().parents[2]
 CLASS = REPO / "tests" / "fixtures" / "class"
 SUITE = REPO / "tests" / "fixtures" / "grading_suite"
@@ -100,9 +103,6 @@ def tree_digest(folder: Path) -> str:
 REAPER = r"""
 import ctypes, json, os, signal, subprocess, sys, time
 from pathlib import Path
-
-# The grader's sandbox throughout; the tests that grade a whole class are also slow.
-pytestmark = [pytest.mark.sandbox]
 ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
 code = subprocess.call(sys.argv[2:])
 
