@@ -66,15 +66,22 @@ def _untracked(repo: Path) -> set[str] | None:
     }
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Hypothesis caches Unicode tables and constants in .hypothesis/ under
+    the directory it was started from (the checkout), from collection on:
+    point it at the session's tmp path before anything is collected."""
+    factory = getattr(config, "_tmp_path_factory", None)
+    if factory is not None:
+        set_hypothesis_home_dir(str(factory.mktemp("hypothesis")))
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _checkout_stays_clean(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Run the session outside the checkout, and fail if a test wrote into it."""
     before = _untracked(REPO_ROOT)
     patch = pytest.MonkeyPatch()
     patch.chdir(tmp_path_factory.mktemp("cwd"))
-    # Hypothesis caches Unicode tables in .hypothesis/ under the directory it
-    # was imported from (the checkout); point it at the session's tmp path.
-    set_hypothesis_home_dir(str(tmp_path_factory.mktemp("hypothesis")))
     yield
     patch.undo()
     after = _untracked(REPO_ROOT)
