@@ -9,6 +9,13 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 EXAMPLE := puzzles/sudoku/consecutive/test001d.txt
 
+# `make test` leaves out the tests marked `slow` (a few minutes on 2 cores);
+# `make test FULL=1`, or `make test-all`, runs every test, as CI (.ci/run)
+# does. PYTEST_ARGS passes anything else to pytest: make test PYTEST_ARGS='-k grading'
+FULL ?=
+PYTEST_ARGS ?=
+PYTEST_SELECT := $(if $(filter 1,$(FULL)),,-m 'not slow')
+
 # `make bench` settings; override on the command line: make bench JOBS=1 ONLY='test0??'
 SUITE ?= ../shared/bme-2013-oddsum/tests
 CONSECUTIVE ?= puzzles/sudoku/bench-consecutive
@@ -16,12 +23,15 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 TIME_LIMIT ?= 120
 ONLY ?=
 
-.PHONY: help setup swipl test-deps run test lint bench bench-knight bench-grade clean
+.PHONY: help setup swipl test-deps run test test-all typecheck lint bench bench-knight bench-grade clean
 
 help:
 	@echo "make run    solve the bundled puzzles with both engines and cross-check them;"
 	@echo "            then a knight's tour and a Dutch flag"
-	@echo "make test   run the test suite (ruff + pytest)"
+	@echo "make test   lint (ruff), type-check (mypy) and run the tests not marked slow"
+	@echo "make test-all (or make test FULL=1)  the same with every test, as CI runs it"
+	@echo "            (PYTEST_ARGS='-k ...' passes more arguments to pytest)"
+	@echo "make typecheck  only mypy"
 	@echo "make bench  time both engines on the official suite beside the course's reference"
 	@echo "            solvers; writes bench/ (override SUITE=, CONSECUTIVE=, JOBS=, TIME_LIMIT=, ONLY=)"
 	@echo "make bench-knight  time both knight's-tour engines; writes bench/KNIGHT.md"
@@ -89,7 +99,14 @@ run: setup
 test: setup test-deps
 	$(BIN)/ruff check python tests
 	$(BIN)/ruff format --check python tests
-	$(BIN)/python -m pytest
+	$(BIN)/mypy
+	$(BIN)/python -m pytest $(PYTEST_SELECT) $(PYTEST_ARGS)
+
+test-all:
+	$(MAKE) test FULL=1
+
+typecheck: setup
+	$(BIN)/mypy
 
 # The outputs (bench/results.csv, bench/REPORT.md, bench/times-by-k.png) are
 # deliverables, meant to be committed.

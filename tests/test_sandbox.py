@@ -18,6 +18,9 @@ from plpuzzle.sandbox.workspace import (
     read_regular_files,
 )
 
+# Every test here builds or checks the grading sandbox.
+pytestmark = [pytest.mark.sandbox]
+
 TAGS = frozenset({"a", "end", "done"})
 GOAL = "sudoku(s(2,[[[v(1)],[],[],[]],[[],[],[],[]],[[],[],[],[]],[[],[],[],[]]]), S)"
 SOLVER = """

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -16,8 +15,6 @@ from plpuzzle.flag import cli as flag_cli
 from plpuzzle.flag.model import FlagSequence
 from plpuzzle.flag.results import FlagResult, Status
 
-REPO = Path(__file__).resolve().parents[2]
-
 
 def plpuzzle(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -25,7 +22,6 @@ def plpuzzle(*args: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=120,
-        cwd=REPO,
     )
 
 

@@ -25,7 +25,7 @@ test228,5,,,timeout,,timeout
 """
 
 
-def plpuzzle(*args: str | Path, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+def plpuzzle(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "plpuzzle", *map(str, args)],
         capture_output=True,
@@ -203,6 +203,7 @@ def slice_run(official_suite: Path, tmp_path_factory: pytest.TempPathFactory) ->
     return out
 
 
+@pytest.mark.slow
 def test_the_csv_has_a_row_per_suite_test_and_engine(slice_run: Path) -> None:
     with (slice_run / "results.csv").open() as f:
         rows = list(csv.DictReader(f))
@@ -230,6 +231,7 @@ def test_the_csv_has_a_row_per_suite_test_and_engine(slice_run: Path) -> None:
         assert float(r["peak_rss_mb"]) > 5  # a Python process at least
 
 
+@pytest.mark.slow
 def test_the_report_has_every_section(slice_run: Path) -> None:
     text = (slice_run / "REPORT.md").read_text()
     for needle in (
@@ -261,6 +263,7 @@ def test_the_report_has_every_section(slice_run: Path) -> None:
         assert needle in text, needle
 
 
+@pytest.mark.slow
 def test_the_plot_of_a_run_is_a_png(slice_run: Path) -> None:
     data = (slice_run / "times-by-k.png").read_bytes()
     assert data.startswith(PNG_MAGIC)

@@ -19,7 +19,7 @@ SOLVERS = REPO / "tests" / "fixtures" / "solvers"
 EXAMPLE_BYTES = "\n-----\n\n 2 1  4 3\n 3 4  2 1\n\n 4 3  1 2\n 1 2  3 4\n\n-----\n"
 
 
-def plpuzzle(*args: str | Path, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+def plpuzzle(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "plpuzzle", *map(str, args)],
         capture_output=True,
@@ -129,6 +129,7 @@ def test_usage_mistakes_exit_2(args: tuple[str | Path, ...], words: str) -> None
     assert "Traceback" not in run.stderr
 
 
+@pytest.mark.slow
 def test_check_agrees_on_every_bundled_puzzle() -> None:
     puzzles = sorted(BUNDLED.glob("test*d.txt"))
     run = plpuzzle("sudoku", "check", *puzzles)

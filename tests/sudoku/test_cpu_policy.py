@@ -12,6 +12,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+# Each test waits out a full CPU or wall-clock limit: `make test-all`.
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
+
 REPO = Path(__file__).resolve().parents[2]
 SUITE = REPO / "tests" / "fixtures" / "grading_suite"
 

@@ -152,6 +152,7 @@ def test_engines_give_the_same_valid_solutions_once(
     assert compare(puzzle, rules, [prolog, python]).agree
 
 
+@pytest.mark.slow
 def test_the_puzzles_cover_contradictions_and_many_solutions(engines: list[Engine]) -> None:
     """The strategy reaches what it must: puzzles with no solution, and
     puzzles with many, at every K. (find() fails when it cannot.)"""
@@ -189,6 +190,7 @@ def caught(mutant: Engine, reference: Engine, case: tuple[Puzzle, Rules]) -> boo
     return bool(mutant_finding.faults)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("mutant", "fault", "sign"),
     [

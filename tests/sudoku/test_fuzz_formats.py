@@ -297,7 +297,6 @@ def plpuzzle(*args: str | Path) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=120,
-        cwd=REPO,
         env={**os.environ, "PYTHONIOENCODING": "utf-8"},
     )
 

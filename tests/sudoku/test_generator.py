@@ -35,8 +35,6 @@ from plpuzzle.sudoku.services.generator import (
     true_infos,
 )
 
-REPO = Path(__file__).resolve().parents[2]
-
 
 def empty(k: int) -> Puzzle:
     return build_puzzle(k, [])
@@ -221,7 +219,6 @@ def plpuzzle(*args: str | Path) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=300,
-        cwd=REPO,
     )
 
 

@@ -24,6 +24,9 @@ from plpuzzle.sudoku.services.grading import (
     load_points,
 )
 
+# The grader's sandbox throughout; the tests that grade a whole class are also slow.
+pytestmark = [pytest.mark.sandbox]
+
 REPO = Path(__file__).resolve().parents[2]
 CLASS = REPO / "tests" / "fixtures" / "class"
 SUITE = REPO / "tests" / "fixtures" / "grading_suite"
@@ -62,9 +65,12 @@ EXPECTED = {
     "victor": {t: "error" for t in TESTS},  # floods its output
 }
 
-ESCAPES = [Path("/tmp/plpuzzle-escape.txt"), Path("/root/plpuzzle-escape.txt"),
-           Path("/work/plpuzzle-escape.txt")]  # fmt: skip
-VICTIM = Path("/tmp/plpuzzle-victim.txt")
+#: oscar.pl writes these files and deletes VICTIM. The graded copy of the
+#: class points the /tmp ones into the test's own tmp path; the others are
+#: only looked at (a file there must not appear or change), never written.
+OSCAR_TMP_ESCAPE = "/tmp/plpuzzle-escape.txt"
+OSCAR_VICTIM = "/tmp/plpuzzle-victim.txt"
+OUTSIDE = [Path("/root/plpuzzle-escape.txt"), Path("/work/plpuzzle-escape.txt")]
 
 
 def plpuzzle(*args: str | Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
@@ -90,39 +96,125 @@ def tree_digest(folder: Path) -> str:
     return h.hexdigest()
 
 
-def sleepers() -> list[int]:
-    """Processes running `sleep 300` (what trent leaves behind)."""
-    found = []
+#: Runs a command as a child subreaper, so that every process the command
+#: leaves behind (however it was orphaned) is reparented to us and can be
+#: found after it exits: our own run's leftovers, not other suites' on the
+#: same machine. Writes their command lines as JSON to argv[1], kills them.
+REAPER = r"""
+import ctypes, json, os, signal, subprocess, sys, time
+from pathlib import Path
+ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+code = subprocess.call(sys.argv[2:])
+
+def descendants():
+    parent = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                if (entry / "cmdline").read_bytes().split(b"\0")[:2] == [b"sleep", b"300"]:
-                    found.append(int(entry.name))
+                stat = (entry / "stat").read_text()
             except OSError:
                 continue
+            parent[int(entry.name)] = int(stat[stat.rindex(")") + 2 :].split()[1])
+    found, frontier = {}, {os.getpid()}
+    while frontier:
+        frontier = {p for p, pp in parent.items() if pp in frontier and p not in found}
+        for pid in frontier:
+            try:
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+                found[pid] = [c.decode(errors="replace") for c in cmd if c]
+            except OSError:
+                found[pid] = []
     return found
+
+left = descendants()
+for _ in range(50):  # what is already ending (killed, not yet reaped) gets 5 s
+    if not left:
+        break
+    time.sleep(0.1)
+    while True:
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                break
+        except ChildProcessError:
+            break
+    left = {p: c for p, c in descendants().items() if p in left}
+Path(sys.argv[1]).write_text(json.dumps(sorted(left.values())))
+for pid in left:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+sys.exit(code)
+"""
+
+
+def plpuzzle_reaped(
+    leftovers: Path, *args: str | Path, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
+    """`plpuzzle(*args)` under REAPER; the processes it left behind go to `leftovers`."""
+    return subprocess.run(
+        [sys.executable, "-c", REAPER, leftovers, sys.executable, "-m", "plpuzzle",
+         *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )  # fmt: skip
+
+
+def test_the_reaper_finds_what_a_command_leaves_behind(tmp_path: Path) -> None:
+    """The leftover check below can fail: a detached `sleep` is found (and killed)."""
+    leftovers = tmp_path / "left.json"
+    run = subprocess.run(
+        [sys.executable, "-c", REAPER, leftovers, "sh", "-c", "setsid sleep 300 & exit 3"],
+        timeout=60,
+    )
+    assert run.returncode == 3
+    assert json.loads(leftovers.read_text()) == [["sleep", "300"]]
+
+
+def stat_of(path: Path) -> tuple[int, int, int] | None:
+    """What tells whether a file appeared or changed (inode, mtime, size)."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return None
+    return info.st_ino, info.st_mtime_ns, info.st_size
 
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path, str]:
-    """Grade the whole fixture class once; the tests below read the result."""
-    for path in ESCAPES:
-        path.unlink(missing_ok=True)
-    VICTIM.write_text("must survive grading\n")
-    report = tmp_path_factory.mktemp("report")
-    before = tree_digest(CLASS)
-    run = plpuzzle(*grade_args(CLASS, report))
+    """Grade a copy of the fixture class once; the tests below read the result.
+
+    In the copy, oscar's targets in /tmp are files in our tmp path, so that
+    the test writes nowhere else. Returns (grades.json, the report folder,
+    the digest of the class before grading); the report folder's parent
+    holds the class, the victim and the escape target.
+    """
+    work = tmp_path_factory.mktemp("graded")
+    victim, escape = work / "plpuzzle-victim.txt", work / "plpuzzle-escape.txt"
+    victim.write_text("must survive grading\n")
+    shutil.copytree(CLASS, work / "class")
+    oscar = work / "class" / "oscar.pl"
+    text = oscar.read_text()
+    assert f"'{OSCAR_TMP_ESCAPE}'" in text and f"'{OSCAR_VICTIM}'" in text
+    oscar.write_text(text.replace(OSCAR_TMP_ESCAPE, str(escape)).replace(OSCAR_VICTIM, str(victim)))
+    (work / "outside.json").write_text(json.dumps([stat_of(p) for p in OUTSIDE]))
+    report = work / "report"
+    before = tree_digest(work / "class")
+    run = plpuzzle_reaped(work / "leftovers.json", *grade_args(work / "class", report))
     assert run.returncode == 0, run.stdout + run.stderr
     data = json.loads((report / "grades.json").read_text())
     return data, report, before
 
 
+@pytest.mark.slow
 def test_every_submission_gets_its_expected_verdicts(graded: tuple[dict, Path, str]) -> None:
     data, _, _ = graded
     got = {s["id"]: {r["test"]: r["grade"] for r in s["results"]} for s in data["students"]}
     assert got == EXPECTED
 
 
+@pytest.mark.slow
 def test_evidence_is_recorded(graded: tuple[dict, Path, str]) -> None:
     data, _, _ = graded
     results = {(s["id"], r["test"]): r for s in data["students"] for r in s["results"]}
@@ -142,6 +234,7 @@ def test_evidence_is_recorded(graded: tuple[dict, Path, str]) -> None:
     assert "xfsz" in results["victor", "test001"]["evidence"]
 
 
+@pytest.mark.slow
 def test_scores_and_csv(graded: tuple[dict, Path, str]) -> None:
     data, report, _ = graded
     scores = {s["id"]: s["score"] for s in data["students"]}
@@ -152,12 +245,18 @@ def test_scores_and_csv(graded: tuple[dict, Path, str]) -> None:
     assert len(rows) == 1 + len(EXPECTED)
 
 
+@pytest.mark.slow
 def test_nothing_outside_the_sandbox_changed(graded: tuple[dict, Path, str]) -> None:
-    _, _, before = graded
-    assert tree_digest(CLASS) == before
-    assert [p for p in ESCAPES if p.exists()] == []
-    assert VICTIM.read_text() == "must survive grading\n"
-    assert sleepers() == []
+    _, report, before = graded
+    work = report.parent
+    assert tree_digest(work / "class") == before
+    assert not (work / "plpuzzle-escape.txt").exists()
+    assert (work / "plpuzzle-victim.txt").read_text() == "must survive grading\n"
+    assert [stat_of(p) for p in OUTSIDE] == [
+        None if s is None else tuple(s) for s in json.loads((work / "outside.json").read_text())
+    ]
+    # Nothing the run started outlives it: trent's `sleep 300 &` included.
+    assert json.loads((work / "leftovers.json").read_text()) == []
 
 
 def test_submission_layouts_and_their_errors(tmp_path: Path) -> None:
@@ -212,6 +311,7 @@ def test_points_subset_through_the_cli(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "no such test(s)" in bad.stderr
 
 
+@pytest.mark.slow
 def test_killed_grading_resumes_without_regrading(tmp_path: Path) -> None:
     """Kill the grader midway, run it again: nothing graded twice, and a
     third run reproduces the reports byte for byte."""
@@ -289,6 +389,7 @@ def test_a_submission_cannot_see_files_outside_its_sandbox(tmp_path: Path) -> No
     assert data["students"][0]["results"][0]["grade"] == "correct"
 
 
+@pytest.mark.slow
 def test_two_graders_sharing_a_gradebook_grade_each_run_once(tmp_path: Path) -> None:
     sub = tmp_path / "class"
     sub.mkdir()

@@ -16,6 +16,9 @@ from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.domain.textformat import load_puzzle, load_solutions
 from plpuzzle.sudoku.engines import ENGINES, Engine, make_engine
 
+# Official tests up to K=5 through both engines: `make test-all`.
+pytestmark = [pytest.mark.slow]
+
 # Per K (2..6): a test with one solution, then the one with the most
 # solutions among those the course's own Prolog solver did in under 1 s.
 SLICE = {

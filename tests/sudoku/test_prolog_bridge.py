@@ -196,7 +196,7 @@ def test_solver_output_does_not_disturb_answers() -> None:
     assert result.status is Status.OK and result.solutions == [EXAMPLE_SOLUTION]
 
 
-@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("k", [2, pytest.param(3, marks=pytest.mark.slow)])
 def test_official_suite(official_suite: Path, ours: PrologSudokuEngine, k: int) -> None:
     checked = 0
     for path in sorted((official_suite / "tests").glob("test*d.txt")):

@@ -87,6 +87,7 @@ def test_bundled_suite_passes_and_leaves_no_worker(
         assert worker_pids(mark) == []
 
 
+@pytest.mark.slow
 def test_explicit_paths_run_alongside_the_suite(pytester: pytest.Pytester) -> None:
     suite = make_suite(pytester, ["test001"])
     pytester.makepyfile(test_other="def test_other():\n    pass\n")
@@ -95,6 +96,7 @@ def test_explicit_paths_run_alongside_the_suite(pytester: pytest.Pytester) -> No
     result.stdout.fnmatch_lines(["*test_other.py::test_other PASSED*", "*::test001 PASSED*"])
 
 
+@pytest.mark.slow
 def test_only_puzzles_in_natural_order(pytester: pytest.Pytester) -> None:
     suite = make_suite(pytester, ["test001"])
     for name in ("test9", "test10", "test2"):
@@ -114,6 +116,7 @@ def test_k_selects_one_puzzle(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["*::test004 PASSED*"])
 
 
+@pytest.mark.slow
 def test_a_node_id_inside_the_suite_selects_one_puzzle(pytester: pytest.Pytester) -> None:
     suite = make_suite(pytester, ["test001", "test002"])
     result = run(pytester, "--sudoku-suite", suite, "suite/test002d.txt::test002", "-v")
@@ -142,6 +145,7 @@ def test_wrong_solver_names_the_missing_solutions(pytester: pytest.Pytester) -> 
     assert "extra" not in out
 
 
+@pytest.mark.slow
 def test_exitfirst_stops_at_the_first_failure(pytester: pytest.Pytester) -> None:
     suite = make_suite(pytester)
     solver = SOLVERS / "misses.pl"
@@ -165,6 +169,7 @@ def test_duplicates_are_shown_with_their_count(pytester: pytest.Pytester) -> Non
     )
 
 
+@pytest.mark.slow
 def test_junitxml_names_testcases_after_puzzles(pytester: pytest.Pytester) -> None:
     suite = make_suite(pytester)
     report = pytester.path / "report.xml"
@@ -209,6 +214,7 @@ def test_bad_files_fail_with_file_line_and_column(pytester: pytest.Pytester) -> 
     assert "Traceback" not in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_looping_solver_times_out(pytester: pytest.Pytester) -> None:
     suite = make_suite(pytester, ["test001"])
     loops = SOLVERS / "loops.pl"
@@ -221,6 +227,7 @@ def test_looping_solver_times_out(pytester: pytest.Pytester) -> None:
     )
 
 
+@pytest.mark.slow
 def test_python_engine_passes_the_bundled_suite(pytester: pytest.Pytester) -> None:
     suite = make_suite(pytester)
     result = run(pytester, "--sudoku-suite", suite, "--sudoku-engine", "python")
@@ -249,6 +256,7 @@ def test_usage_errors(pytester: pytest.Pytester, args: list[str], message: str) 
     result.stderr.fnmatch_lines([f"ERROR: {message}"])
 
 
+@pytest.mark.slow
 def test_official_suite_k2(pytester: pytest.Pytester, official_suite: Path) -> None:
     result = run(
         pytester,

@@ -320,7 +320,7 @@ def official_tests(suite: Path, k: int) -> list[Path]:
     return found
 
 
-@pytest.mark.parametrize("k", [2, 3, 4])
+@pytest.mark.parametrize("k", [2, 3, pytest.param(4, marks=pytest.mark.slow)])
 def test_official_suite(official_suite: Path, k: int) -> None:
     paths = official_tests(official_suite, k)
     assert paths, f"no K={k} tests in {official_suite}"

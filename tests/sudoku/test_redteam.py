@@ -44,6 +44,9 @@ import pytest
 from plpuzzle.sandbox import cgroups
 from plpuzzle.sandbox.workspace import RunFolder
 
+# Grades the whole red-team class (minutes): `make test-all`.
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
+
 REPO = Path(__file__).resolve().parents[2]
 REDTEAM = REPO / "tests" / "fixtures" / "redteam"
 SUITE = REPO / "tests" / "fixtures" / "grading_suite"

@@ -16,6 +16,9 @@ from pathlib import Path
 
 import pytest
 
+# Grades a whole class of SICStus solvers: `make test-all`.
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
+
 REPO = Path(__file__).resolve().parents[2]
 CLASS = REPO / "tests" / "fixtures" / "sicstus_class"
 SUITE = REPO / "tests" / "fixtures" / "grading_suite"

@@ -35,6 +35,7 @@ import time
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import BinaryIO
 
 from plpuzzle.engine import prolog_file
 from plpuzzle.sandbox import cgroups, jail
@@ -210,7 +211,7 @@ class SandboxedProgram:
         #: What measures the sandbox: its control group, or its process tree.
         self.meter: cgroups.Group | ProcessTree | None = None
         self._proc: subprocess.Popen[bytes] | None = None
-        self._log = None
+        self._log: BinaryIO | None = None
         #: How many processes the sandbox holds once loaded, between runs.
         self._baseline = 0
         self.problems: list[str] = []

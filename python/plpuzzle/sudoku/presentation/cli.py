@@ -496,8 +496,8 @@ def generate_puzzles(
                         _print_disagreement(console, puzzle_path, outcome)
                 progress.advance(task)
     finally:
-        for e in engines:
-            e.close()
+        for each in engines:
+            each.close()
     done = count - failures
     console.print(f"{done} of {count} puzzles confirmed by both engines (seed {seed}).")
     sys.exit(1 if failures else 0)
@@ -602,10 +602,10 @@ def run_suite(
         engine,
         Rules(rules),
         solver,
-        dialect,
+        dialect,  # type: ignore[arg-type]
         time_limit,
         jobs,
-        out_dir,  # type: ignore[arg-type]
+        out_dir,
     )
     console = stdout_console() if fmt == "table" else stderr_console()
     printer = _InOrder(cases, lambda r: _print_result(fmt, folder, settings, r, console))

@@ -24,6 +24,7 @@ b. Throughput: the version's real command line (`plpuzzle sudoku
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import os
@@ -733,14 +734,14 @@ def main(argv: list[str]) -> int:
                 v,
                 "a. overhead, one job (driver)",
                 steps,
-                lambda v=v: run_driver(v, suite, args.time_limit, work, v.label),
+                functools.partial(run_driver, v, suite, args.time_limit, work, v.label),
             )
         for v in versions:
             v.cli = _measure(
                 v,
                 f"b. throughput, command line, {args.jobs} jobs",
                 steps,
-                lambda v=v: run_cli(v, suite, args.time_limit, args.jobs, work, v.label),
+                functools.partial(run_cli, v, suite, args.time_limit, args.jobs, work, v.label),
             )
     setup = Setup(tests, args.suite, args.time_limit, args.jobs, machine)
     text = markdown(before, missing, after, setup, steps)
