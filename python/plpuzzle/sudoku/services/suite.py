@@ -194,3 +194,27 @@ def judge(
     if out.missing or out.extra or out.duplicates or out.bad_answers:
         out.verdict = Verdict.WRONG
     return out
+
+
+def bundled_puzzles() -> Path:
+    """The puzzles shipped with plpuzzle (the top-level puzzles/ folder).
+
+    An installed package carries them as plpuzzle.puzzles_data, found via
+    importlib.resources so that no source tree is needed; an editable
+    install's import hook does not map that data-only package, so a source
+    checkout falls back to puzzles/ beside python/.
+    """
+    from importlib.resources import files
+
+    try:
+        installed = Path(str(files("plpuzzle.puzzles_data")))
+    except ModuleNotFoundError:
+        installed = None
+    if installed is not None and installed.is_dir():
+        return installed
+    return Path(__file__).resolve().parents[4] / "puzzles"
+
+
+def bundled_suite() -> Path:
+    """The default suite of `grade` and `bench`: the consecutive puzzles."""
+    return bundled_puzzles() / "sudoku" / "consecutive"
