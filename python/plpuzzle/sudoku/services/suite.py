@@ -196,8 +196,8 @@ def judge(
     return out
 
 
-def bundled_puzzles() -> Path:
-    """The puzzles shipped with plpuzzle (the top-level puzzles/ folder).
+def bundled_puzzles(*parts: str) -> Path:
+    """A folder of the puzzles shipped with plpuzzle (the top-level puzzles/).
 
     An installed package carries them as plpuzzle.puzzles_data, found via
     importlib.resources so that no source tree is needed; an editable
@@ -207,14 +207,17 @@ def bundled_puzzles() -> Path:
     from importlib.resources import files
 
     try:
-        installed = Path(str(files("plpuzzle.puzzles_data")))
-    except ModuleNotFoundError:
+        found = files("plpuzzle.puzzles_data")
+        for part in parts:  # one step at a time: a namespace package's
+            found = found.joinpath(part)  # MultiplexedPath takes one child
+        installed: Path | None = Path(str(found)) if isinstance(found, Path) else None
+    except (ModuleNotFoundError, FileNotFoundError):
         installed = None
     if installed is not None and installed.is_dir():
         return installed
-    return Path(__file__).resolve().parents[4] / "puzzles"
+    return Path(__file__).resolve().parents[4].joinpath("puzzles", *parts)
 
 
 def bundled_suite() -> Path:
     """The default suite of `grade` and `bench`: the consecutive puzzles."""
-    return bundled_puzzles() / "sudoku" / "consecutive"
+    return bundled_puzzles("sudoku", "consecutive")
