@@ -417,3 +417,31 @@ def test_an_installed_wheel_finds_the_bundled_puzzles(tmp_path: Path) -> None:
     rows = json.loads(run.stdout)["rows"]
     consecutive = [r for r in rows if r["suite"] == "consecutive"]
     assert [(r["test"], r["verdict"]) for r in consecutive] == [("test001", "correct")]
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_grading_keeps_the_graded_runs(tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    args = ["sudoku", "grade", REPO / "tests/fixtures/class"]
+    args += ["--suite", REPO / "tests/fixtures/grading_suite", "--time-limit", "10"]
+    proc = subprocess.Popen(
+        [*command_line(), *map(str, [*args, "--out", out])],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not (out / "grades.sqlite").exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(5)  # some tests graded by now
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=180)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, stderr
+    assert re.search(r"plpuzzle: [1-9]\d* test run\(s\) graded before the interrupt", stderr)
+    assert stderr.endswith("plpuzzle: interrupted\n") and "Traceback" not in stderr
