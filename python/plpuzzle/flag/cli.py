@@ -79,7 +79,7 @@ def flag(
     origin = f"random, seed {_seed(seed)}" if length is not None else ""
     if fmt == "json":
         problems = find_problems(items, results)
-        write_json(to_json(items, results, problems, seed if length is None else _seed(seed)))
+        write_json(to_json(items, results, problems, None if length is None else _seed(seed)))
     else:
         problems = report(items, results, show, origin)
     for line in problems:
