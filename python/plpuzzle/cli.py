@@ -1,38 +1,90 @@
-"""The `plpuzzle` command: one group per puzzle, shared error handling.
+"""The `plpuzzle` command: one group per puzzle, shared conventions.
 
 User mistakes (bad files, bad options) end with one clear line and exit
 code 2; what a solver did wrong is a result, reported with exit code 1; a
-machine without SWI-Prolog gets one line saying what to install, exit 3.
+machine without SWI-Prolog gets one line saying what to install, exit 3;
+Ctrl-C ends with `plpuzzle: interrupted` and exit 130.
+
+The puzzle groups are imported only when one of them runs, so that
+`plpuzzle --help` does not load pyswip, matplotlib or the engines.
 """
 
 from __future__ import annotations
 
+import importlib
+from importlib.metadata import PackageNotFoundError, version
+
 import click
 
-from plpuzzle import __version__
-from plpuzzle.clitools import SetupError
-from plpuzzle.engine import EngineUnavailable
-from plpuzzle.flag.cli import flag
-from plpuzzle.knight.cli import knight
-from plpuzzle.sudoku.presentation.cli import sudoku
+from plpuzzle.clitools import ENGINE_DEFAULT_RULE, Interrupted, SetupError, set_verbosity
+
+#: Each group: where it lives and its one-line help (tests check that this
+#: line is the group's own short_help, so the two cannot drift apart).
+GROUPS: dict[str, tuple[str, str]] = {
+    "flag": (
+        "plpuzzle.flag.cli:flag",
+        "The Dutch national flag: arrange R/W/B items, count the swaps.",
+    ),
+    "knight": ("plpuzzle.knight.cli:knight", "Knight's tours: find, count and survey them."),
+    "sudoku": (
+        "plpuzzle.sudoku.presentation.cli:sudoku",
+        "The sudoku assignment: solve puzzles, cross-check the engines.",
+    ),
+}
+
+
+def package_version() -> str:
+    """The installed distribution's version (the source tree's when not installed)."""
+    try:
+        return version("plpuzzle")
+    except PackageNotFoundError:
+        from plpuzzle import __version__
+
+        return __version__
 
 
 class PlpuzzleGroup(click.Group):
-    """Turns a missing engine (no SWI-Prolog) into one clear line, exit 3."""
+    """Loads the puzzle groups lazily and maps Ctrl-C and a missing engine
+    to plpuzzle's own one-line errors."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(GROUPS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in GROUPS:
+            return None
+        module, _, attr = GROUPS[cmd_name][0].partition(":")
+        return getattr(importlib.import_module(module), attr)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The group list from GROUPS, without importing a single group."""
+        rows = [(name, GROUPS[name][1]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> object:
         try:
-            return super().invoke(ctx)
-        except EngineUnavailable as e:
-            raise SetupError(str(e)) from None
+            # A subcommand runs from here on: loading the engine plumbing is due.
+            from plpuzzle.engine import EngineUnavailable
+
+            try:
+                return super().invoke(ctx)
+            except EngineUnavailable as e:
+                raise SetupError(str(e)) from None
+        except (KeyboardInterrupt, click.Abort):
+            raise Interrupted() from None
 
 
 @click.group(
     cls=PlpuzzleGroup,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    epilog=ENGINE_DEFAULT_RULE,
 )
-@click.version_option(__version__, prog_name="plpuzzle")
-def main() -> None:
+@click.version_option(package_version(), "-V", "--version", prog_name="plpuzzle")
+@click.option("-q", "--quiet", is_flag=True, help="Print only errors and the final results.")
+@click.option("-v", "--verbose", is_flag=True, help="Print extra detail: per-item lines, timings.")
+@click.pass_context
+def main(ctx: click.Context, quiet: bool, verbose: bool) -> None:
     """Solve, cross-check and grade the declarative-programming puzzles.
 
     Each puzzle has a Prolog solver (SWI-Prolog, run through pyswip) and an
@@ -43,9 +95,13 @@ def main() -> None:
       plpuzzle sudoku solve puzzles/sudoku/consecutive/test001d.txt
       plpuzzle sudoku check puzzles/sudoku/consecutive/test001d.txt
       plpuzzle sudoku --help
+
+    \b
+    Conventions: exit code 0 success, 1 a wrong or failed result, 2 a
+    user error, 3 a machine setup problem, 130 interrupted (Ctrl-C);
+    '-' names stdin or stdout; --format json prints a machine-readable
+    report; -q and -v go before the group, e.g. plpuzzle -q sudoku test DIR.
     """
-
-
-main.add_command(sudoku)
-main.add_command(flag)
-main.add_command(knight)
+    if quiet and verbose:
+        raise click.UsageError("-q and -v: give one of them, not both")
+    set_verbosity(ctx, -1 if quiet else 1 if verbose else 0)

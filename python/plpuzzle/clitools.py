@@ -1,24 +1,48 @@
-"""Pieces every puzzle's CLI shares: input errors, consoles, options."""
+"""Pieces every puzzle's CLI shares: errors, consoles, options, verbosity.
+
+The conventions live here so that every command follows them the same way:
+one error style with exit codes 2 (user), 3 (machine setup) and 130
+(interrupted); `-` for stdin/stdout; one --time-limit default; choices
+that ignore case; `--format json` for machines; -q/-v from the root group.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TextColumn,
-    TimeElapsedColumn,
+
+if TYPE_CHECKING:  # rich loads in ~0.2 s: only commands that print with it pay that
+    from rich.console import Console
+    from rich.progress import Progress
+
+#: The one --time-limit default (seconds) of every command.
+DEFAULT_TIME_LIMIT = 120.0
+
+#: How --engine defaults are chosen; the root group's help states it.
+ENGINE_DEFAULT_RULE = (
+    "--engine defaults to 'prolog' (the assignment's engine) for commands that run "
+    "one engine, and to 'both' for commands that compare the engines."
 )
+
+#: Where the root group keeps -q/-v for every subcommand to read.
+_VERBOSITY_KEY = "plpuzzle.verbosity"
+
+#: The exit code of a run stopped by Ctrl-C (128 + SIGINT), as shells use.
+EXIT_INTERRUPTED = 130
 
 
 class InputError(click.ClickException):
-    """Bad input from the user: one line on stderr and exit code 2."""
+    """Bad input from the user: one line on stderr and exit code 2.
+
+    The message starts with what it is about: `FILE:LINE:COL: ...` when a
+    position is known, `FILE: ...` for a whole file, `--option: ...`.
+    """
 
     exit_code = 2
 
@@ -35,12 +59,54 @@ class SetupError(click.ClickException):
         click.echo(f"plpuzzle: error: {self.format_message()}", err=True)
 
 
+class Interrupted(click.ClickException):
+    """Ctrl-C: one line instead of click's `Aborted!`, and exit code 130."""
+
+    exit_code = EXIT_INTERRUPTED
+
+    def __init__(self) -> None:
+        super().__init__("interrupted")
+
+    def show(self, file: object = None) -> None:
+        click.echo("plpuzzle: interrupted", err=True)
+
+
+# --- verbosity ----------------------------------------------------------------
+
+
+def set_verbosity(ctx: click.Context, level: int) -> None:
+    """-1 quiet, 0 normal, 1 verbose; shared with subcommands through ctx.meta."""
+    ctx.meta[_VERBOSITY_KEY] = level
+
+
+def verbosity() -> int:
+    ctx = click.get_current_context(silent=True)
+    return 0 if ctx is None else int(ctx.meta.get(_VERBOSITY_KEY, 0))
+
+
+def quiet() -> bool:
+    """Only errors and the final result lines."""
+    return verbosity() < 0
+
+
+def verbose() -> bool:
+    """Extra detail: per-item lines, timings."""
+    return verbosity() > 0
+
+
+# --- consoles and output ------------------------------------------------------
+
+
 def stdout_console() -> Console:
     """A console for reports; plain text when stdout is not a terminal."""
+    from rich.console import Console
+
     return Console(highlight=False, soft_wrap=True)
 
 
 def stderr_console() -> Console:
+    from rich.console import Console
+
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
@@ -50,17 +116,78 @@ def write_stdout(text: str) -> None:
     sys.stdout.flush()
 
 
-time_limit_option = click.option(
-    "--time-limit",
-    type=click.FloatRange(min=0.001),
-    default=120.0,
-    show_default=True,
-    metavar="SEC",
-    help="Give up on a puzzle after this many seconds (wall clock) per engine.",
+def write_json(data: Any) -> None:
+    """The machine-readable report of a command, on stdout."""
+    write_stdout(json.dumps(data, indent=2) + "\n")
+
+
+def is_std(path: Path | str | None) -> bool:
+    """Whether a file argument is `-` (stdin or stdout)."""
+    return path is not None and str(path) == "-"
+
+
+def write_output(path: Path | None, text: str) -> None:
+    """Write `text` to a file, or to stdout when `path` is None or `-`."""
+    if path is None or is_std(path):
+        write_stdout(text)
+        return
+    try:
+        path.write_text(text)
+    except OSError as e:
+        raise InputError(f"{path}: cannot write: {e.strerror}") from None
+
+
+def note(message: str) -> None:
+    """A progress or detail line on stderr, left out with -q."""
+    if not quiet():
+        click.echo(f"plpuzzle: {message}", err=True)
+
+
+def warn(message: str) -> None:
+    """A warning on stderr (shown even with -q: it may matter)."""
+    click.echo(f"plpuzzle: warning: {message}", err=True)
+
+
+# --- options ------------------------------------------------------------------
+
+
+def choice(values: Sequence[str]) -> click.Choice:
+    """A choice that ignores case and hands the command the canonical value."""
+    return click.Choice(list(values), case_sensitive=False)
+
+
+def time_limit_option_with(help_text: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """`--time-limit SEC` with the one shared default."""
+    return click.option(
+        "--time-limit",
+        type=click.FloatRange(min=0.001),
+        default=DEFAULT_TIME_LIMIT,
+        show_default=True,
+        metavar="SEC",
+        help=help_text,
+    )
+
+
+time_limit_option = time_limit_option_with(
+    "Give up on a puzzle after this many seconds (wall clock) per engine."
 )
 
 
-def jobs_option(what: str):
+def format_option(
+    choices: Sequence[str] = ("text", "json"), help_text: str | None = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """`--format`, first choice the default; the command gets it as `fmt`."""
+    return click.option(
+        "--format",
+        "fmt",
+        type=choice(choices),
+        default=choices[0],
+        show_default=True,
+        help=help_text or f"{choices[0]}: for people; json: a machine-readable report on stdout.",
+    )
+
+
+def jobs_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """`--jobs N`, defaulting to the number of cores; `what` completes "How many"."""
     return click.option(
         "--jobs",
@@ -72,7 +199,16 @@ def jobs_option(what: str):
 
 
 def progress_bar(console: Console) -> Progress:
-    """A live progress bar, shown only when the console is a terminal."""
+    """A live progress bar, shown only on a terminal and not with -q."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     return Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
@@ -81,5 +217,5 @@ def progress_bar(console: Console) -> Progress:
         TimeElapsedColumn(),
         console=console,
         transient=True,
-        disable=not console.is_terminal,
+        disable=not console.is_terminal or quiet(),
     )

@@ -252,14 +252,14 @@ def test_survey_prints_moves_per_square_and_saves_a_heat_map(tmp_path: Path) -> 
     assert png.read_bytes().startswith(b"\x89PNG")
 
 
-def test_survey_of_8x8_by_default() -> None:
+def test_survey_of_8x8_by_default_with_the_prolog_engine() -> None:
     result = run("survey")
     assert result.exit_code == 0, result.output
-    assert "python engine, 8x8 board: a tour from 64 of 64 squares" in result.stdout
+    assert "prolog engine, 8x8 board: a tour from 64 of 64 squares" in result.stdout
 
 
-def test_survey_by_prolog() -> None:
-    result = run("survey", "--engine", "prolog", "--size", "5")
+def test_survey_by_python() -> None:
+    result = run("survey", "--engine", "python", "--size", "5")
     assert result.exit_code == 0, result.output
     assert "a tour from 13 of 25 squares" in result.stdout
 

@@ -109,7 +109,7 @@ def test_bad_puzzle_is_one_line_and_exit_2(
 @pytest.mark.parametrize(
     ("args", "words"),
     [
-        (("sudoku", "solve", "nowhere.txt"), "nowhere.txt:0:0: cannot read"),
+        (("sudoku", "solve", "nowhere.txt"), "nowhere.txt: cannot read"),
         (("sudoku", "solve", EXAMPLE, "--solver", "nowhere.pl"), "nowhere.pl: no such solver"),
         (
             ("sudoku", "solve", EXAMPLE, "--engine", "python", "--solver", SOLVERS / "misses.pl"),

@@ -36,7 +36,7 @@ def grade_one(tmp_path: Path, source: str, *limits: str) -> dict:
     points.write_text('only = ["test005"]\n')
     argv = [sys.executable, "-m", "plpuzzle", "sudoku", "grade", str(sub), "--suite", str(SUITE),
             "--points", str(points), "--memory-limit", "1024", "--jobs", "1",
-            "--report", str(tmp_path / "report"), *limits]  # fmt: skip
+            "--out", str(tmp_path / "report"), *limits]  # fmt: skip
     run = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
     data = json.loads((tmp_path / "report" / "grades.json").read_text())

@@ -264,7 +264,7 @@ def test_command_numbers_on_and_makes_contradictions(tmp_path: Path) -> None:
         (("--k", "2", "--solutions", "1-3"), "expected MIN..MAX"),
         (("--k", "2", "--solutions", "4..2"), "MIN is greater than MAX"),
         (("--k", "1", "--solutions", "2..2"), "at most 1 solutions"),
-        (("--k", "2", "--start", "5"), "test005s.txt exists; use --force"),
+        (("--k", "2", "--start", "5"), "test005s.txt: exists; use --force"),
         (("--k", "2", "--keep", "1.5"), "--keep"),
     ],
 )

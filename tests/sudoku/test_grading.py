@@ -84,7 +84,7 @@ def plpuzzle(*args: str | Path, timeout: float = 600) -> subprocess.CompletedPro
 
 def grade_args(submissions: Path, report: Path) -> list[str | Path]:
     return ["sudoku", "grade", submissions, "--suite", SUITE, "--time-limit", "10",
-            "--memory-limit", "1024", "--jobs", "2", "--report", report]  # fmt: skip
+            "--memory-limit", "1024", "--jobs", "2", "--out", report]  # fmt: skip
 
 
 def tree_digest(folder: Path) -> str:

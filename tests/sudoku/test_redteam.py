@@ -150,7 +150,7 @@ CANARIES = [Path(d) / "plpuzzle-canary.txt" for d in ("/tmp", "/root", "/work", 
 
 def grade_command(submissions: Path, report: Path, points: Path) -> list[str]:
     return [sys.executable, "-m", "plpuzzle", "sudoku", "grade", str(submissions),
-            "--suite", str(SUITE), *LIMITS, "--report", str(report),
+            "--suite", str(SUITE), *LIMITS, "--out", str(report),
             "--points", str(points)]  # fmt: skip
 
 

@@ -51,7 +51,7 @@ def students(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     run = subprocess.run(
         [sys.executable, "-m", "plpuzzle", "sudoku", "grade", str(CLASS),
          "--suite", str(SUITE), "--time-limit", "20", "--memory-limit", "1024",
-         "--jobs", "2", "--report", str(report)],
+         "--jobs", "2", "--out", str(report)],
         capture_output=True,
         text=True,
         timeout=600,

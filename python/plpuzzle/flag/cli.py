@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from plpuzzle.clitools import InputError, time_limit_option
+from plpuzzle.clitools import InputError, choice, format_option, time_limit_option, write_json
 from plpuzzle.engine import status_label
 from plpuzzle.flag.engines import ENGINES, disagreements, make_engine
 from plpuzzle.flag.model import (
@@ -40,7 +40,7 @@ LABEL_WIDTH = 16
 )
 @click.option(
     "--engine",
-    type=click.Choice([*ENGINES, "both"]),
+    type=choice([*ENGINES, "both"]),
     default="both",
     show_default=True,
     help="prolog: prolog/flag.pl through pyswip; python: the pure-Python reference; "
@@ -53,6 +53,7 @@ LABEL_WIDTH = 16
     f"By default those longer than {SHOW_LIMIT} items are shortened.",
 )
 @time_limit_option
+@format_option()
 def flag(
     sequence: str | None,
     length: int | None,
@@ -60,6 +61,7 @@ def flag(
     engine: str,
     show: bool | None,
     time_limit: float,
+    fmt: str,
 ) -> None:
     """Arrange red, white and blue items: all R, then all W, then all B.
 
@@ -76,7 +78,11 @@ def flag(
     names = list(ENGINES) if engine == "both" else [engine]
     results = run_engines(items, names, time_limit)
     origin = f"random, seed {_seed(seed)}" if length is not None else ""
-    problems = report(items, results, show, origin)
+    if fmt == "json":
+        problems = find_problems(items, results)
+        write_json(to_json(items, results, problems, None if length is None else _seed(seed)))
+    else:
+        problems = report(items, results, show, origin)
     for line in problems:
         click.echo(f"plpuzzle: {line}", err=True)
     sys.exit(1 if problems else 0)
@@ -135,14 +141,42 @@ def report(
         for r in done:
             _line(r.engine, _one_line_answer(r, show))
     _line("engines", ", ".join(_engine_summary(r) for r in results))
-    problems = [
-        f"the {r.engine} engine {_failure(r)}" for r in results if r.status is not Status.OK
-    ]
-    problems += [f"the engines disagree on the {d}" for d in differences]
-    problems += _validation_problems(items, done)
+    problems = find_problems(items, results)
     if not problems:
         _line("verdict", _verdict(results))
     return problems
+
+
+def find_problems(items: FlagSequence, results: list[FlagResult]) -> list[str]:
+    """What went wrong: failed engines, disagreements, wrong answers."""
+    done = [r for r in results if r.status is Status.OK]
+    problems = [
+        f"the {r.engine} engine {_failure(r)}" for r in results if r.status is not Status.OK
+    ]
+    problems += [f"the engines disagree on the {d}" for d in disagreements(results)]
+    return problems + _validation_problems(items, done)
+
+
+def to_json(
+    items: FlagSequence, results: list[FlagResult], problems: list[str], seed: int | None
+) -> dict[str, object]:
+    """The `--format json` report: the input, each engine's answer, problems."""
+    return {
+        "sequence": items.letters,
+        "seed": seed,
+        "results": [
+            {
+                "engine": r.engine,
+                "status": r.status.value,
+                "arrangement": r.arrangement,
+                "min_swaps": r.min_swaps,
+                "dijkstra_swaps": r.dijkstra_swaps,
+                "cpu_seconds": round(r.cpu_seconds, 4),
+            }
+            for r in results
+        ],
+        "problems": problems,
+    }
 
 
 def _answer_lines(result: FlagResult, show: bool | None) -> None:

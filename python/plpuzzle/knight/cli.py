@@ -11,7 +11,18 @@ import click
 from rich import box
 from rich.table import Table
 
-from plpuzzle.clitools import InputError, SetupError, stderr_console, stdout_console, write_stdout
+from plpuzzle.clitools import (
+    InputError,
+    SetupError,
+    choice,
+    format_option,
+    quiet,
+    stderr_console,
+    stdout_console,
+    time_limit_option_with,
+    write_json,
+    write_stdout,
+)
 from plpuzzle.knight.engines import ENGINES, make_engine, survey
 from plpuzzle.knight.model import Board, BoardError, Square, file_name, parse_board, parse_square
 from plpuzzle.knight.results import CountResult, Status, TourResult
@@ -53,13 +64,8 @@ closed_option = click.option(
     help="A closed tour: its last square is a knight's move from its first.",
 )
 
-knight_time_limit = click.option(
-    "--time-limit",
-    type=click.FloatRange(min=0.001),
-    default=120.0,
-    show_default=True,
-    metavar="SEC",
-    help="Give up on a search after this many seconds (wall clock) per engine run.",
+knight_time_limit = time_limit_option_with(
+    "Give up on a search after this many seconds (wall clock) per engine run."
 )
 
 
@@ -113,7 +119,7 @@ def knight() -> None:
 @closed_option
 @click.option(
     "--engine",
-    type=click.Choice(ENGINES),
+    type=choice(ENGINES),
     default="prolog",
     show_default=True,
     help="prolog: prolog/knight.pl through pyswip; python: the pure-Python "
@@ -122,7 +128,7 @@ def knight() -> None:
 @click.option(
     "--format",
     "style",
-    type=click.Choice(FORMATS),
+    type=choice(FORMATS),
     default="grid",
     show_default=True,
     help="grid: the board numbered by move; ascii: the same inside +--+ lines; "
@@ -206,12 +212,13 @@ def failure_text(result: TourResult | CountResult, time_limit: float) -> str:
 @closed_option
 @click.option(
     "--engine",
-    type=click.Choice([*ENGINES, "both"]),
+    type=choice([*ENGINES, "both"]),
     default="both",
     show_default=True,
     help="Which engine counts; both: run the two and require the same count.",
 )
 @knight_time_limit
+@format_option(("table", "json"))
 def count(
     size: int | None,
     board_text: str | None,
@@ -220,6 +227,7 @@ def count(
     closed: bool,
     engine: str,
     time_limit: float,
+    fmt: str,
 ) -> None:
     """Count the directed knight's tours by exhaustive search.
 
@@ -243,6 +251,27 @@ def count(
         finally:
             runner.close()
     where = "from all squares" if square is None else f"from {square_name(board, square)}"
+    counts = {r.count for r in results if r.status is Status.OK}
+    failed = [r for r in results if r.status is not Status.OK]
+    if fmt == "json":
+        write_json(
+            {
+                "board": str(board),
+                "start": None if square is None else board.algebraic(square),
+                "closed": closed,
+                "results": [
+                    {
+                        "engine": r.engine,
+                        "status": str(r.status),
+                        "count": r.count if r.status is Status.OK else None,
+                        "cpu_seconds": round(r.cpu_seconds, 4),
+                    }
+                    for r in results
+                ],
+                "agree": len(counts) <= 1 and not failed,
+            }
+        )
+        sys.exit(1 if failed or len(counts) > 1 else 0)
     table = Table(
         title=f"Directed {kind(closed)} tours of the {board} board {where}",
         title_justify="left",
@@ -257,10 +286,8 @@ def count(
     console = stdout_console()
     console.print(table)
     err = stderr_console()
-    failed = [r for r in results if r.status is not Status.OK]
     for r in failed:
         err.print(f"plpuzzle: {failure_text(r, time_limit)}", markup=False)
-    counts = {r.count for r in results if r.status is Status.OK}
     if len(counts) > 1:
         said = ", ".join(f"{r.engine} {r.count}" for r in results)
         err.print(f"plpuzzle: the engines disagree: {said}", markup=False)
@@ -275,11 +302,10 @@ def count(
 @board_options(8)
 @click.option(
     "--engine",
-    type=click.Choice(ENGINES),
-    default="python",
+    type=choice(ENGINES),
+    default="prolog",
     show_default=True,
-    help="Whose search is surveyed. The Python engine counts its moves; "
-    "an engine that does not count them shows '?'.",
+    help="Whose search is surveyed; an engine that does not count its moves shows '?'.",
 )
 @click.option(
     "--png",
@@ -288,8 +314,14 @@ def count(
     help="Also save the grid as a heat map (PNG).",
 )
 @knight_time_limit
+@format_option()
 def survey_command(
-    size: int | None, board_text: str | None, engine: str, png: Path | None, time_limit: float
+    size: int | None,
+    board_text: str | None,
+    engine: str,
+    png: Path | None,
+    time_limit: float,
+    fmt: str,
 ) -> None:
     """How many moves the search makes from each start square.
 
@@ -318,17 +350,40 @@ def survey_command(
                     markup=False,
                 )
                 row[x] = TourResult(r.engine, Status.ERROR, message="invalid tour")
-    console.print(survey_text(board, grid), end="", markup=False)
     results = [r for row in grid for r in row]
-    console.print(survey_summary(board, results, engine), markup=False)
+    if fmt == "json":
+        write_json(survey_json(board, grid, engine))
+    else:
+        if not quiet():
+            console.print(survey_text(board, grid), end="", markup=False)
+        console.print(survey_summary(board, results, engine), markup=False)
     unsettled = [r for r in results if r.status is not Status.OK]
     for r in unsettled[:3]:
         if r.message and r.message != "invalid tour":
             err.print(f"plpuzzle: {failure_text(r, time_limit)}", markup=False)
     if png is not None:
         save_heat_map(board, grid, engine, png)
-        console.print(f"Wrote {png}", markup=False)
+        if fmt == "text" and not quiet():
+            console.print(f"Wrote {png}", markup=False)
     sys.exit(1 if unsettled or invalid else 0)
+
+
+def survey_json(board: Board, grid: list[list[TourResult]], engine: str) -> dict[str, object]:
+    """The survey for machines: a record per start square, row by row."""
+    return {
+        "board": str(board),
+        "engine": engine,
+        "squares": [
+            {
+                "square": board.algebraic((x, y)),
+                "status": str(r.status),
+                "moves": r.moves if r.status is Status.OK else None,
+                "cpu_seconds": round(r.cpu_seconds, 4),
+            }
+            for y, row in enumerate(grid)
+            for x, r in enumerate(row)
+        ],
+    }
 
 
 def survey_cell(result: TourResult) -> str:
@@ -371,7 +426,9 @@ def save_heat_map(board: Board, grid: list[list[TourResult]], engine: str, path:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise SetupError("the heat map needs matplotlib: pip install matplotlib") from None
+        raise SetupError(
+            f"--png {path}: the heat map needs matplotlib (pip install 'plpuzzle[plots]')"
+        ) from None
     data = [
         [float(r.moves) if r.found and r.moves is not None else float("nan") for r in row]
         for row in grid

@@ -29,6 +29,8 @@ class FormatError(Exception):
     message: str
 
     def __str__(self) -> str:
+        if self.line <= 0:  # about the whole file (e.g. unreadable): no position
+            return f"{self.path}: {self.message}"
         return f"{self.path}:{self.line}:{self.col}: {self.message}"
 
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import random
 import re
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 from rich import box
@@ -19,14 +19,24 @@ from rich.table import Table
 from plpuzzle.clitools import (
     InputError,
     SetupError,
+    choice,
+    format_option,
+    is_std,
     jobs_option,
+    note,
     progress_bar,
+    quiet,
     stderr_console,
     stdout_console,
     time_limit_option,
+    time_limit_option_with,
+    verbose,
+    warn,
+    write_json,
+    write_output,
     write_stdout,
 )
-from plpuzzle.engine import DEFAULT_DIALECT, DIALECTS, prolog_dir, status_label
+from plpuzzle.engine import DEFAULT_DIALECT, DIALECTS
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.domain.results import SolveResult, Status
 from plpuzzle.sudoku.domain.textformat import (
@@ -37,10 +47,8 @@ from plpuzzle.sudoku.domain.textformat import (
     harness_line,
     load_puzzle,
     load_solutions,
-    puzzle_to_text,
-    solutions_to_text,
+    parse_puzzle,
 )
-from plpuzzle.sudoku.domain.validator import validate
 from plpuzzle.sudoku.engines import ENGINES, make_engine
 from plpuzzle.sudoku.presentation.report import (
     FORMATS,
@@ -50,17 +58,23 @@ from plpuzzle.sudoku.presentation.report import (
     to_json,
     to_junit,
 )
-from plpuzzle.sudoku.services import generator, grader
-from plpuzzle.sudoku.services.crosscheck import CrossCheck, compare
+from plpuzzle.sudoku.services import generation, generator, grader
+from plpuzzle.sudoku.services.crosscheck import CrossCheck, check_all, status_text
 from plpuzzle.sudoku.services.gradebook import GradebookError
 from plpuzzle.sudoku.services.grader import GradingRequest
 from plpuzzle.sudoku.services.grading import GradeSettings, GradingError
 from plpuzzle.sudoku.services.runner import ENGINE_CHOICES, RunSettings, SuiteRunner
-from plpuzzle.sudoku.services.suite import CaseResult, SuiteCase, Verdict, discover
+from plpuzzle.sudoku.services.suite import (
+    CaseResult,
+    SuiteCase,
+    Verdict,
+    bundled_suite,
+    discover,
+)
 
 rules_option = click.option(
     "--rules",
-    type=click.Choice([r.value for r in Rules]),
+    type=choice([r.value for r in Rules]),
     default=Rules.CONSECUTIVE.value,
     show_default=True,
     help="What an s/w info means: 'consecutive' (values differ by 1) or "
@@ -75,7 +89,7 @@ solver_option = click.option(
 )
 dialect_option = click.option(
     "--dialect",
-    type=click.Choice(DIALECTS),
+    type=choice(DIALECTS),
     default=DEFAULT_DIALECT,
     show_default=True,
     help="How to load a --solver file: in SWI-Prolog's SICStus 4 emulation (the course's "
@@ -94,7 +108,10 @@ def sudoku() -> None:
 
 
 def _load_puzzle(path: Path) -> Puzzle:
+    """A puzzle file, or standard input for `-`; FormatError is the user's."""
     try:
+        if is_std(path):
+            return parse_puzzle(sys.stdin.read(), "<stdin>")
         return load_puzzle(path)
     except FormatError as e:
         raise InputError(str(e)) from None
@@ -106,10 +123,10 @@ def _check_solver(solver: Path | None) -> None:
 
 
 @sudoku.command()
-@click.argument("puzzle", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("puzzle", type=click.Path(path_type=Path, dir_okay=False, allow_dash=True))
 @click.option(
     "--engine",
-    type=click.Choice(ENGINES),
+    type=choice(ENGINES),
     default="prolog",
     show_default=True,
     help="prolog: a clpfd sudoku.pl through pyswip; python: the pure-Python reference.",
@@ -119,15 +136,19 @@ def _check_solver(solver: Path | None) -> None:
 @dialect_option
 @click.option(
     "--out",
-    type=click.Path(path_type=Path, dir_okay=False, writable=True),
-    help="Write the solutions to this file instead of stdout.",
+    type=click.Path(path_type=Path, dir_okay=False, writable=True, allow_dash=True),
+    help="Write the solutions to this file instead of stdout ('-': stdout).",
 )
 @time_limit_option
 @click.option(
     "--stats",
     is_flag=True,
     help="Also print the course harness's line with the solution count and CPU time "
-    "(on stderr, so the solutions stay byte-exact).",
+    "(on stderr, so the solutions stay byte-exact). -v implies it.",
+)
+@format_option(
+    ("text", "json"),
+    "text: the course harness's output; json: status, solutions and CPU time as one object.",
 )
 def solve(
     puzzle: Path,
@@ -138,8 +159,10 @@ def solve(
     out: Path | None,
     time_limit: float,
     stats: bool,
+    fmt: str,
 ) -> None:
-    """Print every solution of PUZZLE, as the course harness prints them.
+    """Print every solution of PUZZLE ('-': standard input), as the course
+    harness prints them.
 
     The output is byte-for-byte what the course's Prolog harness writes:
     solutions in sorted order, each after a '-----' line. Exit code 0 when
@@ -150,40 +173,49 @@ def solve(
         raise InputError("--solver needs --engine prolog")
     _check_solver(solver)
     board = _load_puzzle(puzzle)
+    if verbose():
+        note(f"solving {puzzle} with the {engine} engine ({rules} rules)")
     runner = make_engine(engine, solver, dialect, show_stderr=True)  # type: ignore[arg-type]
     try:
         result = runner.solve(board, Rules(rules), time_limit)
     finally:
         runner.close()
-    err = stderr_console()
+    problems = _answer_problems(result) if result.status is Status.OK else []
+    if fmt == "json":
+        write_output(out, _solve_json(puzzle, result, time_limit, problems))
+    elif result.status is Status.OK:
+        write_output(out, format_solutions(result.solutions, board.k))
     if result.status is not Status.OK:
-        err.print(f"plpuzzle: {_status_text(result, time_limit)}", markup=False)
+        click.echo(f"plpuzzle: {status_text(result, time_limit)}", err=True)
         sys.exit(1)
-    text = format_solutions(result.solutions, board.k)
-    if out is None:
-        write_stdout(text)
-    else:
-        try:
-            out.write_text(text)
-        except OSError as e:
-            raise InputError(f"{out}: cannot write: {e.strerror}") from None
-    if stats:
-        err.print(
-            harness_line(str(puzzle), len(result.solutions), result.cpu_seconds), markup=False
-        )
-    problems = _answer_problems(result)
+    if stats or verbose():
+        click.echo(harness_line(str(puzzle), len(result.solutions), result.cpu_seconds), err=True)
     for line in problems:
-        err.print(f"plpuzzle: warning: {line}", markup=False)
+        warn(line)
     if problems:
         sys.exit(1)
 
 
-def _status_text(result: SolveResult, time_limit: float) -> str:
-    """One line (plus evidence) on why an engine run did not finish."""
-    name = f"the {result.engine} engine"
-    if result.status is Status.TIMEOUT:
-        return f"{name} did not finish within the time limit ({time_limit:g} s)"
-    return f"{name} {status_label(result.status)}:\n{result.message}".rstrip()
+def _solve_json(puzzle: Path, result: SolveResult, time_limit: float, problems: list[str]) -> str:
+    import json
+
+    ok = result.status is Status.OK
+    return (
+        json.dumps(
+            {
+                "puzzle": str(puzzle),
+                "engine": result.engine,
+                "status": str(result.status),
+                "message": None if ok else status_text(result, time_limit),
+                "count": len(result.solutions) if ok else None,
+                "solutions": [[list(row) for row in g] for g in result.solutions] if ok else [],
+                "cpu_seconds": round(result.cpu_seconds, 4),
+                "problems": problems,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 def _answer_problems(result: SolveResult) -> list[str]:
@@ -210,7 +242,12 @@ def _expected_beside(puzzle: Path) -> Path | None:
 
 
 @sudoku.command()
-@click.argument("puzzles", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False))
+@click.argument(
+    "puzzles",
+    nargs=-1,
+    required=True,
+    type=click.Path(path_type=Path, dir_okay=False, allow_dash=True),
+)
 @rules_option
 @solver_option
 @dialect_option
@@ -222,6 +259,7 @@ def _expected_beside(puzzle: Path) -> Path | None:
     "By default testNNNs.txt beside testNNNd.txt is used when it exists.",
 )
 @time_limit_option
+@format_option(("table", "json"))
 def check(
     puzzles: tuple[Path, ...],
     rules: str,
@@ -229,8 +267,10 @@ def check(
     dialect: str,
     expected: Path | None,
     time_limit: float,
+    fmt: str,
 ) -> None:
-    """Solve PUZZLES with both engines and compare their solution sets.
+    """Solve PUZZLES ('-': one from standard input) with both engines and
+    compare their solution sets.
 
     The Prolog engine (ours, or --solver) and the pure-Python reference must
     find the same solutions, each exactly once. Where they differ, the
@@ -246,7 +286,28 @@ def check(
         for p, b in zip(puzzles, boards, strict=True)
     ]
     engines = [make_engine("prolog", solver, dialect), make_engine("python")]  # type: ignore[arg-type]
+    outcomes = check_all(boards, expectations, Rules(rules), engines, time_limit)
+    failures = [(p, o) for p, o in zip(puzzles, outcomes, strict=True) if not o.agree]
+    if fmt == "json":
+        write_json(_check_json(puzzles, outcomes, rules))
+        sys.exit(1 if failures else 0)
     console = stdout_console()
+    if not quiet():
+        console.print(_check_table(puzzles, outcomes, rules, expected_given=expectations))
+    for path, outcome in failures:
+        _print_disagreement(console, path, outcome)
+    agreed = len(puzzles) - len(failures)
+    also = " and match the expected solutions" if any(e is not None for e in expectations) else ""
+    console.print(f"{agreed} of {len(puzzles)} puzzles: the engines agree{also}.")
+    sys.exit(1 if failures else 0)
+
+
+def _check_table(
+    puzzles: tuple[Path, ...],
+    outcomes: list[CrossCheck],
+    rules: str,
+    expected_given: list[list[Grid] | None],
+) -> Table:
     folders = {p.parent for p in puzzles}
     where = f" in {folders.pop()}" if len(folders) == 1 else ""
     names = [p.name if where else str(p) for p in puzzles]
@@ -259,35 +320,47 @@ def check(
     table.add_column("puzzle", min_width=max(map(len, names)), no_wrap=True)
     for heading in ("K", "solutions", "prolog", "python", "expected", "verdict"):
         table.add_column(heading, no_wrap=True)
-    failures: list[tuple[Path, CrossCheck]] = []
-    try:
-        for path, name, board, exp in zip(puzzles, names, boards, expectations, strict=True):
-            results = [e.solve(board, Rules(rules), time_limit) for e in engines]
-            if exp is not None:
-                results.append(SolveResult("expected", Status.OK, exp))
-            outcome = compare(board, Rules(rules), results)
-            if not outcome.agree:
-                failures.append((path, outcome))
-            cells = [_cell(f.result) for f in outcome.findings]
-            table.add_row(
-                name,
-                str(board.k),
-                str(outcome.count),
-                cells[0],
-                cells[1],
-                cells[2] if exp is not None else "-",
-                "[green]agree[/]" if outcome.agree else "[red]DISAGREE[/]",
-            )
-    finally:
-        for e in engines:
-            e.close()
-    console.print(table)
-    for path, outcome in failures:
-        _print_disagreement(console, path, outcome)
-    agreed = len(puzzles) - len(failures)
-    also = " and match the expected solutions" if any(e is not None for e in expectations) else ""
-    console.print(f"{agreed} of {len(puzzles)} puzzles: the engines agree{also}.")
-    sys.exit(1 if failures else 0)
+    for name, outcome, exp in zip(names, outcomes, expected_given, strict=True):
+        cells = [_cell(f.result) for f in outcome.findings]
+        table.add_row(
+            name,
+            str(outcome.puzzle.k),
+            str(outcome.count),
+            cells[0],
+            cells[1],
+            cells[2] if exp is not None else "-",
+            "[green]agree[/]" if outcome.agree else "[red]DISAGREE[/]",
+        )
+    return table
+
+
+def _check_json(
+    puzzles: tuple[Path, ...], outcomes: list[CrossCheck], rules: str
+) -> dict[str, Any]:
+    return {
+        "rules": rules,
+        "puzzles": [
+            {
+                "puzzle": str(path),
+                "k": o.puzzle.k,
+                "solutions": o.count,
+                "agree": o.agree,
+                "sides": [
+                    {
+                        "engine": f.engine,
+                        "status": str(f.result.status),
+                        "count": len(f.result.solutions),
+                        "cpu_seconds": round(f.result.cpu_seconds, 4),
+                        "faults": list(f.faults),
+                    }
+                    for f in o.findings
+                ],
+            }
+            for path, o in zip(puzzles, outcomes, strict=True)
+        ],
+        "agreed": sum(o.agree for o in outcomes),
+        "total": len(outcomes),
+    }
 
 
 def _load_expected(path: Path | None, board: Puzzle) -> list[Grid] | None:
@@ -334,30 +407,6 @@ def _print_disagreement(console: Console, path: Path, outcome: CrossCheck) -> No
             console.print(f"    - and {len(violations) - 10} more", markup=False)
 
 
-_SOLUTION_RANGE = re.compile(r"\s*(\d+)\s*(?:\.\.\s*(\d+)\s*)?")
-_NUMBERED = re.compile(r"test(\d+)[ds]\.txt")
-
-
-def _solution_range(text: str) -> tuple[int, int]:
-    """`MIN..MAX` (or a single N) as a pair of counts."""
-    match = _SOLUTION_RANGE.fullmatch(text)
-    if not match:
-        raise InputError(f"--solutions {text!r}: expected MIN..MAX, e.g. 1..1 or 100..250")
-    least = int(match.group(1))
-    most = int(match.group(2) or least)
-    if least > most:
-        raise InputError(f"--solutions {text!r}: MIN is greater than MAX")
-    return least, most
-
-
-def _next_number(folder: Path) -> int:
-    """One after the highest testNNN in `folder`, or 1."""
-    if not folder.is_dir():
-        return 1
-    numbers = [int(m.group(1)) for p in folder.iterdir() if (m := _NUMBERED.fullmatch(p.name))]
-    return max(numbers, default=0) + 1
-
-
 @sudoku.command(name="generate")
 @click.option("--k", "k", type=int, required=True, help="Cell size K (the grid is K*K x K*K).")
 @rules_option
@@ -384,7 +433,7 @@ def _next_number(folder: Path) -> int:
 )
 @click.option(
     "--kind",
-    type=click.Choice([k.value for k in generator.Kind]),
+    type=choice([k.value for k in generator.Kind]),
     default=generator.Kind.MIXED.value,
     show_default=True,
     help="mixed: values, parities and s/w infos; lean: as few values as the count allows; "
@@ -413,6 +462,7 @@ def _next_number(folder: Path) -> int:
 )
 @click.option("--force", is_flag=True, help="Overwrite existing testNNN files.")
 @time_limit_option
+@format_option()
 def generate_puzzles(
     k: int,
     rules: str,
@@ -425,6 +475,7 @@ def generate_puzzles(
     start: int | None,
     force: bool,
     time_limit: float,
+    fmt: str,
 ) -> None:
     """Make test puzzles with a given number of solutions, checked by both engines.
 
@@ -435,106 +486,79 @@ def generate_puzzles(
     solution set and the validator accepts every solution. Exit code 0 when
     every puzzle was confirmed, 1 when not, 2 for bad options.
     """
-    least, most = _solution_range(solution_range)
-    if not generator.MIN_K <= k <= generator.MAX_K:
-        raise InputError(f"--k {k}: the generator makes puzzles for K in 1..{generator.MAX_K}")
     try:
-        generator.check_request(k, least, most)
-    except generator.GenerationError as e:
+        request = generation.GenerateRequest(
+            k,
+            Rules(rules),
+            count,
+            generation.solution_range(solution_range),
+            generation.fresh_seed() if seed is None else seed,
+            generator.Kind(kind),
+            keep,
+            out_dir,
+            start,
+            force,
+            time_limit,
+        )
+        names = generation.plan(request)
+    except generation.RequestError as e:
         raise InputError(str(e)) from None
-    if start is None:
-        start = _next_number(out_dir)
-    names = [f"test{n:03d}" for n in range(start, start + count)]
-    if not force:
-        for name in names:
-            for suffix in ("d", "s"):
-                path = out_dir / f"{name}{suffix}.txt"
-                if path.exists():
-                    raise InputError(f"{path} exists; use --force to overwrite, or --start")
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise InputError(f"{out_dir}: cannot create the folder: {e.strerror}") from None
-    console = stdout_console()
-    if seed is None:
-        seed = random.SystemRandom().randrange(2**32)
-        console.print(f"seed {seed} (pass --seed {seed} to repeat this run)", markup=False)
-    rng = random.Random(seed)
-    the_rules, the_kind = Rules(rules), generator.Kind(kind)
-    engines = [make_engine("prolog"), make_engine("python")]
-    failures = 0
-    try:
-        with progress_bar(console) as progress:
-            task = progress.add_task("generating", total=count)
-            for name in names:
-                progress.update(task, description=f"generating {name}")
-                try:
-                    made = generator.generate(k, the_rules, rng, (least, most), the_kind, keep=keep)
-                except generator.GenerationError as e:
-                    raise InputError(str(e)) from None
-                puzzle_path = out_dir / f"{name}d.txt"
-                solutions_path = out_dir / f"{name}s.txt"
-                _write(puzzle_path, puzzle_to_text(made.puzzle))
-                progress.update(task, description=f"checking {name}")
-                results = [e.solve(made.puzzle, the_rules, time_limit) for e in engines]
-                outcome = compare(made.puzzle, the_rules, results)
-                problem = _generated_problem(made, outcome, results, time_limit)
-                if problem is None:
-                    _write(solutions_path, solutions_to_text(results[0].solutions))
-                else:
-                    solutions_path.unlink(missing_ok=True)  # never leave a stale one
-                    failures += 1
-                times = ", ".join(f"{r.engine} {r.cpu_seconds:.2f}s" for r in results)
-                verdict = "[green]confirmed[/]" if problem is None else "[red]NOT CONFIRMED[/]"
-                console.print(
-                    f"{escape(str(puzzle_path))}  K={k}  {made.solutions:>4} solution(s)  "
-                    f"{made.info_count:>4} infos  ({times})  {verdict}"
-                )
-                if problem is not None:
-                    console.print(f"  {problem}; {solutions_path.name} not written", markup=False)
-                    if all(r.status is Status.OK for r in results) and not outcome.agree:
-                        _print_disagreement(console, puzzle_path, outcome)
-                progress.advance(task)
-    finally:
-        for each in engines:
-            each.close()
-    done = count - failures
-    console.print(f"{done} of {count} puzzles confirmed by both engines (seed {seed}).")
-    sys.exit(1 if failures else 0)
+    console = stdout_console() if fmt == "text" else stderr_console()
+    if seed is None and fmt == "text" and not quiet():
+        console.print(f"seed {request.seed} (pass --seed {request.seed} to repeat this run)")
+    with progress_bar(console) as progress:
+        task = progress.add_task("generating", total=count)
+
+        def on_made(item: generation.MadePuzzle) -> None:
+            progress.advance(task)
+            if fmt == "text":
+                _print_made(console, item)
+
+        try:
+            made = generation.generate_all(
+                request, names, lambda what: progress.update(task, description=what), on_made
+            )
+        except generation.RequestError as e:
+            raise InputError(str(e)) from None
+    confirmed = sum(m.confirmed for m in made)
+    if fmt == "json":
+        write_json(
+            {
+                "seed": request.seed,
+                "puzzles": [m.to_json() for m in made],
+                "confirmed": confirmed,
+                "count": count,
+            }
+        )
+    else:
+        console.print(
+            f"{confirmed} of {count} puzzles confirmed by both engines (seed {request.seed})."
+        )
+    sys.exit(0 if confirmed == count else 1)
 
 
-def _write(path: Path, text: str) -> None:
-    try:
-        path.write_text(text)
-    except OSError as e:
-        raise InputError(f"{path}: cannot write: {e.strerror}") from None
-
-
-def _generated_problem(
-    made: generator.Generated,
-    outcome: CrossCheck,
-    results: list[SolveResult],
-    time_limit: float,
-) -> str | None:
-    """Why a generated puzzle's solutions cannot be trusted, or None."""
-    for r in results:
-        if r.status is not Status.OK:
-            return _status_text(r, time_limit).split("\n")[0]
-    if not outcome.agree:
-        return "the engines disagree"
-    found = len(results[0].distinct)
-    if found != made.solutions:
-        return f"the engines find {found} solution(s), the generator counted {made.solutions}"
-    if made.solutions and validate(made.puzzle, made.grid, outcome.rules):
-        return "the grid the puzzle was made from breaks it"
-    return None
+def _print_made(console: Console, item: generation.MadePuzzle) -> None:
+    """A line per puzzle (not with -q), and why it was not confirmed."""
+    if item.confirmed and quiet():
+        return
+    times = ", ".join(f"{r.engine} {r.cpu_seconds:.2f}s" for r in item.results)
+    verdict = "[green]confirmed[/]" if item.confirmed else "[red]NOT CONFIRMED[/]"
+    console.print(
+        f"{escape(str(item.puzzle_path))}  K={item.made.puzzle.k}  "
+        f"{item.made.solutions:>4} solution(s)  {item.made.info_count:>4} infos  "
+        f"({times})  {verdict}"
+    )
+    if not item.confirmed:
+        console.print(f"  {item.problem}; {item.solutions_path.name} not written", markup=False)
+        if all(r.status is Status.OK for r in item.results) and not item.outcome.agree:
+            _print_disagreement(console, item.puzzle_path, item.outcome)
 
 
 @sudoku.command(name="test")
 @click.argument("folder", type=click.Path(path_type=Path, file_okay=False))
 @click.option(
     "--engine",
-    type=click.Choice(ENGINE_CHOICES),
+    type=choice(ENGINE_CHOICES),
     default="prolog",
     show_default=True,
     help="Which engine is judged; 'both' also cross-checks Prolog against Python per test.",
@@ -555,7 +579,7 @@ def _generated_problem(
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(FORMATS),
+    type=choice(FORMATS),
     default="table",
     show_default=True,
     help="table: for people; ksudoku: the course harness's lines exactly; "
@@ -661,7 +685,7 @@ def _print_result(
 ) -> None:
     if fmt == "ksudoku":
         write_stdout(ksudoku_line(folder, result, settings.time_limit) + "\n")
-    elif fmt == "table":
+    elif fmt == "table" and (not quiet() or result.verdict is not Verdict.CORRECT):
         k = f"K={result.k}" if result.k else "K=?"
         style = _VERDICT_STYLE[result.verdict]
         console.print(
@@ -669,10 +693,6 @@ def _print_result(
             f"{result.cpu_seconds:>8.2f} s  [{style}]{result.verdict.value:<11}[/] "
             f"{escape(result.summary())}"
         )
-
-
-def _bundled_suite() -> Path:
-    return prolog_dir().parent / "puzzles" / "sudoku" / "consecutive"
 
 
 @sudoku.command()
@@ -684,7 +704,7 @@ def _bundled_suite() -> Path:
 )
 @click.option(
     "--rules",
-    type=click.Choice([r.value for r in Rules]),
+    type=choice([r.value for r in Rules]),
     default=Rules.ODDSUM.value,
     show_default=True,
     help="The rules of --suite (the official suite's are oddsum).",
@@ -728,6 +748,7 @@ def _bundled_suite() -> Path:
     show_default=True,
     help="Also time the same findall in a plain swipl process and through pyswip.",
 )
+@format_option()
 def bench(
     suite: Path | None,
     rules: str,
@@ -739,6 +760,7 @@ def bench(
     out_dir: Path,
     reference: Path | None,
     overhead: bool,
+    fmt: str,
 ) -> None:
     """Time both engines beside the course's reference solvers.
 
@@ -748,46 +770,27 @@ def bench(
     OUT/times-by-k.png and OUT/REPORT.md (machine, settings, times beside
     the course's, the slowest tests, and the cost of the pyswip interface).
     Exit code 0 when no engine gave a wrong answer or failed (timeouts are
-    results), 1 otherwise, 2 for bad usage, 3 without matplotlib.
+    results), 1 otherwise, 2 for bad usage. Without matplotlib (the `plots`
+    extra) the plot is left out with a warning and the rest is written.
     """
     from plpuzzle.sudoku.services import bench as bm
 
-    suite = suite or bm.default_suite()
-    if not suite.is_dir():
-        raise InputError(
-            f"{suite}: no such suite folder (the course's official suite; --suite DIR)"
-        )
-    consecutive = consecutive or _bundled_suite()
-    if not consecutive.is_dir():
-        raise InputError(f"{consecutive}: no such suite folder (--consecutive DIR)")
-    if reference is not None and not reference.is_file():
-        raise InputError(f"{reference}: no such file")
-    names = list(dict.fromkeys(e.strip() for e in engines.split(",") if e.strip()))
-    unknown = [e for e in names if e not in ENGINES]
-    if unknown or not names:
-        raise InputError(f"--engines: choose from {', '.join(ENGINES)}, got {engines!r}")
-    settings = bm.BenchSettings(
-        suites=(
-            bm.SuiteSpec("official", suite, Rules(rules)),
-            bm.SuiteSpec("consecutive", consecutive, Rules.CONSECUTIVE),
-        ),
-        engines=tuple(names),
-        jobs=jobs,
-        time_limit=time_limit,
-        only=only,
-        out_dir=out_dir,
-        reference=reference or suite.parent / "reference-times.csv",
-        overhead=overhead,
-    )
     try:
-        references = bm.load_reference(settings.reference)
-    except ValueError as e:
+        settings, references, cases = bm.plan(
+            suite,
+            Rules(rules),
+            consecutive,
+            engines,
+            jobs,
+            time_limit,
+            only,
+            out_dir,
+            reference,
+            overhead,
+        )
+    except bm.BenchRequestError as e:
         raise InputError(str(e)) from None
-    cases = bm.select_cases(settings)
-    if not any(cases.values()):
-        what = f" matching {only!r}" if only else ""
-        raise InputError(f"{suite}, {consecutive}: no testNNNd.txt puzzles{what}")
-    console = stdout_console()
+    console = stdout_console() if fmt == "text" else stderr_console()
     with progress_bar(console) as progress:
 
         def on_start(description: str, total: int) -> Callable[[CaseResult], None]:
@@ -795,9 +798,15 @@ def bench(
             return lambda _result: progress.advance(task)
 
         run = bm.run_bench(settings, cases, references, on_start)
-    console.print("\n".join(bm.summary_lines(run)), markup=False)
     paths = bm.write_outputs(run)
-    console.print("Wrote " + ", ".join(str(p) for p in paths), markup=False)
+    if not bm.plots_available():
+        warn(f"{bm.PLOT_NAME} not drawn: it needs matplotlib (pip install 'plpuzzle[plots]')")
+    if fmt == "json":
+        write_json(bm.to_json(run, paths))
+    else:
+        console.print("\n".join(bm.summary_lines(run)), markup=False)
+        if not quiet():
+            console.print("Wrote " + ", ".join(str(p) for p in paths), markup=False)
     sys.exit(1 if run.failed else 0)
 
 
@@ -817,14 +826,7 @@ def bench(
     metavar="FILE.toml",
     help="Points per test (default: 1 per correct test); may name the subset that counts.",
 )
-@click.option(
-    "--time-limit",
-    type=click.FloatRange(min=0.001),
-    default=60.0,
-    show_default=True,
-    metavar="SEC",
-    help="CPU seconds per test, counted over all of the submission's processes.",
-)
+@time_limit_option_with("CPU seconds per test, counted over all of the submission's processes.")
 @click.option(
     "--wall-limit",
     type=click.FloatRange(min=0.001),
@@ -841,7 +843,7 @@ def bench(
 )
 @jobs_option("tests run at once (over all submissions)")
 @click.option(
-    "--report",
+    "--out",
     "report_dir",
     type=click.Path(path_type=Path, file_okay=False),
     default=Path("grading_report"),
@@ -849,17 +851,25 @@ def bench(
     help="Where grades.csv, grades.json and grades.html go.",
 )
 @click.option(
+    "--report",
+    "old_report_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    hidden=True,
+    help="The old name of --out.",
+)
+@click.option(
     "--db",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="The SQLite gradebook that makes grading resumable. Default: REPORT/grades.sqlite.",
+    help="The SQLite gradebook that makes grading resumable. Default: OUT/grades.sqlite.",
 )
 @click.option(
     "--dialect",
-    type=click.Choice(DIALECTS),
+    type=choice(DIALECTS),
     default=DEFAULT_DIALECT,
     show_default=True,
     help="Submissions are SICStus 4 code, loaded in SWI-Prolog's emulation; or plain SWI.",
 )
+@format_option(("text", "json"), "text: a table per student; json: the grades.json report.")
 def grade(
     submissions: Path,
     suite: Path | None,
@@ -870,8 +880,10 @@ def grade(
     memory_limit: int,
     jobs: int,
     report_dir: Path,
+    old_report_dir: Path | None,
     db: Path | None,
     dialect: str,
+    fmt: str,
 ) -> None:
     """Grade a class: every student's sudoku.pl on every test, sandboxed.
 
@@ -885,18 +897,27 @@ def grade(
     how each run ended. Results are kept in an SQLite gradebook: running
     again skips what is already graded for the same submission, test and
     settings, and graders sharing a gradebook never run the same test twice.
+    On Ctrl-C what was graded stays in the gradebook for the next run.
     """
+    if old_report_dir is not None:
+        warn("--report is deprecated: use --out")
+        report_dir = old_report_dir
     settings = GradeSettings(Rules(rules), dialect, time_limit, memory_limit, wall_limit)  # type: ignore[arg-type]
     request = GradingRequest(
-        submissions, suite or _bundled_suite(), settings, report_dir, db, points_file, jobs
+        submissions, suite or bundled_suite(), settings, report_dir, db, points_file, jobs
     )
-    console = stdout_console()
-    err = stderr_console()
+    console = stdout_console() if fmt == "text" else stderr_console()
+    done = [0]
     with progress_bar(console) as progress:
 
         def on_start(total: int) -> Callable[[], None]:
             task = progress.add_task("grading", total=total)
-            return lambda: progress.advance(task)
+
+            def tick() -> None:
+                done[0] += 1
+                progress.advance(task)
+
+            return tick
 
         try:
             outcome = grader.grade(request, on_start)
@@ -904,9 +925,26 @@ def grade(
             raise InputError(str(e)) from None
         except grader.SetupProblem as e:
             raise SetupError(str(e)) from None
+        except KeyboardInterrupt:
+            click.echo(
+                f"plpuzzle: {done[0]} test run(s) graded before the interrupt are kept in "
+                f"the gradebook; run the same command again to go on",
+                err=True,
+            )
+            raise
     for warning in outcome.warnings:
-        err.print(f"[yellow]plpuzzle: warning:[/] {escape(warning)}")
-    _print_class_summary(console, outcome)
+        warn(warning)
+    if fmt == "json":
+        write_json(
+            {
+                **outcome.report,
+                "graded_now": outcome.new,
+                "reused": outcome.reused,
+                "outputs": [str(p) for p in outcome.paths],
+            }
+        )
+    else:
+        _print_class_summary(console, outcome)
 
 
 def _print_class_summary(console: Console, outcome: grader.GradingOutcome) -> None:
@@ -927,7 +965,8 @@ def _print_class_summary(console: Console, outcome: grader.GradingOutcome) -> No
     for s in report["students"]:
         counts = [str(s["counts"][g]) if s["counts"][g] else "-" for g in report["grades"]]
         table.add_row(escape(s["id"]), f"{s['score']}/{s['max_score']}", *counts)
-    console.print(table)
+    if not quiet():
+        console.print(table)
     if report["not_emulated"]:
         stderr_console().print(
             "[yellow]plpuzzle: warning:[/] runs stopped on SICStus library predicates that "

@@ -49,6 +49,7 @@ from plpuzzle.sudoku.services.suite import (
     CaseResult,
     SuiteCase,
     Verdict,
+    bundled_suite,
     discover,
     load_case,
     natural_key,
@@ -1042,14 +1043,93 @@ def default_suite() -> Path:
     return Path(shared) / "bme-2013-oddsum" / "tests"
 
 
+class BenchRequestError(Exception):
+    """The benchmark cannot run as asked (the user's to fix)."""
+
+
+def plots_available() -> bool:
+    """Whether matplotlib (the `plots` extra) is installed."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("matplotlib") is not None
+    except (ImportError, ValueError):  # e.g. sys.modules["matplotlib"] = None
+        return False
+
+
+def plan(
+    suite: Path | None,
+    rules: Rules,
+    consecutive: Path | None,
+    engines: str,
+    jobs: int,
+    time_limit: float,
+    only: str | None,
+    out_dir: Path,
+    reference: Path | None,
+    overhead: bool,
+) -> tuple[BenchSettings, dict[str, Reference], dict[str, list[SuiteCase]]]:
+    """Settings, reference times and cases for a run; BenchRequestError
+    for a missing folder or file, an unknown engine, or nothing to run."""
+    suite = suite or default_suite()
+    if not suite.is_dir():
+        raise BenchRequestError(
+            f"{suite}: no such suite folder (the course's official suite; --suite DIR)"
+        )
+    consecutive = consecutive or bundled_suite()
+    if not consecutive.is_dir():
+        raise BenchRequestError(f"{consecutive}: no such suite folder (--consecutive DIR)")
+    if reference is not None and not reference.is_file():
+        raise BenchRequestError(f"{reference}: no such file")
+    names = list(dict.fromkeys(e.strip().lower() for e in engines.split(",") if e.strip()))
+    known = ("prolog", "python")
+    unknown = [e for e in names if e not in known]
+    if unknown or not names:
+        raise BenchRequestError(f"--engines: choose from {', '.join(known)}, got {engines!r}")
+    settings = BenchSettings(
+        suites=(
+            SuiteSpec("official", suite, rules),
+            SuiteSpec("consecutive", consecutive, Rules.CONSECUTIVE),
+        ),
+        engines=tuple(names),
+        jobs=jobs,
+        time_limit=time_limit,
+        only=only,
+        out_dir=out_dir,
+        reference=reference or suite.parent / "reference-times.csv",
+        overhead=overhead,
+    )
+    try:
+        references = load_reference(settings.reference)
+    except ValueError as e:
+        raise BenchRequestError(str(e)) from None
+    cases = select_cases(settings)
+    if not any(cases.values()):
+        what = f" matching {only!r}" if only else ""
+        raise BenchRequestError(f"{suite}, {consecutive}: no testNNNd.txt puzzles{what}")
+    return settings, references, cases
+
+
+def to_json(run: BenchRun, paths: list[Path]) -> dict[str, object]:
+    """The `--format json` report: a row per suite, test and engine."""
+    return {
+        "failed": run.failed,
+        "outputs": [str(p) for p in paths],
+        "rows": list(csv.DictReader(io.StringIO(to_csv(run.rows)))),
+    }
+
+
 def write_outputs(run: BenchRun) -> list[Path]:
-    """results.csv, the plot and REPORT.md in the output folder."""
+    """results.csv, the plot (when matplotlib is installed) and REPORT.md."""
     out = run.settings.out_dir
     out.mkdir(parents=True, exist_ok=True)
     main = run.settings.suites[0]
     csv_path, plot_path, report_path = out / "results.csv", out / PLOT_NAME, out / "REPORT.md"
     csv_path.write_text(to_csv(run.rows), encoding="utf-8")
     title = f"Per-test CPU time by K: {main.label} suite ({main.rules.value} rules)"
-    write_plot(plot_series(run, main.label), title, plot_path)
+    written = [csv_path]
+    if plots_available():
+        write_plot(plot_series(run, main.label), title, plot_path)
+        written.append(plot_path)
     report_path.write_text(render_report(run, PLOT_NAME), encoding="utf-8")
-    return [csv_path, plot_path, report_path]
+    return [*written, report_path]

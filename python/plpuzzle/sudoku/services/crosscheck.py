@@ -10,11 +10,17 @@ expected-solution file as a third side can.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from plpuzzle.engine import status_label
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.domain.results import SolveResult, Status
 from plpuzzle.sudoku.domain.validator import Violation, validate
+
+if TYPE_CHECKING:
+    from plpuzzle.sudoku.engines import Engine
 
 
 @dataclass
@@ -104,3 +110,36 @@ def compare(puzzle: Puzzle, rules: Rules, results: list[SolveResult]) -> CrossCh
         else:
             findings.append(Finding(result, verdicts))
     return CrossCheck(puzzle, rules, findings, verdicts)
+
+
+def status_text(result: SolveResult, time_limit: float) -> str:
+    """One line (plus evidence) on why an engine run did not finish."""
+    name = f"the {result.engine} engine"
+    if result.status is Status.TIMEOUT:
+        return f"{name} did not finish within the time limit ({time_limit:g} s)"
+    return f"{name} {status_label(result.status)}:\n{result.message}".rstrip()
+
+
+def check_all(
+    boards: list[Puzzle],
+    expectations: list[list[Grid] | None],
+    rules: Rules,
+    engines: Sequence[Engine],  # closed here, whatever happens
+    time_limit: float,
+    on_checked: Callable[[int, CrossCheck], None] = lambda _i, _c: None,
+) -> list[CrossCheck]:
+    """Solve each board with every engine and compare them (and the
+    expected solutions, where given); `on_checked` sees each outcome."""
+    outcomes = []
+    try:
+        for i, (board, exp) in enumerate(zip(boards, expectations, strict=True)):
+            results = [e.solve(board, rules, time_limit) for e in engines]
+            if exp is not None:
+                results.append(SolveResult("expected", Status.OK, exp))
+            outcome = compare(board, rules, results)
+            outcomes.append(outcome)
+            on_checked(i, outcome)
+    finally:
+        for e in engines:
+            e.close()
+    return outcomes

@@ -538,6 +538,7 @@ def grade_class(
     goals = {case.name: goal_for(case) for case in cases}
     failed_loads: dict[str, LoadReport] = {}
     lock = threading.Lock()
+    stop = threading.Event()  # Ctrl-C: no new tests, finish the running ones
 
     with RunFolder(workspace) as run:
         folders: dict[str, Path] = {}
@@ -552,7 +553,7 @@ def grade_class(
             program: SandboxedProgram | None = None
             current: str | None = None
             try:
-                while (pair := plan.next(current)) is not None:
+                while not stop.is_set() and (pair := plan.next(current)) is not None:
                     sub, case = pair
                     if current != sub.student and program is not None:
                         program.close()
@@ -602,15 +603,25 @@ def grade_class(
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             futures = [pool.submit(slot_work, slot) for slot in range(max(1, jobs))]
             received = 0
-            while received < len(todo):
-                try:
-                    item = results.get(timeout=0.2)
-                except queue.Empty:
-                    for f in futures:  # a slot that failed would otherwise hang us
-                        if f.done() and f.exception() is not None:
-                            f.result()
-                    continue
-                if item is not None:
-                    hooks.record(*item)
-                    received += 1
+            try:
+                while received < len(todo):
+                    try:
+                        item = results.get(timeout=0.2)
+                    except queue.Empty:
+                        for f in futures:  # a slot that failed would otherwise hang us
+                            if f.done() and f.exception() is not None:
+                                f.result()
+                        continue
+                    if item is not None:
+                        hooks.record(*item)
+                        received += 1
+            except KeyboardInterrupt:
+                # Keep what is graded: the running tests end within their
+                # limits, and their grades go to the gradebook like the rest.
+                stop.set()
+                pool.shutdown(wait=True)
+                while not results.empty():
+                    if (item := results.get()) is not None:
+                        hooks.record(*item)
+                raise
     return summary

@@ -351,6 +351,7 @@ def run_cli(
     report = work / f"report-{tag}"  # fresh: its gradebook starts empty
     argv = [sys.executable, "-m", "plpuzzle", "sudoku", "grade", str(CLASS)]
     argv += ["--suite", str(suite), "--rules", RULES, "--time-limit", f"{time_limit:g}"]
+    # --report, not --out: the grader of 96b44e0 runs this too, and knows only that name
     argv += ["--memory-limit", str(MEMORY_MB), "--jobs", str(jobs), "--report", str(report)]
     wall, _ = _run(argv, version.pythonpath, work / f"cli-{tag}.log")
     try:

@@ -194,3 +194,30 @@ def judge(
     if out.missing or out.extra or out.duplicates or out.bad_answers:
         out.verdict = Verdict.WRONG
     return out
+
+
+def bundled_puzzles(*parts: str) -> Path:
+    """A folder of the puzzles shipped with plpuzzle (the top-level puzzles/).
+
+    An installed package carries them as plpuzzle.puzzles_data, found via
+    importlib.resources so that no source tree is needed; an editable
+    install's import hook does not map that data-only package, so a source
+    checkout falls back to puzzles/ beside python/.
+    """
+    from importlib.resources import files
+
+    try:
+        found = files("plpuzzle.puzzles_data")
+        for part in parts:  # one step at a time: a namespace package's
+            found = found.joinpath(part)  # MultiplexedPath takes one child
+        installed: Path | None = Path(str(found)) if isinstance(found, Path) else None
+    except (ModuleNotFoundError, FileNotFoundError):
+        installed = None
+    if installed is not None and installed.is_dir():
+        return installed
+    return Path(__file__).resolve().parents[4].joinpath("puzzles", *parts)
+
+
+def bundled_suite() -> Path:
+    """The default suite of `grade` and `bench`: the consecutive puzzles."""
+    return bundled_puzzles("sudoku", "consecutive")

@@ -1,0 +1,447 @@
+"""The conventions every `plpuzzle` command follows, checked on the real
+commands: as real processes where the process matters (exit codes, stdin,
+signals, imports), and by walking the click tree for option defaults."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from importlib.metadata import version
+from pathlib import Path
+
+import click
+import pytest
+
+from plpuzzle.cli import GROUPS, main
+from plpuzzle.clitools import DEFAULT_TIME_LIMIT, ENGINE_DEFAULT_RULE
+
+REPO = Path(__file__).resolve().parents[1]
+BUNDLED = REPO / "puzzles" / "sudoku" / "consecutive"
+EXAMPLE = BUNDLED / "test001d.txt"
+SOLVERS = REPO / "tests" / "fixtures" / "solvers"
+SCRIPT = Path(sys.executable).with_name("plpuzzle")
+
+#: Commands that compare the engines and so default to --engine both.
+COMPARING = {"knight count", "flag"}
+
+
+def command_line() -> list[str]:
+    """The installed `plpuzzle` script, or `python -m plpuzzle` without one."""
+    return [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "plpuzzle"]
+
+
+def plpuzzle(
+    *args: str | Path, cwd: Path = REPO, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*command_line(), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+        input=stdin,
+    )
+
+
+def without_matplotlib(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """plpuzzle in a process where `import matplotlib` fails, as when the
+    `plots` extra is not installed."""
+    code = (
+        "import sys; sys.modules['matplotlib'] = None; sys.argv[0] = 'plpuzzle'; "
+        "from plpuzzle.cli import main; main()"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code, *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+    )
+
+
+def all_commands() -> Iterator[tuple[str, click.Command]]:
+    """Every leaf command, by its full name (e.g. `sudoku solve`)."""
+    ctx = click.Context(main)
+    for name in main.list_commands(ctx):
+        group = main.get_command(ctx, name)
+        assert group is not None
+        if isinstance(group, click.Group):
+            for sub in group.list_commands(ctx):
+                command = group.get_command(ctx, sub)
+                assert command is not None
+                yield f"{name} {sub}", command
+        else:
+            yield name, group
+
+
+def param(command: click.Command, name: str) -> click.Parameter | None:
+    return next((p for p in command.params if p.name == name), None)
+
+
+# --- loading lazily, --version -------------------------------------------------
+
+
+def test_help_lists_the_groups_without_importing_them() -> None:
+    code = (
+        "import sys\n"
+        "from plpuzzle.cli import main\n"
+        "try:\n"
+        "    main(['--help'], prog_name='plpuzzle')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = ['plpuzzle.sudoku', 'plpuzzle.knight', 'plpuzzle.flag', 'matplotlib',\n"
+        "         'pyswip', 'plpuzzle.engine', 'rich']\n"
+        "print('LOADED', [m for m in heavy if m in sys.modules])\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert "LOADED []" in run.stdout
+    for name, (_, short_help) in GROUPS.items():
+        assert f"{name}  " in run.stdout and short_help in run.stdout
+
+
+def test_the_lazy_help_lines_are_the_groups_own() -> None:
+    ctx = click.Context(main)
+    for name, (_, short_help) in GROUPS.items():
+        group = main.get_command(ctx, name)
+        assert group is not None and group.get_short_help_str(limit=200) == short_help
+
+
+def test_version_is_the_installed_distributions() -> None:
+    for flag in ("--version", "-V"):
+        run = plpuzzle(flag)
+        assert run.returncode == 0
+        assert run.stdout == f"plpuzzle, version {version('plpuzzle')}\n"
+
+
+# --- one error style and exit codes ------------------------------------------------
+
+
+def test_a_missing_file_is_a_file_level_error_without_a_position() -> None:
+    run = plpuzzle("sudoku", "solve", "nowhere.txt")
+    assert run.returncode == 2
+    assert run.stderr == ("plpuzzle: error: nowhere.txt: cannot read: No such file or directory\n")
+
+
+def test_a_bad_field_is_reported_with_its_position(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.txt"
+    bad.write_text("2\n- - - -\n- x - -\n- - - -\n- - - -\n")
+    run = plpuzzle("sudoku", "solve", bad)
+    assert run.returncode == 2
+    assert run.stderr.startswith(f"plpuzzle: error: {bad}:3:3: ")
+    assert run.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("sudoku", "solve", "nowhere.txt"),
+        ("sudoku", "check", "nowhere.txt"),
+        ("sudoku", "test", "no-such-folder"),
+        ("sudoku", "generate", "--k", "2", "--solutions", "3..1"),
+        ("sudoku", "generate", "--k", "99"),
+        ("sudoku", "bench", "--suite", "no-such-suite"),
+        ("sudoku", "bench", "--suite", BUNDLED, "--engines", "lisp"),
+        ("sudoku", "grade", "no-such-class"),
+        ("sudoku", "solve", EXAMPLE, "--solver", "no-such.pl"),
+        ("knight", "tour", "--board", "0x9"),
+        ("knight", "count", "--start", "z9"),
+        ("knight", "survey", "--size", "3", "--png", "/no/such/dir/x.png"),
+        ("flag", "RWX"),
+        ("flag",),
+    ],
+)
+def test_user_errors_are_one_plpuzzle_line_and_exit_2(args: tuple[str | Path, ...]) -> None:
+    run = plpuzzle(*args)
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.startswith("plpuzzle: error: "), run.stderr
+    assert run.stderr.count("\n") == 1, run.stderr
+    assert "Error:" not in run.stderr and "Traceback" not in run.stderr
+    assert ":0:0" not in run.stderr
+
+
+def test_a_plot_without_matplotlib_is_a_setup_error_exit_3(tmp_path: Path) -> None:
+    run = without_matplotlib("knight", "survey", "--size", "3", "--png", "x.png", cwd=tmp_path)
+    assert run.returncode == 3, run.stderr
+    assert run.stderr == (
+        "plpuzzle: error: --png x.png: the heat map needs matplotlib "
+        "(pip install 'plpuzzle[plots]')\n"
+    )
+    assert "a tour from" in run.stdout  # the survey itself was still printed
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_bench_without_matplotlib_writes_everything_but_the_plot(tmp_path: Path) -> None:
+    args = ["sudoku", "bench", "--suite", BUNDLED, "--rules", "consecutive"]
+    args += ["--engines", "python", "--only", "test001", "--no-overhead", "--out", "out"]
+    run = without_matplotlib(*args, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "plpuzzle: warning: times-by-k.png not drawn: it needs matplotlib" in run.stderr
+    assert "Traceback" not in run.stderr
+    assert {p.name for p in (tmp_path / "out").iterdir()} == {"results.csv", "REPORT.md"}
+
+
+# --- '-' for stdin and stdout ----------------------------------------------------
+
+
+def test_dash_reads_the_puzzle_from_stdin_and_writes_to_stdout() -> None:
+    run = plpuzzle("sudoku", "solve", "-", "--out", "-", stdin=EXAMPLE.read_text())
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == plpuzzle("sudoku", "solve", EXAMPLE).stdout
+    assert run.stdout.startswith("\n-----\n")
+
+
+def test_dash_in_check_and_a_bad_stdin_names_stdin() -> None:
+    run = plpuzzle("sudoku", "check", "-", "--format", "json", stdin=EXAMPLE.read_text())
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["puzzles"][0]["puzzle"] == "-"
+    bad = plpuzzle("sudoku", "solve", "-", stdin="x\n")
+    assert bad.returncode == 2 and bad.stderr.startswith("plpuzzle: error: <stdin>:1:1: ")
+
+
+# --- the same option names and defaults everywhere ----------------------------------
+
+
+def test_every_time_limit_has_the_one_default_shown_in_help() -> None:
+    seen = []
+    for name, command in all_commands():
+        option = param(command, "time_limit")
+        if option is None:
+            continue
+        seen.append(name)
+        assert option.default == DEFAULT_TIME_LIMIT == 120.0, name
+        assert isinstance(option, click.Option) and option.show_default, name
+    assert {"sudoku solve", "sudoku grade", "knight tour", "flag"} <= set(seen)
+
+
+def test_engine_defaults_follow_the_one_documented_rule() -> None:
+    for name, command in all_commands():
+        option = param(command, "engine")
+        if option is None:
+            continue
+        expected = "both" if name in COMPARING else "prolog"
+        assert option.default == expected, name
+    assert ENGINE_DEFAULT_RULE.split()[0] in plpuzzle("--help").stdout
+
+
+def test_grade_writes_to_out_and_keeps_report_as_a_hidden_alias() -> None:
+    help_text = plpuzzle("sudoku", "grade", "--help").stdout
+    assert "--out DIRECTORY" in help_text and "--report" not in help_text
+    run = plpuzzle(
+        "sudoku", "grade", "tests/fixtures/class", "--suite", "no-such-suite", "--report", "r"
+    )
+    assert "plpuzzle: warning: --report is deprecated: use --out" in run.stderr
+    assert run.returncode == 2 and "no-such-suite: no such suite folder" in run.stderr
+
+
+def test_every_choice_ignores_case() -> None:
+    for name, command in all_commands():
+        for p in command.params:
+            if isinstance(p.type, click.Choice):
+                assert not p.type.case_sensitive, f"{name} {p.name}"
+
+
+def test_an_upper_case_choice_is_normalised() -> None:
+    run = plpuzzle("sudoku", "solve", EXAMPLE, "--engine", "PYTHON", "--format", "JSON")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["engine"] == "python"
+    assert plpuzzle("flag", "RWB", "--engine", "Prolog").returncode == 0
+
+
+# --- --format json on every command that reports --------------------------------------
+
+
+def test_every_command_offers_json() -> None:
+    for name, command in all_commands():
+        option = next((p for p in command.params if "--format" in p.opts), None)
+        assert option is not None, name
+        assert isinstance(option.type, click.Choice) and "json" in option.type.choices, name
+
+
+@pytest.fixture
+def tiny_class(tmp_path: Path) -> tuple[Path, Path]:
+    """One student with our solver, and a suite of one test."""
+    subs, suite = tmp_path / "class", tmp_path / "suite"
+    subs.mkdir()
+    suite.mkdir()
+    shutil.copy(REPO / "prolog" / "sudoku.pl", subs / "s1.pl")
+    for suffix in ("d", "s"):
+        shutil.copy(BUNDLED / f"test001{suffix}.txt", suite)
+    return subs, suite
+
+
+def json_runs(tmp: Path, tiny_class: tuple[Path, Path]) -> dict[str, tuple[str | Path, ...]]:
+    subs, suite = tiny_class
+    return {
+        "sudoku solve": ("sudoku", "solve", EXAMPLE),
+        "sudoku check": ("sudoku", "check", EXAMPLE),
+        "sudoku test": ("sudoku", "test", BUNDLED, "--only", "test001", "--out", tmp / "t"),
+        "sudoku generate": ("sudoku", "generate", "--k", "2", "--seed", "1", "--out", tmp / "g"),
+        "sudoku bench": (
+            "sudoku",
+            "bench",
+            "--suite",
+            BUNDLED,
+            "--rules",
+            "consecutive",
+            "--engines",
+            "python",
+            "--only",
+            "test001",
+            "--no-overhead",
+            "--out",
+            tmp / "b",
+        ),
+        "sudoku grade": ("sudoku", "grade", subs, "--suite", suite, "--out", tmp / "r"),
+        "knight tour": ("knight", "tour", "--size", "5"),
+        "knight count": ("knight", "count", "--size", "5"),
+        "knight survey": ("knight", "survey", "--size", "5"),
+        "flag": ("flag", "RWBWR"),
+    }
+
+
+def test_json_is_stdout_alone_and_parses(tmp_path: Path, tiny_class: tuple[Path, Path]) -> None:
+    runs = json_runs(tmp_path, tiny_class)
+    assert set(runs) == {name for name, _ in all_commands()}
+    for name, args in runs.items():
+        run = plpuzzle(*args, "--format", "json")
+        assert run.returncode in (0, 1), (name, run.stderr)
+        data = json.loads(run.stdout)
+        assert isinstance(data, dict) and data, name
+
+
+# --- -q and -v --------------------------------------------------------------------
+
+
+def test_quiet_keeps_only_the_final_lines_and_verbose_adds_detail(tmp_path: Path) -> None:
+    args = ["sudoku", "test", BUNDLED, "--only", "test00[12]", "--out", tmp_path]
+    normal, quiet = plpuzzle(*args), plpuzzle("-q", *args)
+    assert normal.returncode == quiet.returncode == 0
+    per_test = re.compile(r"^test001 +K=2", re.MULTILINE)
+    assert per_test.search(normal.stdout) and not per_test.search(quiet.stdout)
+    assert quiet.stdout.splitlines()[0] == "2 tests: 2 correct"
+    loud = plpuzzle("-v", "sudoku", "solve", EXAMPLE)
+    assert loud.stdout == plpuzzle("sudoku", "solve", EXAMPLE).stdout
+    assert "plpuzzle: solving" in loud.stderr and "megoldásszám:   1" in loud.stderr
+    assert plpuzzle("-q", "-v", "flag", "RWB").returncode == 2
+
+
+# --- Ctrl-C ------------------------------------------------------------------------
+
+
+def interrupt(args: list[str | Path], wait_for: str) -> tuple[int, str]:
+    """Start plpuzzle, wait for a line on stderr, send SIGINT; exit code and stderr."""
+    proc = subprocess.Popen(
+        [*command_line(), *map(str, args)],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        first = proc.stderr.readline()
+        assert wait_for in first, first
+        time.sleep(2)  # into the engine's search (a busy loop) by now
+        os.kill(proc.pid, signal.SIGINT)
+        rest = proc.stderr.read()
+        return proc.wait(timeout=60), first + rest
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_ctrl_c_is_one_line_and_exit_130() -> None:
+    args = ["-v", "sudoku", "solve", EXAMPLE, "--solver", SOLVERS / "loops.pl"]
+    code, stderr = interrupt([*args, "--time-limit", "100"], "plpuzzle: solving")
+    assert code == 130
+    assert stderr.endswith("plpuzzle: interrupted\n")
+    assert "Traceback" not in stderr and "Aborted" not in stderr
+
+
+@pytest.mark.slow
+def test_an_installed_wheel_finds_the_bundled_puzzles(tmp_path: Path) -> None:
+    """A regular (non-editable) install has no source tree to look in."""
+    wheels, env = tmp_path / "wheels", tmp_path / "venv"
+    pip = [sys.executable, "-m", "pip"]
+    subprocess.run(
+        [*pip, "wheel", "--no-deps", "-q", "-w", wheels, REPO],
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", env], check=True)
+    python = env / "bin" / "python"
+    (wheel,) = wheels.glob("plpuzzle-*.whl")
+    subprocess.run(
+        [*pip, "--python", python, "install", "--no-deps", "-q", wheel],
+        check=True,
+        capture_output=True,
+    )
+    # The dependencies (click, rich, pyswip) come from this venv, but not its
+    # editable plpuzzle: a PYTHONPATH entry's .pth files are not run.
+    site = next(p for p in sys.path if p.endswith("site-packages"))
+    environ = {**os.environ, "PYTHONPATH": site}
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    code = (
+        "import plpuzzle; from plpuzzle.sudoku.services.suite import bundled_suite; "
+        "print(plpuzzle.__file__); print(bundled_suite())"
+    )
+    where = subprocess.run(
+        [python, "-c", code], capture_output=True, text=True, cwd=work, env=environ, check=True
+    )
+    module, suite = where.stdout.splitlines()
+    assert module.startswith(str(env)) and suite.startswith(str(env))
+    assert (Path(suite) / "test001d.txt").is_file()
+    # bench's default --consecutive suite is that bundled one
+    args = ["sudoku", "bench", "--suite", BUNDLED, "--rules", "consecutive", "--engines"]
+    args += ["python", "--only", "test001", "--no-overhead", "--out", "b", "--format", "json"]
+    run = subprocess.run(
+        [env / "bin" / "plpuzzle", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=work,
+        env=environ,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    rows = json.loads(run.stdout)["rows"]
+    consecutive = [r for r in rows if r["suite"] == "consecutive"]
+    assert [(r["test"], r["verdict"]) for r in consecutive] == [("test001", "correct")]
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_grading_keeps_the_graded_runs(tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    args = ["sudoku", "grade", REPO / "tests/fixtures/class"]
+    args += ["--suite", REPO / "tests/fixtures/grading_suite", "--time-limit", "10"]
+    proc = subprocess.Popen(
+        [*command_line(), *map(str, [*args, "--out", out])],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not (out / "grades.sqlite").exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(5)  # some tests graded by now
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=180)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, stderr
+    assert re.search(r"plpuzzle: [1-9]\d* test run\(s\) graded before the interrupt", stderr)
+    assert stderr.endswith("plpuzzle: interrupted\n") and "Traceback" not in stderr
