@@ -304,7 +304,7 @@ free_first(A, B, Small, Large) :-
     per unit and value (argument (Unit-1)*N + Value), the positions in the
     unit that can still take the value.  Both are built afresh from the
     constraint store at each node; the rules change them with setarg/3,
-    which backtracking undoes, so a trial leaves them as they were.
+    which backtracking undoes, so a probe leaves them as they were.
 */
 
 %   solve_board(+K, +Vars, +Positions, +Values, +Links) is nondet.
@@ -344,7 +344,7 @@ make_board(K, Vars, Positions, Links, Board) :-
     group_pairs_by_key(SortedTriples, CellGroups),
     pairs_values(CellGroups, CellUnits),
     CellUnitT =.. [o|CellUnits],
-    board_links(Positions, Links, Size, LinkT),
+    link_table(Positions, Links, Size, LinkT),
     foldl(crossing_pairs, CellUnits, Pairs, []),
     msort(Pairs, SortedPairs),
     group_pairs_by_key(SortedPairs, PairGroups),
@@ -354,6 +354,15 @@ make_board(K, Vars, Positions, Links, Board) :-
     group_pairs_by_key(Crossings, CrossGroups),
     maplist(unit_crossings(CrossGroups), Us, CrossLists),
     CrossT =.. [x|CrossLists].
+
+%   The fields of a board, by name (see "The value search" above).
+board_vars(board(VarT, _, _, _, _, _, _), VarT).
+board_cell_units(board(_, CellUnitT, _, _, _, _, _), CellUnitT).
+board_unit_cells(board(_, _, UnitCellT, _, _, _, _), UnitCellT).
+board_coords(board(_, _, _, CoordT, _, _, _), CoordT).
+board_links(board(_, _, _, _, LinkT, _, _), LinkT).
+board_crossings(board(_, _, _, _, _, CrossT, _), CrossT).
+board_n(board(_, _, _, _, _, _, N), N).
 
 %   For a cell, (Line-Box)-(LinePosition-BoxPosition) for its row and
 %   its column.
@@ -400,7 +409,7 @@ cell_positions([I|Is], U, P, [I-(U-P)|Triples0], Triples) :-
     P1 is P + 1,
     cell_positions(Is, U, P1, Triples0, Triples).
 
-board_links(Positions, Links, Size, LinkT) :-
+link_table(Positions, Links, Size, LinkT) :-
     length(Ls, Size),
     maplist(=([]), Ls),
     LinkT =.. [l|Ls],
@@ -454,7 +463,7 @@ mask_bits(M, [V|Vs]) :-
 %   root(Values) at the root (Values: the mask of the values each unit
 %   holds): only what changed since then needs looking at again.
 board_search(Board, Parent) :-
-    Board = board(VarT, _, _, _, _, _, _),
+    board_vars(Board, VarT),
     VarT =.. [_|Vars],
     maplist(dom_mask, Vars, Masks),
     (   maplist(single, Masks)
@@ -462,7 +471,7 @@ board_search(Board, Parent) :-
     ;   node_state(Board, Masks, Doms, Places),
         start(Parent, Masks, Board, Doms, Places, Units, Values),
         tighten(Board, Doms, Places, Units, Values),
-        look_ahead(Board, Doms, Places, Result),
+        probe_failed_literals(Board, Doms, Places, Result),
         post_domains(Vars, Masks, Doms),
         Doms =.. [_|Final],
         (   Result = best([I-V|_]),
@@ -491,7 +500,7 @@ start(root(ValueMask), Masks, Board, Doms, Places, Units, Values) :-
     numlist(1, Size, Is),
     maplist(no_loss, Is, Events),
     settle(Board, Doms, Places, Events, 0, _, _),
-    Board = board(_, _, _, _, _, _, N),
+    board_n(Board, N),
     NU is 3*N,
     mask_bits(ValueMask, Vs),
     hidden_singles(1, NU, Vs, Board, Doms, Places),
@@ -518,7 +527,7 @@ lost_since([P|Ps], [M|Ms], I, Events) :-
 hidden_singles(U, NU, Vs, Board, Doms, Places) :-
     (   U > NU
     ->  true
-    ;   Board = board(_, _, UnitCellT, _, _, _, _),
+    ;   board_unit_cells(Board, UnitCellT),
         arg(U, UnitCellT, Cells),
         (   Cells == none
         ->  true
@@ -529,7 +538,7 @@ hidden_singles(U, NU, Vs, Board, Doms, Places) :-
     ).
 
 hidden_single(U, Cells, Board, Doms, Places, V) :-
-    Board = board(_, _, _, _, _, _, N),
+    board_n(Board, N),
     A is (U-1)*N + V,
     arg(A, Places, Pl),
     Pl =\= 0,
@@ -586,7 +595,9 @@ smaller(X, Y-SY, Min) :-
     ).
 
 %   The node's Doms and Places, for the cells' domains Masks (bit masks).
-node_state(board(_, CellUnitT, _, _, _, _, N), Masks, Doms, Places) :-
+node_state(Board, Masks, Doms, Places) :-
+    board_cell_units(Board, CellUnitT),
+    board_n(Board, N),
     Doms =.. [d|Masks],
     NP is 3*N*N,
     length(Zeros, NP),
@@ -618,7 +629,7 @@ add_positions([U-P|Us], V, N, Places) :-
 %   A value it loses that has one place left in one of its units goes
 %   there at once (a hidden single); one with no place left fails.
 narrow(Board, Doms, Places, I, Keep, Events0, Events) :-
-    Board = board(_, CellUnitT, _, _, _, _, _),
+    board_cell_units(Board, CellUnitT),
     arg(I, Doms, Old),
     Gone is Old /\ \Keep,
     setarg(I, Doms, Keep),
@@ -635,7 +646,7 @@ clear_values(Gone, Units, Board, Doms, Places, Events0, Events) :-
 
 clear_positions([], _, _, _, _, Events, Events).
 clear_positions([U-P|Us], V, Board, Doms, Places, Events0, Events) :-
-    Board = board(_, _, _, _, _, _, N),
+    board_n(Board, N),
     A is (U-1)*N + V,
     arg(A, Places, Old),
     Left is Old /\ \ (1 << P),
@@ -652,7 +663,8 @@ clear_positions([U-P|Us], V, Board, Doms, Places, Events0, Events) :-
 %   is the events handled, for the costlier rules to look at.
 settle(_, _, _, [], R, R, []).
 settle(Board, Doms, Places, [I-Gone|Events], R0, R, [I-Gone|Log]) :-
-    Board = board(_, CellUnitT, _, _, Links, _, _),
+    board_cell_units(Board, CellUnitT),
+    board_links(Board, Links),
     R1 is R0 + popcount(Gone),
     arg(I, Doms, M),
     (   M /\ (M-1) =:= 0
@@ -667,7 +679,8 @@ settle(Board, Doms, Places, [I-Gone|Events], R0, R, [I-Gone|Log]) :-
 
 leave_units([], _, _, _, _, _, Events, Events).
 leave_units([U-P|Us], V, M, Board, Doms, Places, Events0, Events) :-
-    Board = board(_, _, UnitCellT, _, _, _, N),
+    board_unit_cells(Board, UnitCellT),
+    board_n(Board, N),
     A is (U-1)*N + V,
     arg(A, Places, Pl),
     Hit is Pl /\ \ (1 << P),
@@ -702,7 +715,7 @@ link_partners([J|Js], M, Board, Doms, Places, Events0, Events) :-
 %   The values Gone that cell I lost since the parent node: one with one
 %   place left in a unit of the cell goes there, one with none fails.
 lost_values(Board, Doms, Places, I-Gone, Events0, Events) :-
-    Board = board(_, CellUnitT, _, _, _, _, _),
+    board_cell_units(Board, CellUnitT),
     arg(I, CellUnitT, Units),
     lost_values(Gone, Units, Board, Doms, Places, Events0, Events).
 
@@ -715,7 +728,7 @@ lost_values(Gone, Units, Board, Doms, Places, Events0, Events) :-
 
 last_places([], _, _, _, _, Events, Events).
 last_places([U-_|Us], V, Board, Doms, Places, Events0, Events) :-
-    Board = board(_, _, _, _, _, _, N),
+    board_n(Board, N),
     A is (U-1)*N + V,
     arg(A, Places, Left),
     Left =\= 0,
@@ -728,7 +741,7 @@ last_places([U-_|Us], V, Board, Doms, Places, Events0, Events) :-
 
 only_place(Left, U, V, Board, Doms, Places, Events0, Events) :-
     (   Left /\ (Left-1) =:= 0
-    ->  Board = board(_, _, UnitCellT, _, _, _, _),
+    ->  board_unit_cells(Board, UnitCellT),
         P1 is lsb(Left) + 1,
         arg(U, UnitCellT, Cells),
         arg(P1, Cells, J),
@@ -873,18 +886,18 @@ split_components(0, _, _, []) :- !.
 split_components(Left, ForwardT, BackT, [C|Cs]) :-
     X is lsb(Left),
     Start is 1 << X,
-    reach(Start, Start, ForwardT, Left, F),
-    reach(Start, Start, BackT, Left, B),
+    reachable(Start, Start, ForwardT, Left, F),
+    reachable(Start, Start, BackT, Left, B),
     C is F /\ B,
     Left1 is Left /\ \C,
     split_components(Left1, ForwardT, BackT, Cs).
 
-reach(0, Seen, _, _, Seen) :- !.
-reach(Frontier, Seen, ArcT, Within, Reach) :-
+reachable(0, Seen, _, _, Seen) :- !.
+reachable(Frontier, Seen, ArcT, Within, Reach) :-
     step(Frontier, ArcT, 0, Next0),
     Next is Next0 /\ Within /\ \Seen,
     Seen1 is Seen \/ Next,
-    reach(Next, Seen1, ArcT, Within, Reach).
+    reachable(Next, Seen1, ArcT, Within, Reach).
 
 step(0, _, Next, Next) :- !.
 step(Frontier, ArcT, Next0, Next) :-
@@ -949,7 +962,7 @@ tighten(Board, Doms, Places, Units, Values) :-
         Values0 is Values xor (1 << V),
         fish(V, Board, Doms, Places, Log0),
         (   Log0 == []
-        ->  Board = board(_, _, _, _, _, _, N),
+        ->  board_n(Board, N),
             NU is 3*N,
             confine(1, NU, V, Board, Doms, Places, [], Log)
         ;   Log = Log0
@@ -961,14 +974,15 @@ tighten(Board, Doms, Places, Units, Values) :-
 
 touched([], _, Units, Units, Values, Values).
 touched([I-Gone|Log], Board, U0, U, V0, V) :-
-    Board = board(_, CellUnitT, _, _, _, _, _),
+    board_cell_units(Board, CellUnitT),
     arg(I, CellUnitT, CellUnits),
     unit_bits(CellUnits, U0, U1),
     V1 is V0 \/ Gone,
     touched(Log, Board, U1, U, V1, V).
 
 unit_hall(U, Board, Doms, Places, Log) :-
-    Board = board(_, _, UnitCellT, _, _, _, N),
+    board_unit_cells(Board, UnitCellT),
+    board_n(Board, N),
     arg(U, UnitCellT, Cells),
     (   Cells \== none
     ->  Cells =.. [_|Is],
@@ -1025,7 +1039,9 @@ prune_cell(Board, Doms, Places, I, New, Log0, Log) :-
 %   Value V against the rows where it is open: each needs a distinct
 %   column.
 fish(V, Board, Doms, Places, Log) :-
-    Board = board(_, _, UnitCellT, CoordT, _, _, N),
+    board_unit_cells(Board, UnitCellT),
+    board_coords(Board, CoordT),
+    board_n(Board, N),
     numlist(1, N, Rows),
     open_rows(Rows, V, N, UnitCellT, CoordT, Places, OpenRows, ColMasks),
     length(ColMasks, M),
@@ -1080,7 +1096,9 @@ prune_row(V, Board, Doms, Places, R, Old, New, Log0, Log) :-
     (   Old =:= New
     ->  Log = Log0
     ;   Gone is Old /\ \New,
-        Board = board(_, _, UnitCellT, CoordT, _, _, N),
+        board_unit_cells(Board, UnitCellT),
+        board_coords(Board, CoordT),
+        board_n(Board, N),
         A is (R-1)*N + V,
         arg(A, Places, Pl),
         arg(R, UnitCellT, Cells),
@@ -1119,7 +1137,8 @@ drop_value(Board, Doms, Places, V, J, Log0, Log) :-
 confine(U, NU, V, Board, Doms, Places, Log0, Log) :-
     (   U > NU
     ->  Log = Log0
-    ;   Board = board(_, _, _, _, _, CrossT, N),
+    ;   board_crossings(Board, CrossT),
+        board_n(Board, N),
         A is (U-1)*N + V,
         arg(A, Places, Pl),
         (   Pl /\ (Pl-1) =\= 0
@@ -1134,49 +1153,48 @@ confine(U, NU, V, Board, Doms, Places, Log0, Log) :-
 
 clear_crossing(Pl, V, Board, Doms, Places, x(W, Here, There), Log0, Log) :-
     (   Pl /\ \Here =:= 0
-    ->  Board = board(_, _, UnitCellT, _, _, _, N),
+    ->  board_unit_cells(Board, UnitCellT),
+        board_n(Board, N),
         A is (W-1)*N + V,
         arg(A, Places, PlW),
         Others is PlW /\ \There,
         arg(W, UnitCellT, Cells),
         cells_at(Others, Cells, Js),
-        foldl(drop_value_in(Board, Doms, Places, V), Js, Log0, Log)
+        foldl(drop_value(Board, Doms, Places, V), Js, Log0, Log)
     ;   Log = Log0
     ).
 
-drop_value_in(Board, Doms, Places, V, J, Log0, Log) :-
-    drop_value(Board, Doms, Places, V, J, Log0, Log).
-
-%   look_ahead(+Board, +Doms, +Places, -Result)
+%   probe_failed_literals(+Board, +Doms, +Places, -Result)
 %
-%   Try both sides of every either-or of the node.  A literal whose trial
-%   fails is taken out of the node (Doms and Places, then tightened), and
-%   the trials start again, until a whole round finds no failure.  Result
-%   is best(EitherOr), the either-or whose two trials removed most
-%   candidates (largest product), or `none` if there is no either-or.
+%   Failed-literal probing: try both sides of every bivalue cell and
+%   bilocal value of the node (probe_candidates/4).  A literal whose
+%   probe fails is taken out of the node (Doms and Places, then
+%   tightened), and the probes start again, until a whole round finds no
+%   failure.  Result is best(Pair), the pair whose two probes removed
+%   most candidates (largest product), or `none` if there is no pair.
 %   Fails if the node is dead.
-look_ahead(Board, Doms, Places, Result) :-
-    either_ors(Board, Doms, Places, EitherOrs),
+probe_failed_literals(Board, Doms, Places, Result) :-
+    probe_candidates(Board, Doms, Places, Pairs),
     empty_assoc(Reached),
-    try_either_ors(EitherOrs, Board, Doms, Places, Reached, none-0, R0),
+    probe_pairs(Pairs, Board, Doms, Places, Reached, none-0, R0),
     (   R0 = failed(I-V)
     ->  drop_value(Board, Doms, Places, V, I, [], Log),
         touched(Log, Board, 0, Units, 0, Values),
         tighten(Board, Doms, Places, Units, Values),
-        look_ahead(Board, Doms, Places, Result)
+        probe_failed_literals(Board, Doms, Places, Result)
     ;   Result = R0
     ).
 
-try_either_ors([], _, _, _, _, Best-_, Result) :-
+probe_pairs([], _, _, _, _, Best-_, Result) :-
     (   Best == none
     ->  Result = none
     ;   Result = best(Best)
     ).
-try_either_ors([[A,B]|EOs], Board, Doms, Places, R0, Best0, Result) :-
-    reach(A, Board, Doms, Places, R0, R1, RA),
+probe_pairs([[A,B]|Pairs], Board, Doms, Places, R0, Best0, Result) :-
+    literal_reach(A, Board, Doms, Places, R0, R1, RA),
     (   RA =:= 0
     ->  Result = failed(A)
-    ;   reach(B, Board, Doms, Places, R1, R2, RB),
+    ;   literal_reach(B, Board, Doms, Places, R1, R2, RB),
         (   RB =:= 0
         ->  Result = failed(B)
         ;   Score is RA * RB,
@@ -1185,68 +1203,69 @@ try_either_ors([[A,B]|EOs], Board, Doms, Places, R0, Best0, Result) :-
             ->  Best1 = [A,B]-Score
             ;   Best1 = Best0
             ),
-            try_either_ors(EOs, Board, Doms, Places, R2, Best1, Result)
+            probe_pairs(Pairs, Board, Doms, Places, R2, Best1, Result)
         )
     ).
 
-%   How far literal I-V reaches (0: its trial fails), remembered for the
-%   rest of the round.
-reach(I-V, Board, Doms, Places, R0, R, Reach) :-
+%   How far literal I-V reaches (0: its probe fails), remembered for
+%   the rest of the round.
+literal_reach(I-V, Board, Doms, Places, R0, R, Reach) :-
     Key is I*128 + V,
     (   get_assoc(Key, R0, Reach)
     ->  R = R0
-    ;   trial(Board, Doms, Places, I, V, Reach),
+    ;   probe_literal(Board, Doms, Places, I, V, Reach),
         put_assoc(Key, R0, Reach, R)
     ).
 
 %   Put V into cell I and apply the singles: 0 on a contradiction, else 1
 %   + the number of candidates removed.  Doms and Places are restored.
-trial(Board, Doms, Places, I, V, Reach) :-
-    (   findall(R, trial_(Board, Doms, Places, I, V, R), [R1])
+probe_literal(Board, Doms, Places, I, V, Reach) :-
+    (   findall(R, assume_literal(Board, Doms, Places, I, V, R), [R1])
     ->  Reach = R1
     ;   Reach = 0
     ).
 
-trial_(Board, Doms, Places, I, V, Reach) :-
+assume_literal(Board, Doms, Places, I, V, Reach) :-
     Bit is 1 << V,
     narrow(Board, Doms, Places, I, Bit, [], Events),
     settle(Board, Doms, Places, Events, 1, Reach, _).
 
-%   The either-ors of a node: [I-V1, I-V2] for a cell I with the two
-%   candidates V1 and V2, [I1-V, I2-V] for a value V with the two places
-%   I1 and I2 left in a unit.
-either_ors(Board, Doms, Places, EOs) :-
+%   The pairs to probe at a node: [I-V1, I-V2] for a bivalue cell I (two
+%   candidates V1 and V2 left), [I1-V, I2-V] for a value V bilocal in a
+%   unit (two places I1 and I2 left).  One side of each pair holds.
+probe_candidates(Board, Doms, Places, Pairs) :-
     functor(Doms, _, Size),
-    cell_either_ors(Size, Doms, EOs, EOs1),
-    Board = board(_, _, UnitCellT, _, _, _, N),
+    bivalue_cells(Size, Doms, Pairs, Pairs1),
+    board_unit_cells(Board, UnitCellT),
+    board_n(Board, N),
     NU is 3*N,
-    unit_either_ors(NU, UnitCellT, N, Places, EOs1).
+    bilocal_units(NU, UnitCellT, N, Places, Pairs1).
 
-cell_either_ors(0, _, EOs, EOs) :- !.
-cell_either_ors(I, Doms, EOs0, EOs) :-
+bivalue_cells(0, _, Pairs, Pairs) :- !.
+bivalue_cells(I, Doms, Pairs0, Pairs) :-
     arg(I, Doms, M),
     (   popcount(M) =:= 2
     ->  V1 is lsb(M),
         V2 is msb(M),
-        EOs0 = [[I-V1, I-V2]|EOs1]
-    ;   EOs1 = EOs0
+        Pairs0 = [[I-V1, I-V2]|Pairs1]
+    ;   Pairs1 = Pairs0
     ),
     I1 is I - 1,
-    cell_either_ors(I1, Doms, EOs1, EOs).
+    bivalue_cells(I1, Doms, Pairs1, Pairs).
 
-unit_either_ors(0, _, _, _, []) :- !.
-unit_either_ors(U, UnitCellT, N, Places, EOs0) :-
+bilocal_units(0, _, _, _, []) :- !.
+bilocal_units(U, UnitCellT, N, Places, Pairs0) :-
     arg(U, UnitCellT, Cells),
     (   Cells == none
-    ->  EOs1 = EOs0
+    ->  Pairs1 = Pairs0
     ;   Base is (U-1)*N,
-        value_either_ors(N, Base, Cells, Places, EOs0, EOs1)
+        bilocal_values(N, Base, Cells, Places, Pairs0, Pairs1)
     ),
     U1 is U - 1,
-    unit_either_ors(U1, UnitCellT, N, Places, EOs1).
+    bilocal_units(U1, UnitCellT, N, Places, Pairs1).
 
-value_either_ors(0, _, _, _, EOs, EOs) :- !.
-value_either_ors(V, Base, Cells, Places, EOs0, EOs) :-
+bilocal_values(0, _, _, _, Pairs, Pairs) :- !.
+bilocal_values(V, Base, Cells, Places, Pairs0, Pairs) :-
     A is Base + V,
     arg(A, Places, Pl),
     (   popcount(Pl) =:= 2
@@ -1254,8 +1273,8 @@ value_either_ors(V, Base, Cells, Places, EOs0, EOs) :-
         P2 is msb(Pl) + 1,
         arg(P1, Cells, I1),
         arg(P2, Cells, I2),
-        EOs0 = [[I1-V, I2-V]|EOs1]
-    ;   EOs1 = EOs0
+        Pairs0 = [[I1-V, I2-V]|Pairs1]
+    ;   Pairs1 = Pairs0
     ),
     V1 is V - 1,
-    value_either_ors(V1, Base, Cells, Places, EOs1, EOs).
+    bilocal_values(V1, Base, Cells, Places, Pairs1, Pairs).
