@@ -28,7 +28,7 @@ from plpuzzle.sudoku.services.grader import GradingOutcome, GradingRequest
 from plpuzzle.sudoku.services.grader import grade as grade_request
 from plpuzzle.sudoku.services.grading import GradeSettings
 from plpuzzle.sudoku.services.runner import RunSettings, SuiteRunner
-from plpuzzle.sudoku.services.suite import CaseResult, discover
+from plpuzzle.sudoku.services.suite import CaseResult, suite_cases
 
 PuzzleLike = str | os.PathLike[str] | Puzzle
 
@@ -146,7 +146,7 @@ def test(
         jobs=jobs,
         out_dir=Path(out) if out else None,
     )
-    return SuiteRunner(settings).run(discover(Path(suite), only), on_result)
+    return SuiteRunner(settings).run(suite_cases(Path(suite), only), on_result)
 
 
 def grade(

@@ -67,9 +67,10 @@ from plpuzzle.sudoku.services.runner import ENGINE_CHOICES, RunSettings, SuiteRu
 from plpuzzle.sudoku.services.suite import (
     CaseResult,
     SuiteCase,
+    SuiteError,
     Verdict,
     bundled_suite,
-    discover,
+    suite_cases,
 )
 
 rules_option = click.option(
@@ -613,15 +614,10 @@ def run_suite(
     if solver is not None and engine == "python":
         raise InputError("--solver needs --engine prolog or both")
     _check_solver(solver)
-    if not folder.is_dir():
-        raise InputError(f"{folder}: no such folder")
     try:
-        cases = discover(folder, only)
-    except OSError as e:
-        raise InputError(f"{folder}: cannot list: {e.strerror}") from None
-    if not cases:
-        what = f" matching {only!r}" if only else ""
-        raise InputError(f"{folder}: no testNNNd.txt puzzles{what}")
+        cases = suite_cases(folder, only)
+    except SuiteError as e:
+        raise InputError(str(e)) from None
     settings = RunSettings(
         engine,
         Rules(rules),

@@ -61,6 +61,24 @@ def discover(folder: Path, only: str | None = None) -> list[SuiteCase]:
     return sorted(cases, key=lambda c: natural_key(c.name))
 
 
+class SuiteError(Exception):
+    """A suite folder that cannot be run at all; the message is one line."""
+
+
+def suite_cases(folder: Path, only: str | None = None) -> list[SuiteCase]:
+    """The tests to run from `folder`, or SuiteError saying why there are none."""
+    if not folder.is_dir():
+        raise SuiteError(f"{folder}: no such folder")
+    try:
+        cases = discover(folder, only)
+    except OSError as e:
+        raise SuiteError(f"{folder}: cannot list: {e.strerror}") from None
+    if not cases:
+        what = f" matching {only!r}" if only else ""
+        raise SuiteError(f"{folder}: no testNNNd.txt puzzles{what}")
+    return cases
+
+
 class Verdict(StrEnum):
     CORRECT = "correct"
     WRONG = "wrong"
