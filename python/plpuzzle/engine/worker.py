@@ -36,18 +36,21 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 from plpuzzle.engine.status import DIED, KILLED, Status, status_of
 
-#: Extra wall-clock seconds the parent waits beyond a time limit that the
-#: worker enforces itself (Prolog's call_with_time_limit), before killing.
+R = TypeVar("R")
+
 #: The course's time limit per test, in seconds: the default of every
 #: command and library call that runs a solver.
 DEFAULT_TIME_LIMIT = 120.0
 
+#: Extra wall-clock seconds the parent waits beyond a time limit that the
+#: worker enforces itself (Prolog's call_with_time_limit), before killing.
 GRACE_SECONDS = 10.0
 
 _PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
@@ -106,6 +109,23 @@ class Outcome:
     def result(self) -> Any:
         """A call request's result."""
         return self.reply.get("result")
+
+    def unfinished(
+        self,
+        make: Callable[..., R],
+        engine: str,
+        status: Status | None = None,
+        message: str | None = None,
+    ) -> R:
+        """The result `make` (a puzzle's result class) for a run that gave
+        no answer: how it ended, what it cost and why, for every puzzle alike."""
+        return make(
+            engine,
+            self.status if status is None else status,
+            cpu_seconds=self.cpu,
+            wall_seconds=self.wall,
+            message=self.message if message is None else message,
+        )
 
 
 def call_request(function: str, kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -44,13 +44,7 @@ class PythonFlagEngine(PythonInWorker):
     def solve(self, sequence: FlagSequence, time_limit: float) -> FlagResult:
         run = self.call(f"{__name__}:python_answer", time_limit, letters=sequence.letters)
         if run.status is not Status.OK:
-            return FlagResult(
-                self.name,
-                run.status,
-                cpu_seconds=run.cpu,
-                wall_seconds=run.wall,
-                message=run.message,
-            )
+            return run.unfinished(FlagResult, self.name)
         answer = python_engine.Answer(**run.result)
         return FlagResult(
             self.name,

@@ -124,9 +124,7 @@ class PrologKnightEngine(PrologInWorker):
             return TourResult(self.name, Status.OK, cpu_seconds=run.cpu, wall_seconds=run.wall)
         failure, decoded = _decoded(run, decode_tour)
         if failure is not None:
-            return TourResult(
-                self.name, failure, cpu_seconds=run.cpu, wall_seconds=run.wall, message=decoded
-            )
+            return run.unfinished(TourResult, self.name, failure, decoded)
         tour, moves = decoded
         return TourResult(self.name, Status.OK, tour, moves, run.cpu, run.wall)
 
@@ -141,9 +139,7 @@ class PrologKnightEngine(PrologInWorker):
         run = self.query("knight_count/5", goal, COUNT_TEMPLATE, time_limit)
         failure, decoded = _decoded(run, decode_count)
         if failure is not None:
-            return CountResult(
-                self.name, failure, cpu_seconds=run.cpu, wall_seconds=run.wall, message=decoded
-            )
+            return run.unfinished(CountResult, self.name, failure, decoded)
         return CountResult(self.name, Status.OK, decoded, run.cpu, run.wall)
 
 

@@ -516,13 +516,7 @@ class PythonKnightEngine(PythonInWorker):
             closed=closed,
         )
         if run.status is not Status.OK:
-            return TourResult(
-                self.name,
-                run.status,
-                cpu_seconds=run.cpu,
-                wall_seconds=run.wall,
-                message=run.message,
-            )
+            return run.unfinished(TourResult, self.name)
         found = run.result
         tour = None if found["tour"] is None else [(x, y) for x, y in found["tour"]]
         return TourResult(self.name, Status.OK, tour, found["moves"], run.cpu, run.wall)
@@ -539,11 +533,5 @@ class PythonKnightEngine(PythonInWorker):
             closed=closed,
         )
         if run.status is not Status.OK:
-            return CountResult(
-                self.name,
-                run.status,
-                cpu_seconds=run.cpu,
-                wall_seconds=run.wall,
-                message=run.message,
-            )
+            return run.unfinished(CountResult, self.name)
         return CountResult(self.name, Status.OK, run.result, run.cpu, run.wall)

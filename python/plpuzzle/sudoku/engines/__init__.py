@@ -53,13 +53,7 @@ class PythonSudokuEngine(PythonInWorker):
             rules=rules.value,
         )
         if run.status is not Status.OK:
-            return SolveResult(
-                self.name,
-                run.status,
-                cpu_seconds=run.cpu,
-                wall_seconds=run.wall,
-                message=run.message,
-            )
+            return run.unfinished(SolveResult, self.name)
         grids = [grid_from_lists(g) for g in run.result]
         return SolveResult(self.name, Status.OK, grids, [], run.cpu, run.wall)
 
