@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from plpuzzle.prolog_engine import prolog_file
+from plpuzzle.engine import prolog_file
 
 from plpuzzle.sudoku.domain.model import Puzzle
 from plpuzzle.sudoku.domain.textformat import load_puzzle, load_solutions
@@ -79,6 +79,7 @@ compare_searches(Rules, Name-Spec) :-
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", ["consecutive", "oddsum"])
 def test_board_and_labeling_find_the_same_solutions(tmp_path: Path, rules: str) -> None:
     puzzles = bundled(3)
