@@ -308,14 +308,28 @@ def json_runs(tmp: Path, tiny_class: tuple[Path, Path]) -> dict[str, tuple[str |
     }
 
 
-def test_json_is_stdout_alone_and_parses(tmp_path: Path, tiny_class: tuple[Path, Path]) -> None:
-    runs = json_runs(tmp_path, tiny_class)
-    assert set(runs) == {name for name, _ in all_commands()}
-    for name, args in runs.items():
-        run = plpuzzle(*args, "--format", "json")
-        assert run.returncode in (0, 1), (name, run.stderr)
-        data = json.loads(run.stdout)
-        assert isinstance(data, dict) and data, name
+#: The commands whose JSON run takes long: covered by the full run.
+SLOW_JSON = {"sudoku bench", "sudoku generate", "sudoku grade", "knight survey"}
+
+
+def test_every_command_has_a_json_run(tmp_path: Path, tiny_class: tuple[Path, Path]) -> None:
+    assert set(json_runs(tmp_path, tiny_class)) == {name for name, _ in all_commands()}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(name, marks=[pytest.mark.slow] if name in SLOW_JSON else [])
+        for name in sorted(json_runs(Path("tmp"), (Path("subs"), Path("suite"))))
+    ],
+)
+def test_json_is_stdout_alone_and_parses(
+    name: str, tmp_path: Path, tiny_class: tuple[Path, Path]
+) -> None:
+    run = plpuzzle(*json_runs(tmp_path, tiny_class)[name], "--format", "json")
+    assert run.returncode in (0, 1), (name, run.stderr)
+    data = json.loads(run.stdout)
+    assert isinstance(data, dict) and data, name
 
 
 # --- -q and -v --------------------------------------------------------------------

@@ -13,8 +13,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from plpuzzle.engine import prolog_file
 
+from plpuzzle.engine import prolog_file
 from plpuzzle.sudoku.domain.model import Puzzle
 from plpuzzle.sudoku.domain.textformat import load_puzzle, load_solutions
 
