@@ -18,7 +18,7 @@ import pytest
 
 from plpuzzle.sandbox import jail
 from plpuzzle.sandbox.workspace import RunFolder, read_regular_files
-from plpuzzle.sudoku.domain.evidence import describe, grids_in_evidence
+from plpuzzle.sudoku.domain.evidence import describe, evidence_in_words, grids_in_evidence
 from plpuzzle.sudoku.domain.model import Rules, grid_from_lists
 from plpuzzle.sudoku.domain.textformat import grid_term, parse_puzzle
 from plpuzzle.sudoku.engines import python_engine
@@ -156,3 +156,11 @@ def test_a_buggy_solver_gets_a_shrunk_counterexample_that_really_fails(tmp_path:
     assert theirs is not None
     ours = sorted(python_engine.solve_all(puzzle, Rules.CONSECUTIVE))
     assert sorted(set(theirs.grids)) != ours
+
+
+def test_stored_evidence_is_told_in_words() -> None:
+    stored = f"first extra solution: {grid_term(NOT_A_SUDOKU)}\ngiven 2 times: [[1]]"
+    text = evidence_in_words(stored, EMPTY_2, Rules.CONSECUTIVE)
+    assert "    1 2  3 4" in text.splitlines()[1]
+    assert "    breaks: the box at rows 1-2, columns 1-2 holds 2 twice" in text
+    assert text.endswith("given 2 times: [[1]]")

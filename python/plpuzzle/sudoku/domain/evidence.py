@@ -88,3 +88,29 @@ def grids_in_evidence(evidence: str, n: int) -> dict[str, Grid]:
             ):
                 found[kind] = grid_from_lists(value)
     return found
+
+
+def evidence_in_words(evidence: str, puzzle: Puzzle, rules: Rules) -> str:
+    """A stored grade's evidence with its grids drawn as boards, and an extra
+    one's broken rules named: for any report that shows a grade's evidence
+    (the HTML and JSON class reports may call it on `TestGrade.evidence`).
+
+    Lines that are not a grid (duplicates, malformed answers, what the run
+    printed) are kept as they are.
+    """
+    grids = grids_in_evidence(evidence, puzzle.n)
+    out = []
+    for line in evidence.splitlines():
+        kind = next(
+            (k for k in ("missing", "extra") if line.startswith(f"first {k} solution: ")), None
+        )
+        if kind is None or kind not in grids:
+            out.append(line)
+            continue
+        title = (
+            "first extra solution (given, not a solution):"
+            if kind == "extra"
+            else "first missing solution (a solution not given):"
+        )
+        out += [title, *describe(puzzle, grids[kind], rules, kind).lines()]
+    return "\n".join(out)
