@@ -12,7 +12,7 @@ The plugin is inert without `--sudoku-suite`; it is registered as a
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from plpuzzle.engine import DIALECTS, Dialect, EngineUnavailable
+from plpuzzle.sudoku.domain.evidence import describe
 from plpuzzle.sudoku.domain.model import Grid, Rules
 from plpuzzle.sudoku.domain.textformat import FormatError, format_board
 from plpuzzle.sudoku.engines import ENGINES, Engine, make_engine
@@ -323,7 +324,7 @@ def failure_report(result: CaseResult, run: SuiteSession) -> str:
         return "\n".join(lines)
     k = result.k or 1
     lines += _boards("missing (expected, not given)", result.missing, k)
-    lines += _boards("extra (given, not expected)", result.extra, k)
+    lines += _boards("extra (given, not expected)", result.extra, k, why=_broken_rules(result, run))
     lines += _boards(
         "given more than once",
         sorted(result.duplicates),
@@ -339,10 +340,25 @@ def failure_report(result: CaseResult, run: SuiteSession) -> str:
     return "\n".join(lines)
 
 
+def _broken_rules(result: CaseResult, run: SuiteSession) -> Callable[[Grid], list[str]]:
+    """What an extra solution breaks, in the validator's words (no lines if
+    the puzzle cannot be read again, or if it breaks nothing)."""
+    try:
+        puzzle, _ = load_case(result.case)
+    except FormatError:
+        return lambda grid: []
+    return lambda grid: [f"breaks: {v}" for v in describe(puzzle, grid, run.rules).violations]
+
+
 def _boards(
-    title: str, grids: list[Grid], k: int, notes: dict[Grid, str] | None = None
+    title: str,
+    grids: list[Grid],
+    k: int,
+    notes: dict[Grid, str] | None = None,
+    why: Callable[[Grid], list[str]] | None = None,
 ) -> list[str]:
-    """Up to BOARDS_SHOWN grids, printed the way the course harness prints them."""
+    """Up to BOARDS_SHOWN grids, printed the way the course harness prints
+    them, each followed by what `why` says of it (the rules it breaks)."""
     if not grids:
         return []
     lines = [f"{title}: {len(grids)}"]
@@ -351,6 +367,7 @@ def _boards(
         lines.append(f"    -----{note}")
         board = format_board(grid, k).strip("\n").splitlines()
         lines += [f"    {row}" if row else "" for row in board]
+        lines += [f"    {line}" for line in (why(grid) if why else [])]
     if len(grids) > BOARDS_SHOWN:
         lines.append(f"    ----- ... and {len(grids) - BOARDS_SHOWN} more")
     return lines

@@ -23,6 +23,7 @@ from plpuzzle.sudoku.presentation.class_report import StudentGrades
 from plpuzzle.sudoku.presentation.class_report import build as build_report
 from plpuzzle.sudoku.presentation.class_report import to_csv as report_csv
 from plpuzzle.sudoku.presentation.class_report import to_json as report_json
+from plpuzzle.sudoku.services.feedback import write_feedback
 from plpuzzle.sudoku.services.gradebook import Gradebook
 from plpuzzle.sudoku.services.grading import (
     ClassRun,
@@ -187,5 +188,9 @@ def grade(
     paths[0].write_text(report_csv(report))
     paths[1].write_text(report_json(report))
     paths[2].write_text(render_html(report))
+    paths.append(write_feedback(
+        request.report_dir, students, cases, settings,
+        points=points, submissions=subs, hidden=hidden, jobs=request.jobs,
+    ))  # fmt: skip
     warnings += run.problems
     return GradingOutcome(report, counts["new"], counts["reused"], db, paths, run, warnings)

@@ -1,0 +1,266 @@
+"""A student's feedback drawn as Markdown and as a self-contained HTML page.
+
+Both say the same things in the same order (services.feedback builds
+them): the score, a compact table of verdicts, each error once, and for
+each wrong test the boards and broken rules, then the smallest puzzle the
+solver still gets wrong, ready to save as a test file. Nothing here
+depends on the time or the machine, so the same grades give the same files.
+"""
+
+from __future__ import annotations
+
+import html
+
+from plpuzzle.sudoku.domain.evidence import GridEvidence
+from plpuzzle.sudoku.domain.model import Puzzle
+from plpuzzle.sudoku.domain.textformat import solutions_to_text
+from plpuzzle.sudoku.services.feedback import ErrorGroup, Shrunk, StudentFeedback, TestFeedback
+
+#: Our solutions are written out as an expected-solution file up to this many.
+SOLUTIONS_WRITTEN = 8
+#: Lines of an error's evidence shown (it is the tail of what was printed).
+EVIDENCE_LINES = 25
+
+RULE_WORDS = {
+    "consecutive": "an `s` or `w` info means the two cells' values differ by exactly 1",
+    "oddsum": "an `s` or `w` info means the two cells' values have an odd sum",
+}
+
+
+def _verdict(t: TestFeedback) -> str:
+    """A test's verdict for the table; an error's message is told once, below it."""
+    return f"{t.grade}: {t.detail}" if t.detail and t.grade == "wrong" else t.grade
+
+
+def _evidence_text(e: ErrorGroup) -> list[str]:
+    lines = e.evidence.splitlines()
+    if len(lines) > EVIDENCE_LINES:
+        lines = [*lines[:EVIDENCE_LINES], f"... ({len(lines) - EVIDENCE_LINES} more lines)"]
+    return lines
+
+
+def _extra_caption(e: GridEvidence, ours: bool = False) -> str:
+    if e.violations:
+        return "A solution your solver gave that is not one:"
+    if ours:
+        return "A solution your solver gave that breaks no rule (please tell your teacher):"
+    return (
+        "A solution your solver gave that breaks no rule, but is not among the "
+        "expected ones (please tell your teacher):"
+    )
+
+
+MISSING_CAPTION = "A solution your solver did not give:"
+
+
+def _goal(puzzle: Puzzle) -> str:
+    return f"sudoku({puzzle.to_term()}, Sol)"
+
+
+def _counts(s: Shrunk) -> str:
+    theirs = f"{s.theirs_count}"
+    if s.extra and s.theirs_count > len(s.ours):
+        theirs = f"{s.theirs_count} (or more: it was stopped there)"
+    return f"This puzzle has {len(s.ours)} solution(s); your solver gave {theirs} answer(s)."
+
+
+def _shrunk_summary(s: Shrunk) -> str:
+    origin = (
+        f"the test's puzzle has K={s.original_k} and {s.original_infos} infos"
+        if s.original_k != s.puzzle.k or s.original_infos != s.infos
+        else "the test's puzzle could not be made smaller"
+    )
+    return f"K={s.puzzle.k} with {s.infos} info(s) ({origin})"
+
+
+def _shrunk_extras(s: Shrunk) -> list[str]:
+    out = []
+    if s.duplicates:
+        out.append(f"Your solver gave {s.duplicates} solution(s) more than once.")
+    if s.malformed:
+        out.append(f"Your solver gave {s.malformed} malformed or non-ground answer(s).")
+    if s.stopped:
+        out.append(f"(The search for a smaller puzzle {s.stopped}; a smaller one may exist.)")
+    return out
+
+
+# --- Markdown ---------------------------------------------------------------
+
+
+def _md_board(e: GridEvidence) -> list[str]:
+    out = ["```", *e.board.splitlines(), "```"]
+    if e.violations:
+        out += ["", "It breaks these rules:", *(f"- {v}" for v in e.violations[:6])]
+        if len(e.violations) > 6:
+            out.append(f"- ... and {len(e.violations) - 6} more")
+    return [*out, ""]
+
+
+def _md_shrunk(s: Shrunk, test: str) -> list[str]:
+    out = [
+        f"#### A smaller puzzle your solver gets wrong: {_shrunk_summary(s)}",
+        "",
+        f"Save it as a puzzle file of your own tests (e.g. `{test}_small_d.txt`):",
+        "",
+        "```",
+        *s.text.splitlines(),
+        "```",
+        "",
+        f"or run it directly: `{_goal(s.puzzle)}`",
+        "",
+        _counts(s),
+        "",
+    ]
+    if s.extra:
+        out += [_extra_caption(s.extra, ours=True), "", *_md_board(s.extra)]
+    if s.missing:
+        out += [MISSING_CAPTION, "", *_md_board(s.missing)]
+    if len(s.ours) <= SOLUTIONS_WRITTEN:
+        out += [
+            "Its solutions, as an expected-solution file:",
+            "",
+            "```",
+            solutions_to_text(s.ours).rstrip("\n"),
+            "```",
+            "",
+        ]
+    out += [f"{line}\n" for line in _shrunk_extras(s)]
+    return out
+
+
+def to_markdown(f: StudentFeedback) -> str:
+    """The feedback as Markdown (what a teacher pastes into a mail)."""
+    counts = ", ".join(f"{g} {n}" for g, n in f.counts.items())
+    out = [
+        f"# Sudoku assignment: feedback for {f.student}",
+        "",
+        f"Score: **{f.score} / {f.max_score}** ({counts}).",
+        "",
+        f"Rules: {f.rules} ({RULE_WORDS.get(f.rules, f.rules)}).",
+        "",
+    ]
+    if f.notes:
+        out += ["## Notes", "", *(f"- {n}" for n in f.notes), ""]
+    out += ["## Tests", "", "| test | verdict | points |", "|---|---|---|"]
+    for t in f.tests:
+        verdict = _verdict(t).replace("|", "\\|")
+        out.append(f"| {t.test} | {verdict} | {t.earned}/{t.points} |")
+    out.append("")
+    if f.errors:
+        out += ["## Errors", ""]
+        for e in f.errors:
+            out += [f"### {e.grade}: {e.message}", "", f"Tests: {', '.join(e.tests)}", ""]
+            if e.evidence:
+                out += ["```", *_evidence_text(e), "```", ""]
+    wrong = [t for t in f.tests if t.grade == "wrong"]
+    if wrong:
+        out += ["## Wrong answers", ""]
+    for t in wrong:
+        out += [f"### {t.test}: {t.detail}", ""]
+        if t.extra:
+            out += [_extra_caption(t.extra), "", *_md_board(t.extra)]
+        if t.missing:
+            out += [MISSING_CAPTION, "", *_md_board(t.missing)]
+        out += [*(f"- {line}" for line in t.other), *([""] if t.other else [])]
+        if t.shrunk:
+            out += _md_shrunk(t.shrunk, t.test)
+        elif t.shrink_note:
+            out += [f"No smaller puzzle: {t.shrink_note}.", ""]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+# --- HTML -------------------------------------------------------------------
+
+_STYLE = """
+body { font-family: sans-serif; max-width: 60em; margin: 1em auto; padding: 0 1em; }
+table { border-collapse: collapse; }
+td, th { border: 1px solid #bbb; padding: 0.15em 0.5em; text-align: left; }
+pre { background: #f4f4f4; padding: 0.5em; display: inline-block; margin: 0.3em 0; }
+.correct { background: #d8f0d8; } .wrong { background: #f6d6d6; }
+.error, .timeout, .crashed, .memory-limit, .load-error { background: #f8e8c0; }
+ul.broken { color: #a00000; }
+"""
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text))
+
+
+def _html_board(e: GridEvidence) -> str:
+    out = f"<pre>{_e(e.board)}</pre>"
+    if e.violations:
+        items = "".join(f"<li>{_e(v)}</li>" for v in e.violations[:6])
+        if len(e.violations) > 6:
+            items += f"<li>... and {len(e.violations) - 6} more</li>"
+        out += f"<p>It breaks these rules:</p><ul class='broken'>{items}</ul>"
+    return out
+
+
+def _html_shrunk(s: Shrunk, test: str) -> str:
+    parts = [
+        f"<h4>A smaller puzzle your solver gets wrong: {_e(_shrunk_summary(s))}</h4>",
+        f"<p>Save it as a puzzle file of your own tests (e.g. <code>{_e(test)}_small_d.txt"
+        "</code>):</p>",
+        f"<pre class='puzzle'>{_e(s.text)}</pre>",
+        f"<p>or run it directly: <code>{_e(_goal(s.puzzle))}</code></p>",
+        f"<p>{_e(_counts(s))}</p>",
+    ]
+    if s.extra:
+        parts.append(f"<p>{_e(_extra_caption(s.extra, ours=True))}</p>{_html_board(s.extra)}")
+    if s.missing:
+        parts.append(f"<p>{_e(MISSING_CAPTION)}</p>{_html_board(s.missing)}")
+    if len(s.ours) <= SOLUTIONS_WRITTEN:
+        parts.append(
+            "<p>Its solutions, as an expected-solution file:</p>"
+            f"<pre>{_e(solutions_to_text(s.ours))}</pre>"
+        )
+    parts += [f"<p>{_e(line)}</p>" for line in _shrunk_extras(s)]
+    return "".join(parts)
+
+
+def to_html(f: StudentFeedback) -> str:
+    """The feedback as one HTML page, with no scripts and no outside files."""
+    counts = ", ".join(f"{g} {n}" for g, n in f.counts.items())
+    rows = "".join(
+        f"<tr class='{_e(t.grade.replace(' ', '-'))}'><td>{_e(t.test)}</td>"
+        f"<td>{_e(_verdict(t))}</td><td>{_e(t.earned)}/{_e(t.points)}</td></tr>"
+        for t in f.tests
+    )
+    body = [
+        f"<h1>Sudoku assignment: feedback for {_e(f.student)}</h1>",
+        f"<p>Score: <strong>{_e(f.score)} / {_e(f.max_score)}</strong> ({_e(counts)}).</p>",
+        f"<p>Rules: {_e(f.rules)} ({_e(RULE_WORDS.get(f.rules, f.rules))}).</p>",
+    ]
+    if f.notes:
+        body.append("<h2>Notes</h2><ul>" + "".join(f"<li>{_e(n)}</li>" for n in f.notes) + "</ul>")
+    body.append(
+        f"<h2>Tests</h2><table><tr><th>test</th><th>verdict</th><th>points</th></tr>{rows}</table>"
+    )
+    if f.errors:
+        body.append("<h2>Errors</h2>")
+        for e in f.errors:
+            body.append(
+                f"<h3>{_e(e.grade)}: {_e(e.message)}</h3><p>Tests: {_e(', '.join(e.tests))}</p>"
+            )
+            if e.evidence:
+                body.append(f"<pre>{_e(chr(10).join(_evidence_text(e)))}</pre>")
+    wrong = [t for t in f.tests if t.grade == "wrong"]
+    if wrong:
+        body.append("<h2>Wrong answers</h2>")
+    for t in wrong:
+        body.append(f"<h3 id='{_e(t.test)}'>{_e(t.test)}: {_e(t.detail)}</h3>")
+        if t.extra:
+            body.append(f"<p>{_e(_extra_caption(t.extra))}</p>{_html_board(t.extra)}")
+        if t.missing:
+            body.append(f"<p>{_e(MISSING_CAPTION)}</p>{_html_board(t.missing)}")
+        if t.other:
+            body.append("<ul>" + "".join(f"<li>{_e(x)}</li>" for x in t.other) + "</ul>")
+        if t.shrunk:
+            body.append(_html_shrunk(t.shrunk, t.test))
+        elif t.shrink_note:
+            body.append(f"<p>No smaller puzzle: {_e(t.shrink_note)}.</p>")
+    return (
+        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+        f"<title>Feedback for {_e(f.student)}</title><style>{_STYLE}</style></head>"
+        f"<body>\n{chr(10).join(body)}\n</body></html>\n"
+    )
