@@ -219,7 +219,11 @@ def test_browser_opens_sorts_filters_and_draws_the_matrix(
     ActionChains(browser).click().perform()  # where the pointer is
     section = browser.find_element(By.CSS_SELECTOR, f'details.student[data-i="{i}"]')
     assert section.get_attribute("open") is not None
-    rows = section.find_elements(By.CSS_SELECTOR, ".results tbody tr")
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    rows = WebDriverWait(browser, 5).until(
+        lambda _: section.find_elements(By.CSS_SELECTOR, ".results tbody tr")
+    )
     assert len(rows) == TESTS
     hit = section.find_element(By.CSS_SELECTOR, ".results tr.hit")
     assert hit.find_element(By.CSS_SELECTOR, "td.test").text == result["test"]

@@ -14,6 +14,7 @@ import io
 import json
 import statistics
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from plpuzzle.sudoku.services.grading import NOT_EMULATED, Grade, GradeSettings, Points, TestGrade
@@ -154,3 +155,9 @@ def to_wide_csv(report: dict[str, Any]) -> str:
         earned = {r["test"]: r["earned"] for r in s["results"]}
         writer.writerow([s["id"], *(earned.get(t, 0) for t in tests), s["score"]])
     return out.getvalue()
+
+
+def write_wide_csv(report: dict[str, Any], path: Path) -> Path:
+    """Write to_wide_csv(report) to `path` (the grader's one line for it)."""
+    path.write_text(to_wide_csv(report))
+    return path
