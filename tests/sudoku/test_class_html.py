@@ -8,6 +8,9 @@ why, where the browser is missing, and fails instead in CI.
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
 import re
 import struct
 from html import escape
@@ -17,13 +20,14 @@ from urllib.parse import quote
 
 import pytest
 
-from plpuzzle.sudoku.presentation import class_report
-from plpuzzle.sudoku.presentation.class_html import render_html
+from plpuzzle.sudoku.presentation import class_html, class_report
+from plpuzzle.sudoku.presentation.class_html import _SCRIPT, render_html
 from plpuzzle.sudoku.presentation.class_report import StudentGrades
 from plpuzzle.sudoku.services.grading import Grade, GradeSettings, Points, TestGrade
 
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver
+    from selenium.webdriver.remote.webelement import WebElement
 
 
 TESTS = ["test001", "test002", "test003", "test004", "test005", "test006-a-long-test-name"]
@@ -103,23 +107,51 @@ def test_every_grade_is_covered(report: dict[str, Any]) -> None:
     assert seen == {g.value for g in Grade}
 
 
+def _outside_script(html: str) -> str:
+    """The page without its own script's source (which holds JavaScript's &&)."""
+    assert html.count(f"<script>{_SCRIPT}</script>") == 1
+    return html.replace(f"<script>{_SCRIPT}</script>", "")
+
+
+def _data(html: str) -> dict[str, Any]:
+    start = html.index('<script type="application/json" id="report-data">')
+    block = html[html.index(">", start) + 1 : html.index("</script>", start)]
+    assert not set("<>&") & set(block)  # nothing in it can end the block or start markup
+    return json.loads(block)
+
+
 def test_untrusted_text_is_escaped(html: str) -> None:
-    assert "<script" not in html.lower()
+    # The only scripts are the page's own: its data block and its code.
+    assert re.findall(r"<script[^>]*>", html, re.I) == [
+        '<script type="application/json" id="report-data">',
+        "<script>",
+    ]
+    outside = _outside_script(html)
     assert "<b>here</b>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;&amp;co" in html
-    assert (
-        "&lt;script&gt;window.__pwned = 1&lt;/script&gt; &amp; &#x27;x&#x27; &quot;y&quot;" in html
-    )
     assert "syntax error &lt;b&gt;here&lt;/b&gt;" in html
     # Every & starts an entity: no raw ampersand from the report got through.
-    assert not re.search(r"&(?!(amp|lt|gt|quot|#x27);)", html)
+    assert not re.search(r"&(?!(amp|lt|gt|quot|#x27);)", outside)
+    # The data block carries untrusted text as JSON escapes, intact.
+    data = _data(html)
+    assert EVIL in [s["id"] for s in data["students"]]
+    assert EVIL_EVIDENCE in data["strings"]
 
 
-def test_self_contained_and_scriptless(html: str) -> None:
+def test_self_contained_with_only_its_own_script(html: str) -> None:
     assert html.startswith("<!DOCTYPE html>")
-    assert "Content-Security-Policy" in html
-    for outside in ("<link", "<img", "<iframe", "src=", "@import", "url(", "https:"):
+    csp = re.search(r'Content-Security-Policy" content="([^"]*)"', html)
+    assert csp
+    digest = base64.b64encode(hashlib.sha256(_SCRIPT.encode()).digest()).decode()
+    assert f"script-src 'sha256-{digest}'" in csp.group(1)
+    assert "default-src 'none'" in csp.group(1) and "unsafe-inline'; img" in csp.group(1)
+    for outside in ("<link", "<iframe", "@import", "url(", "https:"):
         assert outside not in html
+    # Images: the matrix's rows, drawn here as data: PNGs, one a student.
+    sources = re.findall(r'src="([^"]*)"', html)
+    assert len(sources) == len(PLAN)
+    assert all(s.startswith("data:image/png;base64,") for s in sources)
+    assert len(re.findall(r"\bsrc=", html)) == len(PLAN)
     assert set(re.findall(r"http://[^\"' ]+", html)) == {"http://www.w3.org/2000/svg"}
 
 
@@ -142,11 +174,11 @@ def test_class_table_rows_link_to_sections(html: str, report: dict[str, Any]) ->
     table = html[html.index('id="class-table"') : html.index("</table>")]
     ids = sorted(PLAN)
     assert [s["id"] for s in report["students"]] == ids
-    assert table.count("<tr>") == 1 + len(ids)
+    assert table.count("<tr") == 1 + len(ids)
     links = re.findall(r'<a href="#([^"]*)">', table)
     assert links == [quote(_anchor(sid), safe="") for sid in ids]
     assert links[0] == "student-%3Cscript%3Ealert%281%29%3C%2Fscript%3E%26co"
-    sections = re.findall(r'<section class="student" id="([^"]*)">', html)
+    sections = re.findall(r'<details class="student" id="([^"]*)"', html)
     assert sections == [
         _anchor(sid).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") for sid in ids
     ]
@@ -176,17 +208,81 @@ def test_charts_have_one_bar_per_test(html: str) -> None:
     assert runtime and ">15.0</text>" in runtime.group()  # test006's median, as a label
 
 
-def test_student_sections_show_every_result(html: str) -> None:
-    for sid in PLAN:
-        start = html.index(f'id="{escape(_anchor(sid))}"')
-        section = html[start : html.index("</section>", start)]
-        for test in TESTS:
-            assert f'<td class="test">{test}</td>' in section
-        assert section.count("<tr>") == 1 + len(TESTS)
-    assert html.count('class="student"') == len(PLAN)
-    assert f"<pre>{MISSING}</pre>" in html
-    assert '<span class="badge g-memory-limit">memory limit</span>' in html
-    assert '<td class="num">0 / 2.5</td>' in html
+def _section(html: str, sid: str) -> str:
+    start = html.index(f'id="{escape(_anchor(sid))}"')
+    return html[start : html.index("</details>", start)]
+
+
+def test_student_sections_group_failures_without_script(html: str) -> None:
+    """Closed sections, readable without JavaScript: failing tests by grade."""
+    assert html.count('<details class="student"') == len(PLAN)
+    assert "<details open" not in html
+    carol = _section(html, "carol")
+    assert "2 / 7.5</b> points" in carol
+    for grade, tests, detail in (
+        ("crashed", "test001", "worker died: signal 11 (1)"),
+        ("error", "test002", "internal error &amp; co (1)"),
+        ("wrong", "test003", "1 of 2 solutions missing (1)"),
+        ("timeout", "test006-a-long-test-name", "did not finish in time (1)"),
+    ):
+        slug = grade.replace(" ", "-")
+        assert (
+            f'<li><span class="badge g-{slug}">{grade} 1</span> {tests}<br>'
+            f'<span class="said">{detail}</span></li>'
+        ) in carol
+    assert "All 6 tests correct." in _section(html, "alice")
+    evil = _section(html, EVIL)
+    assert "load error 6</span> test001, test002, test003, test004, test005, test006" in evil
+    assert "<pre>" not in html  # evidence is drawn by the script, from the data block
+
+
+def test_matrix_has_a_row_per_student() -> None:
+    page = render_html(_report())
+    rows = re.findall(r'<div class="mrow" data-i="(\d+)"><span class="who">([^<]*)</span>', page)
+    assert [sid for _, sid in rows] == [escape(sid) for sid in sorted(PLAN)]
+    assert '<span><span class="badge g-correct">correct</span> 14</span>' in page  # the legend
+
+
+def test_data_block_holds_every_result(report: dict[str, Any], html: str) -> None:
+    data = _data(html)
+    assert data["tests"] == TESTS and data["points"] == [1, 1, 1, 1, 1, 2.5]
+    for student, row in zip(report["students"], data["students"], strict=True):
+        assert row["id"] == student["id"]
+        grades = [data["grades"][int(c, 36)] for c in row["g"]]
+        assert grades == [r["grade"] for r in student["results"]]
+        cpu = [int(v, 36) / 1000 for v in row["c"].split()]
+        assert cpu == [r["cpu_seconds"] for r in student["results"]]
+        for t, detail, evidence in row["x"]:
+            result = student["results"][t]
+            assert data["strings"][detail] == result["detail"]
+            assert data["strings"][evidence] == result["evidence"]
+
+
+def test_evidence_is_cut_to_a_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A student with much evidence gets some of it, the rest is named as left out."""
+    monkeypatch.setattr(class_html, "EVIDENCE_BUDGET", 3_000)
+    big = "x" * 10_000
+    grades = [TestGrade("s", f"t{k}", Grade.WRONG, "missing", f"{k}:{big}") for k in range(20)]
+    report = class_report.build(
+        [StudentGrades("s", "s.pl", grades)],
+        [f"t{k}" for k in range(20)],
+        Points(),
+        GradeSettings(),
+    )
+    data = _data(render_html(report))
+    kept = [data["strings"][e] for _, _, e in data["students"][0]["x"] if e >= 0]
+    left_out = [e for _, _, e in data["students"][0]["x"] if e == -2]
+    assert 0 < len(kept) < 20 and len(kept) + len(left_out) == 20
+    assert all(len(k) < 700 and k.endswith("more characters in grades.json)") for k in kept)
+
+
+def test_wide_csv_one_column_per_test(report: dict[str, Any]) -> None:
+    lines = class_report.to_wide_csv(report).splitlines()
+    assert lines[0] == "id,test001,test002,test003,test004,test005,test006-a-long-test-name,total"
+    assert lines[1] == "<script>alert(1)</script>&co,0,0,0,0,0,0,0"
+    assert "alice,1,1,1,1,1,2.5,7.5" in lines
+    assert "bob,1,0,0,1,0,2.5,4.5" in lines
+    assert len(lines) == 1 + len(PLAN)
 
 
 def test_same_report_same_bytes() -> None:
@@ -251,13 +347,71 @@ def test_browser_runs_no_student_script(page: WebDriver) -> None:
 
     with pytest.raises(NoAlertPresentException):
         page.switch_to.alert  # noqa: B018 - raises when no alert is open
-    assert page.execute_script("return document.scripts.length") == 0
+    assert page.execute_script("return document.scripts.length") == 2  # data and ours
     assert page.execute_script("return typeof window.__pwned") == "undefined"
-    # Nothing loaded from anywhere but the file itself.
-    assert page.execute_script("return performance.getEntriesByType('resource').length") == 0
+    # Nothing loaded from anywhere but the file itself (data: images are not fetched).
+    resources = page.execute_script(
+        "return performance.getEntriesByType('resource').map(e => e.name)"
+        ".filter(n => !n.startsWith('data:'))"
+    )
+    assert resources == []
     evil = page.find_element(By.ID, _anchor(EVIL))
-    assert evil.find_element(By.TAG_NAME, "h3").text == EVIL
-    assert EVIL_EVIDENCE in evil.find_element(By.TAG_NAME, "pre").text
+    assert evil.find_element(By.CSS_SELECTOR, "summary .sid").text == EVIL
+    evil.find_element(By.TAG_NAME, "summary").click()  # the script draws its table
+    pres = _drawn(page, evil, "pre")
+    assert len(pres) == len(TESTS) and EVIL_EVIDENCE in pres[0].text
+    assert page.execute_script("return typeof window.__pwned") == "undefined"
+
+
+def _drawn(page: WebDriver, root: WebElement, css: str) -> list[WebElement]:
+    """The elements the script draws once a section opens (on its toggle
+    event, which comes a moment after the click)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(page, 5).until(lambda _: root.find_elements(By.CSS_SELECTOR, css))
+
+
+@pytest.mark.browser
+def test_browser_opened_section_shows_every_result(page: WebDriver) -> None:
+    from selenium.webdriver.common.by import By
+
+    bob = page.find_element(By.ID, _anchor("bob"))
+    assert bob.find_elements(By.CSS_SELECTOR, ".results tr") == []
+    bob.find_element(By.TAG_NAME, "summary").click()
+    rows = _drawn(page, bob, ".results tbody tr")
+    cells = [[td.text for td in r.find_elements(By.TAG_NAME, "td")] for r in rows]
+    assert [c[0] for c in cells] == TESTS
+    assert [c[1] for c in cells] == [g.value for g, _ in PLAN["bob"]]
+    assert cells[2][2:5] == ["0 / 1", "60.0", "66.0"]  # the timeout: points, CPU, wall
+    assert cells[1][5] == f"1 of 2 solutions missing\n{MISSING}"
+
+
+@pytest.mark.browser
+def test_browser_sorts_and_filters(page: WebDriver) -> None:
+    from selenium.webdriver.common.by import By
+
+    def order(table: str) -> list[str]:
+        rows = page.find_elements(By.CSS_SELECTOR, f"#{table} tbody tr")
+        return [r.find_element(By.TAG_NAME, "td").text for r in rows if r.is_displayed()]
+
+    heads = page.find_elements(By.CSS_SELECTOR, "#test-table thead th")
+    heads[2].click()  # correct, ascending; ties keep suite order
+    assert order("test-table") == [
+        "test003", "test002", "test005", "test006-a-long-test-name", "test001", "test004",
+    ]  # fmt: skip
+    heads[0].click()
+    heads[0].click()
+    assert order("test-table") == sorted(TESTS, reverse=True)
+    box = page.find_element(By.ID, "test-filter")
+    box.send_keys("long")
+    assert order("test-table") == ["test006-a-long-test-name"]
+    assert page.find_element(By.ID, "test-count").text == "1 of 6 shown"
+    page.find_element(By.ID, "class-filter").send_keys("&")  # literally, not as markup
+    assert order("class-table") == [EVIL, "d&d"]
+    matrix = page.find_elements(By.CSS_SELECTOR, "#matrix .mrow .who")
+    assert [m.text for m in matrix if m.is_displayed()] == [EVIL, "d&d"]
+    assert page.find_element(By.ID, "class-count").text == "2 of 5 shown"
 
 
 @pytest.mark.browser

@@ -1,4 +1,5 @@
-"""A class's grades as reports: CSV (one row per student), JSON (all of it).
+"""A class's grades as reports: CSV (one row per student, counts per grade),
+a wide CSV (one column per test, for a course's gradebook) and JSON (all of it).
 
 The HTML page (plpuzzle.sudoku.presentation.class_html) is drawn from the same
 dictionary that the JSON report holds, so the three always agree. Nothing
@@ -13,6 +14,7 @@ import io
 import json
 import statistics
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from plpuzzle.sudoku.services.grading import NOT_EMULATED, Grade, GradeSettings, Points, TestGrade
@@ -135,3 +137,27 @@ def to_csv(report: dict[str, Any]) -> str:
     for s in report["students"]:
         writer.writerow([s["id"], s["score"], s["max_score"], *(s["counts"][g] for g in grades)])
     return out.getvalue()
+
+
+def to_wide_csv(report: dict[str, Any]) -> str:
+    """One row per student, one column per test (points earned), then the total.
+
+    Made for importing into a course's gradebook (Moodle and the like map
+    columns by header and students by the first column), so it holds
+    nothing but numbers after the id: a test's column is its points when
+    the grade is correct, else 0; the header names the tests in suite order.
+    """
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    tests = [t["name"] for t in report["tests"]]
+    writer.writerow(["id", *tests, "total"])
+    for s in report["students"]:
+        earned = {r["test"]: r["earned"] for r in s["results"]}
+        writer.writerow([s["id"], *(earned.get(t, 0) for t in tests), s["score"]])
+    return out.getvalue()
+
+
+def write_wide_csv(report: dict[str, Any], path: Path) -> Path:
+    """Write to_wide_csv(report) to `path` (the grader's one line for it)."""
+    path.write_text(to_wide_csv(report))
+    return path

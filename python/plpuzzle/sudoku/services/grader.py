@@ -19,7 +19,7 @@ from plpuzzle.sandbox import cgroups, jail
 from plpuzzle.sandbox.program import LoadReport, SandboxSetupError
 from plpuzzle.sandbox.workspace import WorkspaceError, new_run_id, run_is_alive
 from plpuzzle.sudoku.domain.textformat import FormatError
-from plpuzzle.sudoku.presentation.class_report import StudentGrades
+from plpuzzle.sudoku.presentation.class_report import StudentGrades, write_wide_csv
 from plpuzzle.sudoku.presentation.class_report import build as build_report
 from plpuzzle.sudoku.presentation.class_report import to_csv as report_csv
 from plpuzzle.sudoku.presentation.class_report import to_json as report_json
@@ -188,6 +188,7 @@ def grade(
     paths[0].write_text(report_csv(report))
     paths[1].write_text(report_json(report))
     paths[2].write_text(render_html(report))
+    paths.append(write_wide_csv(report, request.report_dir / "grades-wide.csv"))
     paths.append(write_feedback(
         request.report_dir, students, cases, settings,
         points=points, submissions=subs, hidden=hidden, jobs=request.jobs,
