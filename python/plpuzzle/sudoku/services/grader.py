@@ -12,31 +12,40 @@ import os
 import shutil
 import socket
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from plpuzzle.sandbox import cgroups, jail
 from plpuzzle.sandbox.program import LoadReport, SandboxSetupError
 from plpuzzle.sandbox.workspace import WorkspaceError, new_run_id, run_is_alive
+from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.domain.textformat import FormatError
+from plpuzzle.sudoku.domain.validator import validate
 from plpuzzle.sudoku.presentation.class_report import StudentGrades
 from plpuzzle.sudoku.presentation.class_report import build as build_report
 from plpuzzle.sudoku.presentation.class_report import to_csv as report_csv
 from plpuzzle.sudoku.presentation.class_report import to_json as report_json
 from plpuzzle.sudoku.services.gradebook import Gradebook
 from plpuzzle.sudoku.services.grading import (
+    MANIFEST_NAME,
     ClassRun,
+    Grade,
     GradeSettings,
     GradingError,
     Hooks,
+    Intake,
+    Manifest,
     Points,
     Submission,
     TestGrade,
     case_key,
-    find_submissions,
+    check_points,
     grade_class,
     hidden_paths,
+    load_manifest,
     load_points,
+    near,
+    read_class,
 )
 from plpuzzle.sudoku.services.suite import SuiteCase, discover, load_case
 
@@ -45,8 +54,20 @@ class SetupProblem(Exception):
     """The machine cannot grade safely (no SWI-Prolog, no bubblewrap)."""
 
 
+#: The settings a suite.toml may declare, as GradeSettings fields.
+MANIFEST_SETTINGS = ("rules", "time_limit", "memory_mb")
+
+
 @dataclass
 class GradingRequest:
+    """What to grade, and how.
+
+    `given` names the GradeSettings fields set explicitly (on the command
+    line): those win over the suite's suite.toml; the others come from it
+    when it declares them. `students` (--student) regrades only those;
+    `roster` lists who should have handed something in.
+    """
+
     submissions: Path
     suite: Path
     settings: GradeSettings
@@ -54,6 +75,9 @@ class GradingRequest:
     db: Path | None = None
     points_file: Path | None = None
     jobs: int = 1
+    given: frozenset[str] = frozenset(MANIFEST_SETTINGS)
+    students: tuple[str, ...] = ()
+    roster: Path | None = None
 
 
 @dataclass
@@ -65,6 +89,18 @@ class GradingOutcome:
     paths: list[Path]
     run: ClassRun
     warnings: list[str] = field(default_factory=list)
+    #: On the roster, with no submission.
+    missing: list[str] = field(default_factory=list)
+    #: Entries graded 0 because they hold no sudoku.pl (or no usable id).
+    ungradable: list[str] = field(default_factory=list)
+
+
+class GradingInterrupted(KeyboardInterrupt):
+    """Ctrl-C during grading: what was done by then, all of it kept."""
+
+    def __init__(self, new: int, reused: int, total: int, counts: dict[str, int], db: Path):
+        super().__init__()
+        self.new, self.reused, self.total, self.counts, self.db = new, reused, total, counts, db
 
 
 def check_machine() -> list[str]:
@@ -100,48 +136,179 @@ def release_dead_claims(book: Gradebook, host: str) -> None:
             book.release_claims(other)
 
 
-def load_cases(request: GradingRequest, points: Points) -> list[SuiteCase]:
-    suite = request.suite
+def load_cases(suite: Path, points: Points) -> list[SuiteCase]:
+    """The tests that count, after checking that every one of them can be
+    graded: a puzzle that parses, and an expected-solution file that exists
+    and parses. Raises GradingError listing every problem, before anyone
+    is graded: a broken suite must not be charged to the students."""
     if not suite.is_dir():
         raise GradingError(f"{suite}: no such suite folder (use --suite DIR)")
     cases = discover(suite)
-    if points.only is not None:
-        unknown = sorted(set(points.only) - {c.name for c in cases})
-        if unknown:
-            raise GradingError(
-                f"{request.points_file}: no such test(s) in {suite}: {', '.join(unknown)}"
-            )
-        cases = [c for c in cases if points.counts(c.name)]
     if not cases:
         raise GradingError(f"{suite}: no testNNNd.txt puzzles")
+    check_points(points, [c.name for c in cases])
+    cases = [c for c in cases if points.counts(c.name)]
+    problems = []
     for case in cases:
         try:
-            load_case(case)
+            _, expected = load_case(case)
         except FormatError as e:
-            raise GradingError(str(e)) from None
+            problems.append(str(e))
+            continue
+        if expected is None:
+            problems.append(
+                f"{case.expected_path}: missing (the expected solutions of {case.name})"
+            )
+    if problems:
+        shown = problems[:10] + (
+            [f"... and {len(problems) - 10} more"] if len(problems) > 10 else []
+        )
+        raise GradingError(
+            f"{suite}: the suite cannot be graded with, so nobody was graded:\n  "
+            + "\n  ".join(shown)
+        )
     return cases
+
+
+#: How many expected solutions of a test are checked against the rules.
+RULES_SAMPLE = 20
+
+
+def check_rules(cases: list[SuiteCase], rules: Rules, manifest: Manifest | None) -> None:
+    """Stop when the expected solutions break the chosen rules: every
+    correct solver would be graded wrong. Say which rules they satisfy."""
+    broken: list[tuple[SuiteCase, str]] = []
+    loaded = []
+    for case in cases:
+        puzzle, expected = load_case(case)
+        sample = (expected or [])[:RULES_SAMPLE]
+        loaded.append((puzzle, sample))
+        for grid in sample:
+            if problems := validate(puzzle, [list(row) for row in grid], rules):
+                broken.append((case, str(problems[0])))
+                break
+    if not broken:
+        return
+    others = [
+        r
+        for r in Rules
+        if r is not rules
+        and all(not validate(p, [list(row) for row in g], r) for p, gs in loaded for g in gs)
+    ]
+    names = broken[0][0].name + (f" and {len(broken) - 1} more test(s)" if len(broken) > 1 else "")
+    source = f" (as {manifest.path} declares)" if manifest and manifest.rules is rules else ""
+    if others:
+        fit = others[0].value
+        raise GradingError(
+            f"the expected solutions of {names} break the {rules.value} rules{source} but "
+            f'satisfy {fit}: pass --rules {fit}, or declare rules = "{fit}" in the suite\'s '
+            f"{MANIFEST_NAME}"
+        )
+    raise GradingError(
+        f"the expected solutions of {names} break the {rules.value} rules, and every other "
+        f"variant too: {broken[0][0].expected_path}: {broken[0][1]}"
+    )
+
+
+def load_roster(path: Path) -> list[str]:
+    """Student ids, one a line; blank lines and # comments are skipped."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as e:
+        raise GradingError(f"{path}: cannot read the roster: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise GradingError(f"{path}: the roster is not UTF-8 text") from None
+    ids = [line.split("#", 1)[0].strip() for line in lines]
+    return list(dict.fromkeys(i for i in ids if i))
+
+
+def resolve(request: GradingRequest) -> tuple[GradeSettings, Points, Manifest | None]:
+    """The settings and points to grade with: the command line's where
+    given, else the suite's suite.toml, else the defaults."""
+    manifest = load_manifest(request.suite) if request.suite.is_dir() else None
+    settings = request.settings
+    if manifest is not None:
+        declared = {
+            "rules": manifest.rules,
+            "time_limit": manifest.time_limit,
+            "memory_mb": manifest.memory_limit,
+        }
+        settings = replace(
+            settings,
+            **{k: v for k, v in declared.items() if v is not None and k not in request.given},
+        )
+    if request.points_file:
+        points = load_points(request.points_file)
+    elif manifest is not None and manifest.points is not None:
+        points = manifest.points
+    else:
+        points = Points()
+    return settings, points, manifest
+
+
+def _select(intake: Intake, roster: list[str], names: tuple[str, ...]) -> set[str]:
+    """The students --student names, each one checked."""
+    known = set(intake.students) | set(roster)
+    for name in names:
+        if name not in known:
+            raise GradingError(f"--student {name}: no such student{near(name, known)}")
+    return set(names)
 
 
 def grade(
     request: GradingRequest, on_start: Callable[[int], Callable[[], None]] | None = None
 ) -> GradingOutcome:
-    """Grade the class of `request`; `on_start(total)` returns a per-grade tick."""
+    """Grade the class of `request`; `on_start(total)` returns a per-grade tick.
+
+    Everything that can be checked is checked before anyone is graded: the
+    machine, the suite (files, points, rules), the roster, --student.
+    Raises GradingInterrupted on Ctrl-C, with what was done by then.
+    """
     warnings = check_machine()
-    subs = find_submissions(request.submissions)
-    points = load_points(request.points_file) if request.points_file else Points()
-    cases = load_cases(request, points)
+    intake = read_class(request.submissions)
+    settings, points, manifest = resolve(request)
+    cases = load_cases(request.suite, points)
+    check_rules(cases, settings.rules, manifest)
+    roster = load_roster(request.roster) if request.roster else []
+    selected = _select(intake, roster, request.students)
+    present = set(intake.students)
+    missing = [r for r in roster if r not in present]
+    if roster:
+        strays = sorted(present - set(roster))
+        if strays:
+            warnings.append(
+                f"not on the roster {request.roster}, graded anyway: {', '.join(strays)}"
+            )
+    warnings += intake.skipped
+    subs = intake.submissions
     request.report_dir.mkdir(parents=True, exist_ok=True)
     db = request.db or request.report_dir / "grades.sqlite"
-    settings = request.settings
     skey = settings.key()
     ckeys = {c.name: case_key(c) for c in cases}
     host = socket.gethostname()
     owner = f"{host}:{new_run_id()}"
     lease = settings.wall_seconds * 2 + 120
-    tick = on_start(len(subs) * len(cases)) if on_start else (lambda: None)
     grades: dict[tuple[str, str], TestGrade] = {}
     counts = {"new": 0, "reused": 0}
     with Gradebook(db) as book:
+        if selected:
+            others = [
+                s.student
+                for s in subs
+                if s.student not in selected
+                and any(book.get(s, c.name, ckeys[c.name], skey) is None for c in cases)
+            ]
+            if others:
+                raise GradingError(
+                    f"--student regrades students of a class graded before, but "
+                    f"{len(others)} other student(s) are not fully graded in {db} with these "
+                    f"settings ({', '.join(others[:5])}{', ...' if len(others) > 5 else ''}): "
+                    "grade the whole class first"
+                )
+            for s in subs:
+                if s.student in selected:
+                    book.forget(s.digest, skey)
+        tick = on_start(len(subs) * len(cases)) if on_start else (lambda: None)
 
         def stored(sub: Submission, case: SuiteCase) -> TestGrade | None:
             return book.get(sub, case.name, ckeys[case.name], skey)
@@ -169,6 +336,13 @@ def grade(
             run = grade_class(subs, cases, settings, hooks, request.jobs, hidden)
         except (SandboxSetupError, WorkspaceError) as e:
             raise SetupProblem(str(e)) from None
+        except KeyboardInterrupt:
+            tally: dict[str, int] = {}
+            for g in grades.values():
+                tally[g.grade.value] = tally.get(g.grade.value, 0) + 1
+            raise GradingInterrupted(
+                counts["new"], counts["reused"], len(subs) * len(cases), tally, db
+            ) from None
         finally:
             book.release_claims(owner)
         students = [
@@ -180,7 +354,15 @@ def grade(
             )
             for s in subs
         ]
+    for u in intake.ungradable:
+        zero = [TestGrade(u.student, c.name, Grade.LOAD_ERROR, u.note) for c in cases]
+        students.append(StudentGrades(u.student, str(u.source), zero, [u.note]))
+    for m in missing:
+        none = [TestGrade(m, c.name, Grade.MISSING, "no submission") for c in cases]
+        students.append(StudentGrades(m, "", none, ["no submission: on the roster, not handed in"]))
     report = build_report(students, [c.name for c in cases], points, settings)
+    report["missing"] = missing
+    report["ungradable"] = [u.student for u in intake.ungradable]
     paths = [request.report_dir / n for n in ("grades.csv", "grades.json", "grades.html")]
     from plpuzzle.sudoku.presentation.class_html import render_html
 
@@ -188,4 +370,14 @@ def grade(
     paths[1].write_text(report_json(report))
     paths[2].write_text(render_html(report))
     warnings += run.problems
-    return GradingOutcome(report, counts["new"], counts["reused"], db, paths, run, warnings)
+    return GradingOutcome(
+        report,
+        counts["new"],
+        counts["reused"],
+        db,
+        paths,
+        run,
+        warnings,
+        missing,
+        [u.student for u in intake.ungradable],
+    )
