@@ -18,7 +18,7 @@ from pathlib import Path
 from plpuzzle.sandbox import cgroups, jail
 from plpuzzle.sandbox.program import LoadReport, SandboxSetupError
 from plpuzzle.sandbox.workspace import WorkspaceError, new_run_id, run_is_alive
-from plpuzzle.sudoku.domain.model import Rules
+from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.domain.textformat import FormatError
 from plpuzzle.sudoku.domain.validator import validate
 from plpuzzle.sudoku.presentation.class_report import StudentGrades
@@ -136,11 +136,16 @@ def release_dead_claims(book: Gradebook, host: str) -> None:
             book.release_claims(other)
 
 
-def load_cases(suite: Path, points: Points) -> list[SuiteCase]:
+Loaded = dict[str, tuple[Puzzle, list[Grid] | None]]
+
+
+def load_cases(suite: Path, points: Points, loaded: Loaded | None = None) -> list[SuiteCase]:
     """The tests that count, after checking that every one of them can be
     graded: a puzzle that parses, and an expected-solution file that exists
     and parses. Raises GradingError listing every problem, before anyone
-    is graded: a broken suite must not be charged to the students."""
+    is graded: a broken suite must not be charged to the students.
+    `loaded` gets each test's puzzle and solutions, so as not to parse
+    them twice."""
     if not suite.is_dir():
         raise GradingError(f"{suite}: no such suite folder (use --suite DIR)")
     cases = discover(suite)
@@ -151,10 +156,12 @@ def load_cases(suite: Path, points: Points) -> list[SuiteCase]:
     problems = []
     for case in cases:
         try:
-            _, expected = load_case(case)
+            puzzle, expected = load_case(case)
         except FormatError as e:
             problems.append(str(e))
             continue
+        if loaded is not None:
+            loaded[case.name] = (puzzle, expected)
         if expected is None:
             problems.append(
                 f"{case.expected_path}: missing (the expected solutions of {case.name})"
@@ -164,39 +171,65 @@ def load_cases(suite: Path, points: Points) -> list[SuiteCase]:
             [f"... and {len(problems) - 10} more"] if len(problems) > 10 else []
         )
         raise GradingError(
-            f"{suite}: the suite cannot be graded with, so nobody was graded:\n  "
-            + "\n  ".join(shown)
+            f"{suite}: this suite cannot be used, so nobody was graded:\n  " + "\n  ".join(shown)
         )
     return cases
 
 
 #: How many expected solutions of a test are checked against the rules.
-RULES_SAMPLE = 20
+RULES_SAMPLE = 5
 
 
-def check_rules(cases: list[SuiteCase], rules: Rules, manifest: Manifest | None) -> None:
+def _relations(puzzle: Puzzle) -> list[tuple[int, int, int, int]]:
+    """The neighbour pairs an s or w info relates, as (r, c, r2, c2)."""
+    pairs = []
+    for r, fields in enumerate(puzzle.fields):
+        for c, cell in enumerate(fields):
+            if "s" in cell.infos and r + 1 < puzzle.n:
+                pairs.append((r, c, r + 1, c))
+            if "w" in cell.infos and c > 0:
+                pairs.append((r, c, r, c - 1))
+    return pairs
+
+
+def check_rules(
+    cases: list[SuiteCase],
+    rules: Rules,
+    manifest: Manifest | None = None,
+    loaded: Loaded | None = None,
+) -> list[str]:
     """Stop when the expected solutions break the chosen rules: every
-    correct solver would be graded wrong. Say which rules they satisfy."""
-    broken: list[tuple[SuiteCase, str]] = []
-    loaded = []
+    correct solver would be graded wrong. Say which rules they do satisfy.
+
+    Only the s/w infos are read (the rest does not depend on the rules),
+    on the first few solutions of each test. Returns warnings: a suite
+    whose solutions also fit a stricter variant may have been meant for it.
+    """
+    keeps: dict[Rules, bool] = dict.fromkeys(Rules, True)
+    broken: list[SuiteCase] = []
+    related = 0
     for case in cases:
-        puzzle, expected = load_case(case)
-        sample = (expected or [])[:RULES_SAMPLE]
-        loaded.append((puzzle, sample))
-        for grid in sample:
-            if problems := validate(puzzle, [list(row) for row in grid], rules):
-                broken.append((case, str(problems[0])))
-                break
+        puzzle, expected = loaded[case.name] if loaded else load_case(case)
+        pairs = _relations(puzzle)
+        for grid in (expected or [])[:RULES_SAMPLE]:
+            related += len(pairs)
+            for variant in Rules:
+                if keeps[variant] or variant is rules:
+                    fits = all(variant.related(grid[a][b], grid[c][d]) for a, b, c, d in pairs)
+                    keeps[variant] = keeps[variant] and fits
+                    if variant is rules and not fits and (not broken or broken[-1] != case):
+                        broken.append(case)
     if not broken:
-        return
-    others = [
-        r
-        for r in Rules
-        if r is not rules
-        and all(not validate(p, [list(row) for row in g], r) for p, gs in loaded for g in gs)
-    ]
-    names = broken[0][0].name + (f" and {len(broken) - 1} more test(s)" if len(broken) > 1 else "")
+        stricter = [r for r in Rules if r is not rules and keeps[r]]
+        if stricter and related >= 20:
+            return [
+                f"every expected solution also keeps the {stricter[0].value} rules: if the "
+                f"suite was made for them, pass --rules {stricter[0].value}"
+            ]
+        return []
+    names = broken[0].name + (f" and {len(broken) - 1} more test(s)" if len(broken) > 1 else "")
     source = f" (as {manifest.path} declares)" if manifest and manifest.rules is rules else ""
+    others = [r for r in Rules if r is not rules and keeps[r]]
     if others:
         fit = others[0].value
         raise GradingError(
@@ -204,9 +237,14 @@ def check_rules(cases: list[SuiteCase], rules: Rules, manifest: Manifest | None)
             f'satisfy {fit}: pass --rules {fit}, or declare rules = "{fit}" in the suite\'s '
             f"{MANIFEST_NAME}"
         )
+    puzzle, expected = load_case(broken[0])
+    first = next(
+        (str(v[0]) for g in expected or [] if (v := validate(puzzle, [list(x) for x in g], rules))),
+        "",
+    )
     raise GradingError(
         f"the expected solutions of {names} break the {rules.value} rules, and every other "
-        f"variant too: {broken[0][0].expected_path}: {broken[0][1]}"
+        f"variant too: {broken[0].expected_path}: {first}"
     )
 
 
@@ -228,15 +266,13 @@ def resolve(request: GradingRequest) -> tuple[GradeSettings, Points, Manifest | 
     manifest = load_manifest(request.suite) if request.suite.is_dir() else None
     settings = request.settings
     if manifest is not None:
-        declared = {
-            "rules": manifest.rules,
-            "time_limit": manifest.time_limit,
-            "memory_mb": manifest.memory_limit,
-        }
-        settings = replace(
-            settings,
-            **{k: v for k, v in declared.items() if v is not None and k not in request.given},
-        )
+        given = request.given
+        if manifest.rules is not None and "rules" not in given:
+            settings = replace(settings, rules=manifest.rules)
+        if manifest.time_limit is not None and "time_limit" not in given:
+            settings = replace(settings, time_limit=manifest.time_limit)
+        if manifest.memory_limit is not None and "memory_mb" not in given:
+            settings = replace(settings, memory_mb=manifest.memory_limit)
     if request.points_file:
         points = load_points(request.points_file)
     elif manifest is not None and manifest.points is not None:
@@ -267,8 +303,10 @@ def grade(
     warnings = check_machine()
     intake = read_class(request.submissions)
     settings, points, manifest = resolve(request)
-    cases = load_cases(request.suite, points)
-    check_rules(cases, settings.rules, manifest)
+    parsed: Loaded = {}
+    cases = load_cases(request.suite, points, parsed)
+    warnings += check_rules(cases, settings.rules, manifest, parsed)
+    parsed.clear()
     roster = load_roster(request.roster) if request.roster else []
     selected = _select(intake, roster, request.students)
     present = set(intake.students)

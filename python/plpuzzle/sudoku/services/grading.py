@@ -28,7 +28,7 @@ import threading
 import time
 import tomllib
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
@@ -320,7 +320,7 @@ def load_points(path: Path) -> Points:
     )
 
 
-def near(name: str, known: list[str] | set[str]) -> str:
+def near(name: str, known: Iterable[str]) -> str:
     """` (did you mean X?)` for a mistyped name, or nothing."""
     close = difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.6)
     return f" (did you mean {' or '.join(close)}?)" if close else ""
