@@ -37,7 +37,7 @@ from typing import Any
 
 import plpuzzle
 from plpuzzle import __version__
-from plpuzzle.engine import Dialect, prolog_dir
+from plpuzzle.engine import DEFAULT_TIME_LIMIT, Dialect, prolog_dir
 from plpuzzle.sandbox import cgroups, jail
 from plpuzzle.sandbox.program import LoadReport, Observation, RunEnd, SandboxedProgram
 from plpuzzle.sandbox.workspace import RunFolder, SubmissionFiles, read_regular_files
@@ -427,7 +427,7 @@ class GradeSettings:
 
     rules: Rules = Rules.CONSECUTIVE
     dialect: Dialect = "sicstus4"
-    time_limit: float = 60.0
+    time_limit: float = DEFAULT_TIME_LIMIT  # as every command
     memory_mb: int = 2048
     wall_limit: float | None = None
 
