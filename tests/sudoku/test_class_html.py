@@ -36,7 +36,7 @@ EVIL_EVIDENCE = "ERROR: sudoku.pl:3: <script>window.__pwned = 1</script> & 'x' \
 MISSING = "first missing solution: [[1,2,3],[4,5,6]]"
 POINTS = Points(per_test={"test006-a-long-test-name": 2.5})
 
-C, W, T, M, X, L, E = (
+C, W, T, M, X, L, E, N = (
     Grade.CORRECT,
     Grade.WRONG,
     Grade.TIMEOUT,
@@ -44,6 +44,7 @@ C, W, T, M, X, L, E = (
     Grade.CRASHED,
     Grade.LOAD_ERROR,
     Grade.ERROR,
+    Grade.MISSING,
 )
 
 #: student -> one (grade, cpu seconds) per test, in TESTS order.
@@ -52,7 +53,8 @@ PLAN: dict[str, list[tuple[Grade, float]]] = {
     "bob": [(C, 0.2), (W, 0.4), (T, 60.0), (C, 0.03), (M, 4.0), (C, 15.0)],
     "carol": [(X, 0.01), (E, 0.0), (W, 2.0), (C, 0.04), (C, 2.5), (T, 60.0)],
     "d&d": [(C, 0.15), (C, 0.45), (W, 1.0), (C, 0.05), (T, 60.0), (W, 20.0)],
-    EVIL: [(L, 0.0)] * len(TESTS),
+    # The last test as `missing` (a roster student's grade), so that every grade shows.
+    EVIL: [(L, 0.0)] * (len(TESTS) - 1) + [(N, 0.0)],
 }
 
 
@@ -66,6 +68,7 @@ def _grade(student: str, test: str, grade: Grade, cpu: float) -> TestGrade:
         Grade.CRASHED: ("worker died: signal 11", "stderr tail:\nSegmentation fault <core>"),
         Grade.LOAD_ERROR: ("syntax error <b>here</b>", EVIL_EVIDENCE),
         Grade.ERROR: ("internal error & co", "Traceback: KeyError('<x>')"),
+        Grade.MISSING: ("no submission", ""),
     }[grade]
     return TestGrade(student, test, grade, detail, evidence, 1, cpu, cpu * 1.1)
 
@@ -82,7 +85,8 @@ def _students(order: list[str]) -> list[StudentGrades]:
 
 
 def _report(order: list[str] | None = None) -> dict[str, Any]:
-    return class_report.build(_students(order or list(PLAN)), TESTS, POINTS, GradeSettings())
+    settings = GradeSettings(time_limit=60.0)
+    return class_report.build(_students(order or list(PLAN)), TESTS, POINTS, settings)
 
 
 @pytest.fixture(scope="module")
@@ -190,6 +194,7 @@ def test_class_table_rows_link_to_sections(html: str, report: dict[str, Any]) ->
         "1",
         "1",
         "1",
+        "0",
         "0",
         "0",
         "0",

@@ -275,6 +275,14 @@ class SandboxedProgram:
             self._log.close()
             self._log = None
 
+    def abort(self) -> None:
+        """Kill the sandbox's processes from another thread (on Ctrl-C):
+        the thread running it sees the sandbox end, and closes it."""
+        proc = self._proc
+        if proc is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, 9)
+
     def _reap(self, proc: subprocess.Popen[bytes]) -> None:
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=10)

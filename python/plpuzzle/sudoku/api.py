@@ -154,21 +154,36 @@ def grade(
     suite: os.PathLike[str] | str,
     *,
     out: os.PathLike[str] | str = "grading_report",
-    rules: str | Rules = Rules.CONSECUTIVE,
+    rules: str | Rules | None = None,
     dialect: Dialect = DEFAULT_DIALECT,
-    time_limit: float = DEFAULT_TIME_LIMIT,
-    memory_mb: int = 2048,
+    time_limit: float | None = None,
+    memory_mb: int | None = None,
     points: os.PathLike[str] | str | None = None,
     jobs: int = 1,
+    students: Sequence[str] = (),
+    roster: os.PathLike[str] | str | None = None,
+    feedback: bool = True,
+    shrink_seconds: float = 40.0,
 ) -> GradingOutcome:
     """Grade every submission in a folder against a suite, in the sandbox.
 
     Writes grades.csv, grades.json, grades.html and the resumable
     gradebook grades.sqlite into `out`; grades already in the gradebook
-    are reused. Raises SetupProblem when this machine cannot sandbox.
+    are reused. `rules`, `time_limit` and `memory_mb` left as None come
+    from the suite's suite.toml, else the defaults (consecutive, 120 s,
+    2048 MB). `students` regrades only those; `roster` names who should
+    have handed in. `feedback` writes a file per student into
+    out/feedback, with the smallest failing puzzle found within
+    `shrink_seconds` per student (0: no search). Raises SetupProblem when this machine cannot
+    sandbox, GradingError for bad input (the suite, points, roster), and
+    GradingInterrupted (a KeyboardInterrupt) on Ctrl-C.
     """
+    given = {"rules": rules, "time_limit": time_limit, "memory_mb": memory_mb}
     settings = GradeSettings(
-        rules=as_rules(rules), dialect=dialect, time_limit=time_limit, memory_mb=memory_mb
+        rules=as_rules(rules) if rules is not None else Rules.CONSECUTIVE,
+        dialect=dialect,
+        time_limit=time_limit if time_limit is not None else DEFAULT_TIME_LIMIT,
+        memory_mb=memory_mb if memory_mb is not None else 2048,
     )
     request = GradingRequest(
         submissions=Path(submissions),
@@ -177,5 +192,10 @@ def grade(
         report_dir=Path(out),
         points_file=Path(points) if points else None,
         jobs=jobs,
+        given=frozenset(k for k, v in given.items() if v is not None),
+        students=tuple(students),
+        roster=Path(roster) if roster else None,
+        feedback=feedback,
+        shrink_seconds=shrink_seconds,
     )
     return grade_request(request)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from rich.table import Table
 
 from plpuzzle.clitools import (
     InputError,
+    Interrupted,
     SetupError,
     choice,
     format_option,
@@ -60,6 +62,7 @@ from plpuzzle.sudoku.presentation.report import (
 )
 from plpuzzle.sudoku.services import generation, generator, grader
 from plpuzzle.sudoku.services.crosscheck import CrossCheck, check_all, status_text
+from plpuzzle.sudoku.services.feedback import ShrinkPolicy
 from plpuzzle.sudoku.services.gradebook import GradebookError
 from plpuzzle.sudoku.services.grader import GradingRequest
 from plpuzzle.sudoku.services.grading import GradeSettings, GradingError
@@ -865,8 +868,40 @@ def bench(
     show_default=True,
     help="Submissions are SICStus 4 code, loaded in SWI-Prolog's emulation; or plain SWI.",
 )
+@click.option(
+    "--student",
+    "students",
+    multiple=True,
+    metavar="ID",
+    help="Regrade only this student (repeatable): their stored grades are dropped and "
+    "graded again; the others' come from the gradebook. The reports cover the whole class.",
+)
+@click.option(
+    "--roster",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    help="The students expected to hand in, one id a line (# comments): those with no "
+    "submission are reported as missing, with 0 points.",
+)
+@click.option(
+    "--feedback/--no-feedback",
+    default=True,
+    show_default=True,
+    help="Write a feedback file per student (OUT/feedback/ID.md and ID.html).",
+)
+@click.option(
+    "--shrink-seconds",
+    type=click.FloatRange(min=0),
+    default=ShrinkPolicy().seconds_per_student,
+    show_default=True,
+    metavar="S",
+    help="Wall-clock seconds per student to find the smallest puzzle their solver "
+    "gets wrong, for the feedback (0: do not search).",
+)
 @format_option(("text", "json"), "text: a table per student; json: the grades.json report.")
+@click.pass_context
 def grade(
+    ctx: click.Context,
     submissions: Path,
     suite: Path | None,
     rules: str,
@@ -879,13 +914,21 @@ def grade(
     old_report_dir: Path | None,
     db: Path | None,
     dialect: str,
+    students: tuple[str, ...],
+    roster: Path | None,
+    feedback: bool,
+    shrink_seconds: float,
     fmt: str,
 ) -> None:
     """Grade a class: every student's sudoku.pl on every test, sandboxed.
 
-    SUBMISSIONS holds one folder per student (named by the student's id)
-    with a sudoku.pl, or one ID.pl file per student; only regular files
-    are taken, never links. Each submission is loaded once in a sandbox
+    Every entry of SUBMISSIONS is one student, named by it: a folder with
+    a sudoku.pl, or an ID.pl file; only regular files are taken, never
+    links. An entry without sudoku.pl is graded 0, with a note naming the
+    .pl files it holds, and the others are graded. The suite is checked
+    first (its files, the points, the rules); a suite.toml in it may
+    declare rules, time_limit, memory_limit and [points], and options
+    given here win. Each submission is loaded once in a sandbox
     (bubblewrap, an unprivileged uid, no network, nothing of the machine
     but /usr) and every test runs in a fresh process forked from it.
     Grades are decided outside the sandbox: answers against the expected
@@ -899,35 +942,40 @@ def grade(
         warn("--report is deprecated: use --out")
         report_dir = old_report_dir
     settings = GradeSettings(Rules(rules), dialect, time_limit, memory_limit, wall_limit)  # type: ignore[arg-type]
+    given = frozenset(
+        field
+        for field, option in (
+            ("rules", "rules"),
+            ("time_limit", "time_limit"),
+            ("memory_mb", "memory_limit"),
+        )
+        if ctx.get_parameter_source(option) is not click.core.ParameterSource.DEFAULT
+    )
     request = GradingRequest(
-        submissions, suite or bundled_suite(), settings, report_dir, db, points_file, jobs
+        submissions,
+        suite or bundled_suite(),
+        settings,
+        report_dir,
+        db,
+        points_file,
+        jobs,
+        given=given,
+        students=students,
+        roster=roster,
+        feedback=feedback,
+        shrink_seconds=shrink_seconds,
     )
     console = stdout_console() if fmt == "text" else stderr_console()
-    done = [0]
-    with progress_bar(console) as progress:
-
-        def on_start(total: int) -> Callable[[], None]:
-            task = progress.add_task("grading", total=total)
-
-            def tick() -> None:
-                done[0] += 1
-                progress.advance(task)
-
-            return tick
-
+    with _grading_progress() as on_start:
         try:
             outcome = grader.grade(request, on_start)
         except (GradingError, GradebookError) as e:
             raise InputError(str(e)) from None
         except grader.SetupProblem as e:
             raise SetupError(str(e)) from None
-        except KeyboardInterrupt:
-            click.echo(
-                f"plpuzzle: {done[0]} test run(s) graded before the interrupt are kept in "
-                f"the gradebook; run the same command again to go on",
-                err=True,
-            )
-            raise
+        except grader.GradingInterrupted as stopped:
+            _print_interrupted(stopped)
+            raise Interrupted() from None
     for warning in outcome.warnings:
         warn(warning)
     if fmt == "json":
@@ -943,6 +991,58 @@ def grade(
         _print_class_summary(console, outcome)
 
 
+#: Plain progress lines (stderr not a terminal): at least this far apart...
+PROGRESS_SECONDS = 10.0
+#: ...or at every this many percent done, whichever comes first.
+PROGRESS_PERCENT = 10
+
+
+@contextlib.contextmanager
+def _grading_progress() -> Iterator[Callable[[int], Callable[[], None]]]:
+    """Progress of a grading run on stderr: rich's bar on a terminal, and
+    otherwise a plain line now and then (a log, a CI job), so a long run
+    never looks stuck. Nothing with -q."""
+    err = stderr_console()
+    if err.is_terminal:
+        with progress_bar(err) as bar:
+
+            def on_bar(total: int) -> Callable[[], None]:
+                task = bar.add_task("grading", total=total)
+                return lambda: bar.advance(task)
+
+            yield on_bar
+        return
+    start = time.monotonic()
+
+    def on_start(total: int) -> Callable[[], None]:
+        state = {"done": 0, "shown_at": time.monotonic(), "step": 0}
+
+        def tick() -> None:
+            state["done"] += 1
+            done, now = state["done"], time.monotonic()
+            step = done * 100 // (total * PROGRESS_PERCENT) if total else 0
+            if done == total or step > state["step"] or now - state["shown_at"] >= PROGRESS_SECONDS:
+                state["step"], state["shown_at"] = step, now
+                note(f"graded {done}/{total} ({done * 100 // total}%), {now - start:.0f} s")
+
+        return tick
+
+    yield on_start
+
+
+def _print_interrupted(stopped: grader.GradingInterrupted) -> None:
+    """What an interrupted run did; all of it is kept for the next run."""
+    done = stopped.new + stopped.reused
+    tally = ", ".join(f"{n} {g}" for g, n in sorted(stopped.counts.items()))
+    click.echo(
+        f"plpuzzle: interrupted after {done} of {stopped.total} test run(s) "
+        f"({stopped.new} graded now, {stopped.reused} from the gradebook"
+        + (f"; {tally}" if tally else "")
+        + f"). They are kept in {stopped.db}: run the same command again to go on.",
+        err=True,
+    )
+
+
 def _print_class_summary(console: Console, outcome: grader.GradingOutcome) -> None:
     """One screen: a row per student, then where the reports are."""
     table = Table(
@@ -956,10 +1056,17 @@ def _print_class_summary(console: Console, outcome: grader.GradingOutcome) -> No
     table.add_column("score", justify="right", no_wrap=True)
     short = {"memory limit": "memory", "load error": "no load"}
     report = outcome.report
-    for g in report["grades"]:
+    # Only the grades someone got (and always correct and wrong): the table
+    # must fit a terminal, and an all-dash column says nothing.
+    shown = [
+        g
+        for g in report["grades"]
+        if g in ("correct", "wrong") or any(s["counts"][g] for s in report["students"])
+    ]
+    for g in shown:
         table.add_column(short.get(g, g), justify="right", no_wrap=True)
     for s in report["students"]:
-        counts = [str(s["counts"][g]) if s["counts"][g] else "-" for g in report["grades"]]
+        counts = [str(s["counts"][g]) if s["counts"][g] else "-" for g in shown]
         table.add_row(escape(s["id"]), f"{s['score']}/{s['max_score']}", *counts)
     if not quiet():
         console.print(table)
@@ -968,6 +1075,16 @@ def _print_class_summary(console: Console, outcome: grader.GradingOutcome) -> No
             "[yellow]plpuzzle: warning:[/] runs stopped on SICStus library predicates that "
             f"plpuzzle does not emulate: {escape(', '.join(report['not_emulated']))}. That is "
             "plpuzzle's gap, not the students': please report it."
+        )
+    if outcome.ungradable:
+        console.print(
+            f"Graded 0, nothing to run: {', '.join(outcome.ungradable)} (see their notes).",
+            markup=False,
+        )
+    if outcome.missing:
+        console.print(
+            f"Missing (on the roster, no submission): {', '.join(outcome.missing)}.",
+            markup=False,
         )
     console.print(
         f"{outcome.new} test run(s) graded now, {outcome.reused} taken from the gradebook "

@@ -306,6 +306,21 @@ class Gradebook:
             ).fetchone()
         return None if row is None else row[0]
 
+    def forget(self, submission_digest: str, settings_digest: str) -> int:
+        """Drop every result and load record of a submission under these
+        settings, so that it is graded afresh (grade --student); returns
+        how many results were dropped."""
+        with self._using(write=True) as db:
+            cursor = db.execute(
+                "DELETE FROM results WHERE submission_digest=? AND settings_digest=?",
+                (submission_digest, settings_digest),
+            )
+            db.execute(
+                "DELETE FROM loads WHERE submission_digest=? AND settings_digest=?",
+                (submission_digest, settings_digest),
+            )
+            return cursor.rowcount
+
     def count(self) -> int:
         """How many results the file holds (for tests and summaries)."""
         with self._using() as db:

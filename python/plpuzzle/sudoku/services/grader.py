@@ -12,32 +12,41 @@ import os
 import shutil
 import socket
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from plpuzzle.sandbox import cgroups, jail
 from plpuzzle.sandbox.program import LoadReport, SandboxSetupError
 from plpuzzle.sandbox.workspace import WorkspaceError, new_run_id, run_is_alive
+from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.domain.textformat import FormatError
+from plpuzzle.sudoku.domain.validator import validate
 from plpuzzle.sudoku.presentation.class_report import StudentGrades, write_wide_csv
 from plpuzzle.sudoku.presentation.class_report import build as build_report
 from plpuzzle.sudoku.presentation.class_report import to_csv as report_csv
 from plpuzzle.sudoku.presentation.class_report import to_json as report_json
-from plpuzzle.sudoku.services.feedback import write_feedback
+from plpuzzle.sudoku.services.feedback import ShrinkPolicy, write_feedback
 from plpuzzle.sudoku.services.gradebook import Gradebook
 from plpuzzle.sudoku.services.grading import (
+    MANIFEST_NAME,
     ClassRun,
+    Grade,
     GradeSettings,
     GradingError,
     Hooks,
+    Intake,
+    Manifest,
     Points,
     Submission,
     TestGrade,
     case_key,
-    find_submissions,
+    check_points,
     grade_class,
     hidden_paths,
+    load_manifest,
     load_points,
+    near,
+    read_class,
 )
 from plpuzzle.sudoku.services.suite import SuiteCase, discover, load_case
 
@@ -46,8 +55,20 @@ class SetupProblem(Exception):
     """The machine cannot grade safely (no SWI-Prolog, no bubblewrap)."""
 
 
+#: The settings a suite.toml may declare, as GradeSettings fields.
+MANIFEST_SETTINGS = ("rules", "time_limit", "memory_mb")
+
+
 @dataclass
 class GradingRequest:
+    """What to grade, and how.
+
+    `given` names the GradeSettings fields set explicitly (on the command
+    line): those win over the suite's suite.toml; the others come from it
+    when it declares them. `students` (--student) regrades only those;
+    `roster` lists who should have handed something in.
+    """
+
     submissions: Path
     suite: Path
     settings: GradeSettings
@@ -55,6 +76,13 @@ class GradingRequest:
     db: Path | None = None
     points_file: Path | None = None
     jobs: int = 1
+    given: frozenset[str] = frozenset(MANIFEST_SETTINGS)
+    students: tuple[str, ...] = ()
+    roster: Path | None = None
+    #: Write feedback/<student>.md and .html; `shrink_seconds` is the
+    #: wall-clock budget per student for minimal counterexamples (0: none).
+    feedback: bool = True
+    shrink_seconds: float = ShrinkPolicy().seconds_per_student
 
 
 @dataclass
@@ -66,6 +94,18 @@ class GradingOutcome:
     paths: list[Path]
     run: ClassRun
     warnings: list[str] = field(default_factory=list)
+    #: On the roster, with no submission.
+    missing: list[str] = field(default_factory=list)
+    #: Entries graded 0 because they hold no sudoku.pl (or no usable id).
+    ungradable: list[str] = field(default_factory=list)
+
+
+class GradingInterrupted(KeyboardInterrupt):
+    """Ctrl-C during grading: what was done by then, all of it kept."""
+
+    def __init__(self, new: int, reused: int, total: int, counts: dict[str, int], db: Path):
+        super().__init__()
+        self.new, self.reused, self.total, self.counts, self.db = new, reused, total, counts, db
 
 
 def check_machine() -> list[str]:
@@ -101,48 +141,219 @@ def release_dead_claims(book: Gradebook, host: str) -> None:
             book.release_claims(other)
 
 
-def load_cases(request: GradingRequest, points: Points) -> list[SuiteCase]:
-    suite = request.suite
+Loaded = dict[str, tuple[Puzzle, list[Grid] | None]]
+
+
+def load_cases(suite: Path, points: Points, loaded: Loaded | None = None) -> list[SuiteCase]:
+    """The tests that count, after checking that every one of them can be
+    graded: a puzzle that parses, and an expected-solution file that exists
+    and parses. Raises GradingError listing every problem, before anyone
+    is graded: a broken suite must not be charged to the students.
+    `loaded` gets each test's puzzle and solutions, so as not to parse
+    them twice."""
     if not suite.is_dir():
         raise GradingError(f"{suite}: no such suite folder (use --suite DIR)")
     cases = discover(suite)
-    if points.only is not None:
-        unknown = sorted(set(points.only) - {c.name for c in cases})
-        if unknown:
-            raise GradingError(
-                f"{request.points_file}: no such test(s) in {suite}: {', '.join(unknown)}"
-            )
-        cases = [c for c in cases if points.counts(c.name)]
     if not cases:
         raise GradingError(f"{suite}: no testNNNd.txt puzzles")
+    check_points(points, [c.name for c in cases])
+    cases = [c for c in cases if points.counts(c.name)]
+    problems = []
     for case in cases:
         try:
-            load_case(case)
+            puzzle, expected = load_case(case)
         except FormatError as e:
-            raise GradingError(str(e)) from None
+            problems.append(str(e))
+            continue
+        if loaded is not None:
+            loaded[case.name] = (puzzle, expected)
+        if expected is None:
+            problems.append(
+                f"{case.expected_path}: missing (the expected solutions of {case.name})"
+            )
+    if problems:
+        shown = problems[:10] + (
+            [f"... and {len(problems) - 10} more"] if len(problems) > 10 else []
+        )
+        raise GradingError(
+            f"{suite}: this suite cannot be used, so nobody was graded:\n  " + "\n  ".join(shown)
+        )
     return cases
+
+
+#: How many expected solutions of a test are checked against the rules.
+RULES_SAMPLE = 5
+
+
+def _relations(puzzle: Puzzle) -> list[tuple[int, int, int, int]]:
+    """The neighbour pairs an s or w info relates, as (r, c, r2, c2)."""
+    pairs = []
+    for r, fields in enumerate(puzzle.fields):
+        for c, cell in enumerate(fields):
+            if "s" in cell.infos and r + 1 < puzzle.n:
+                pairs.append((r, c, r + 1, c))
+            if "w" in cell.infos and c > 0:
+                pairs.append((r, c, r, c - 1))
+    return pairs
+
+
+def check_rules(
+    cases: list[SuiteCase],
+    rules: Rules,
+    manifest: Manifest | None = None,
+    loaded: Loaded | None = None,
+) -> list[str]:
+    """Stop when the expected solutions break the chosen rules: every
+    correct solver would be graded wrong. Say which rules they do satisfy.
+
+    Only the s/w infos are read (the rest does not depend on the rules),
+    on the first few solutions of each test. Returns warnings: a suite
+    whose solutions also fit a stricter variant may have been meant for it.
+    """
+    keeps: dict[Rules, bool] = dict.fromkeys(Rules, True)
+    broken: list[SuiteCase] = []
+    related = 0
+    for case in cases:
+        puzzle, expected = loaded[case.name] if loaded else load_case(case)
+        pairs = _relations(puzzle)
+        for grid in (expected or [])[:RULES_SAMPLE]:
+            related += len(pairs)
+            for variant in Rules:
+                if keeps[variant] or variant is rules:
+                    fits = all(variant.related(grid[a][b], grid[c][d]) for a, b, c, d in pairs)
+                    keeps[variant] = keeps[variant] and fits
+                    if variant is rules and not fits and (not broken or broken[-1] != case):
+                        broken.append(case)
+    if not broken:
+        # Neighbours that differ by 1 always have an odd sum: a consecutive
+        # suite keeps the oddsum rules too, but not the other way round.
+        if rules is Rules.ODDSUM and keeps[Rules.CONSECUTIVE] and related >= 20:
+            return [
+                "every expected solution also keeps the consecutive rules: if the suite was "
+                "made for them, pass --rules consecutive (or students' solvers that find "
+                "more solutions are graded wrong)"
+            ]
+        return []
+    names = broken[0].name + (f" and {len(broken) - 1} more test(s)" if len(broken) > 1 else "")
+    source = f" (as {manifest.path} declares)" if manifest and manifest.rules is rules else ""
+    others = [r for r in Rules if r is not rules and keeps[r]]
+    if others:
+        fit = others[0].value
+        raise GradingError(
+            f"the expected solutions of {names} break the {rules.value} rules{source} but "
+            f'satisfy {fit}: pass --rules {fit}, or declare rules = "{fit}" in the suite\'s '
+            f"{MANIFEST_NAME}"
+        )
+    puzzle, expected = load_case(broken[0])
+    first = next(
+        (str(v[0]) for g in expected or [] if (v := validate(puzzle, [list(x) for x in g], rules))),
+        "",
+    )
+    raise GradingError(
+        f"the expected solutions of {names} break the {rules.value} rules, and every other "
+        f"variant too: {broken[0].expected_path}: {first}"
+    )
+
+
+def load_roster(path: Path) -> list[str]:
+    """Student ids, one a line; blank lines and # comments are skipped."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as e:
+        raise GradingError(f"{path}: cannot read the roster: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise GradingError(f"{path}: the roster is not UTF-8 text") from None
+    ids = [line.split("#", 1)[0].strip() for line in lines]
+    return list(dict.fromkeys(i for i in ids if i))
+
+
+def resolve(request: GradingRequest) -> tuple[GradeSettings, Points, Manifest | None]:
+    """The settings and points to grade with: the command line's where
+    given, else the suite's suite.toml, else the defaults."""
+    manifest = load_manifest(request.suite) if request.suite.is_dir() else None
+    settings = request.settings
+    if manifest is not None:
+        given = request.given
+        if manifest.rules is not None and "rules" not in given:
+            settings = replace(settings, rules=manifest.rules)
+        if manifest.time_limit is not None and "time_limit" not in given:
+            settings = replace(settings, time_limit=manifest.time_limit)
+        if manifest.memory_limit is not None and "memory_mb" not in given:
+            settings = replace(settings, memory_mb=manifest.memory_limit)
+    if request.points_file:
+        points = load_points(request.points_file)
+    elif manifest is not None and manifest.points is not None:
+        points = manifest.points
+    else:
+        points = Points()
+    return settings, points, manifest
+
+
+def _select(intake: Intake, roster: list[str], names: tuple[str, ...]) -> set[str]:
+    """The students --student names, each one checked."""
+    known = set(intake.students) | set(roster)
+    for name in names:
+        if name not in known:
+            raise GradingError(f"--student {name}: no such student{near(name, known)}")
+    return set(names)
 
 
 def grade(
     request: GradingRequest, on_start: Callable[[int], Callable[[], None]] | None = None
 ) -> GradingOutcome:
-    """Grade the class of `request`; `on_start(total)` returns a per-grade tick."""
+    """Grade the class of `request`; `on_start(total)` returns a per-grade tick.
+
+    Everything that can be checked is checked before anyone is graded: the
+    machine, the suite (files, points, rules), the roster, --student.
+    Raises GradingInterrupted on Ctrl-C, with what was done by then.
+    """
     warnings = check_machine()
-    subs = find_submissions(request.submissions)
-    points = load_points(request.points_file) if request.points_file else Points()
-    cases = load_cases(request, points)
+    intake = read_class(request.submissions)
+    settings, points, manifest = resolve(request)
+    parsed: Loaded = {}
+    cases = load_cases(request.suite, points, parsed)
+    warnings += check_rules(cases, settings.rules, manifest, parsed)
+    parsed.clear()
+    roster = load_roster(request.roster) if request.roster else []
+    selected = _select(intake, roster, request.students)
+    present = set(intake.students)
+    missing = [r for r in roster if r not in present]
+    if roster:
+        strays = sorted(present - set(roster))
+        if strays:
+            warnings.append(
+                f"not on the roster {request.roster}, graded anyway: {', '.join(strays)}"
+            )
+    warnings += intake.skipped
+    subs = intake.submissions
     request.report_dir.mkdir(parents=True, exist_ok=True)
     db = request.db or request.report_dir / "grades.sqlite"
-    settings = request.settings
     skey = settings.key()
     ckeys = {c.name: case_key(c) for c in cases}
     host = socket.gethostname()
     owner = f"{host}:{new_run_id()}"
     lease = settings.wall_seconds * 2 + 120
-    tick = on_start(len(subs) * len(cases)) if on_start else (lambda: None)
     grades: dict[tuple[str, str], TestGrade] = {}
     counts = {"new": 0, "reused": 0}
     with Gradebook(db) as book:
+        if selected:
+            others = [
+                s.student
+                for s in subs
+                if s.student not in selected
+                and any(book.get(s, c.name, ckeys[c.name], skey) is None for c in cases)
+            ]
+            if others:
+                raise GradingError(
+                    f"--student regrades students of a class graded before, but "
+                    f"{len(others)} other student(s) are not fully graded in {db} with these "
+                    f"settings ({', '.join(others[:5])}{', ...' if len(others) > 5 else ''}): "
+                    "grade the whole class first"
+                )
+            for s in subs:
+                if s.student in selected:
+                    book.forget(s.digest, skey)
+        tick = on_start(len(subs) * len(cases)) if on_start else (lambda: None)
 
         def stored(sub: Submission, case: SuiteCase) -> TestGrade | None:
             return book.get(sub, case.name, ckeys[case.name], skey)
@@ -170,6 +381,13 @@ def grade(
             run = grade_class(subs, cases, settings, hooks, request.jobs, hidden)
         except (SandboxSetupError, WorkspaceError) as e:
             raise SetupProblem(str(e)) from None
+        except KeyboardInterrupt:
+            tally: dict[str, int] = {}
+            for g in grades.values():
+                tally[g.grade.value] = tally.get(g.grade.value, 0) + 1
+            raise GradingInterrupted(
+                counts["new"], counts["reused"], len(subs) * len(cases), tally, db
+            ) from None
         finally:
             book.release_claims(owner)
         students = [
@@ -181,7 +399,15 @@ def grade(
             )
             for s in subs
         ]
+    for u in intake.ungradable:
+        zero = [TestGrade(u.student, c.name, Grade.LOAD_ERROR, u.note) for c in cases]
+        students.append(StudentGrades(u.student, str(u.source), zero, [u.note]))
+    for m in missing:
+        none = [TestGrade(m, c.name, Grade.MISSING, "no submission") for c in cases]
+        students.append(StudentGrades(m, "", none, ["no submission: on the roster, not handed in"]))
     report = build_report(students, [c.name for c in cases], points, settings)
+    report["missing"] = missing
+    report["ungradable"] = [u.student for u in intake.ungradable]
     paths = [request.report_dir / n for n in ("grades.csv", "grades.json", "grades.html")]
     from plpuzzle.sudoku.presentation.class_html import render_html
 
@@ -189,9 +415,34 @@ def grade(
     paths[1].write_text(report_json(report))
     paths[2].write_text(render_html(report))
     paths.append(write_wide_csv(report, request.report_dir / "grades-wide.csv"))
-    paths.append(write_feedback(
-        request.report_dir, students, cases, settings,
-        points=points, submissions=subs, hidden=hidden, jobs=request.jobs,
-    ))  # fmt: skip
+    if request.feedback:
+        policy = (
+            ShrinkPolicy(seconds_per_student=request.shrink_seconds)
+            if request.shrink_seconds > 0
+            else None
+        )
+        paths.append(
+            write_feedback(
+                request.report_dir,
+                students,
+                cases,
+                settings,
+                points=points,
+                submissions=subs,
+                policy=policy,
+                hidden=hidden,
+                jobs=request.jobs,
+            )
+        )
     warnings += run.problems
-    return GradingOutcome(report, counts["new"], counts["reused"], db, paths, run, warnings)
+    return GradingOutcome(
+        report,
+        counts["new"],
+        counts["reused"],
+        db,
+        paths,
+        run,
+        warnings,
+        missing,
+        [u.student for u in intake.ungradable],
+    )

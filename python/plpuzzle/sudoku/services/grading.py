@@ -17,24 +17,27 @@ and the settings, so an interrupted grading resumes where it stopped.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import hashlib
 import json
+import os
 import queue
 import re
 import threading
 import time
 import tomllib
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 import plpuzzle
 from plpuzzle import __version__
-from plpuzzle.engine import Dialect, prolog_dir
+from plpuzzle.engine import DEFAULT_TIME_LIMIT, Dialect, prolog_dir
 from plpuzzle.sandbox import cgroups, jail
 from plpuzzle.sandbox.program import LoadReport, Observation, RunEnd, SandboxedProgram
 from plpuzzle.sandbox.workspace import RunFolder, SubmissionFiles, read_regular_files
@@ -60,6 +63,8 @@ class Grade(StrEnum):
     CRASHED = "crashed"
     LOAD_ERROR = "load error"
     ERROR = "error"
+    #: On the roster, but nothing was handed in.
+    MISSING = "missing"
 
 
 @dataclass(frozen=True)
@@ -85,46 +90,136 @@ class Submission:
 
 
 class GradingError(Exception):
-    """Bad grading input: a submissions folder or points file we cannot use."""
+    """Bad grading input: a submissions folder, suite or points file we cannot use."""
 
 
-def find_submissions(folder: Path) -> list[Submission]:
-    """Submissions in `folder`: ID/sudoku.pl folders and ID.pl files.
+#: Entries of a submissions folder that are no student's: what archivers
+#: and file browsers leave behind (names starting with a dot are skipped too).
+NOT_STUDENTS = frozenset({"__MACOSX", "Thumbs.db", "desktop.ini"})
 
-    Raises GradingError when a student has both, when a folder lacks
-    sudoku.pl, or when there are none at all. Links are not followed: a
-    link in place of a submission, or of a file in one, is refused.
+
+@dataclass(frozen=True)
+class Ungradable:
+    """A student whose entry holds nothing we can run: graded 0, with why.
+
+    `note` says what was found instead (e.g. `Sudoku.pl`), so that the
+    teacher can fix the folder, or tell the student, without opening it.
+    """
+
+    student: str
+    source: Path
+    note: str
+
+
+@dataclass
+class Intake:
+    """What a submissions folder holds: who can be graded, and who cannot."""
+
+    submissions: list[Submission] = field(default_factory=list)
+    ungradable: list[Ungradable] = field(default_factory=list)
+    #: Entries left out, with why (e.g. a second entry for one student).
+    skipped: list[str] = field(default_factory=list)
+
+    @property
+    def students(self) -> list[str]:
+        return sorted([s.student for s in self.submissions] + [u.student for u in self.ungradable])
+
+
+def _prolog_files(folder: Path, limit: int = 8) -> list[str]:
+    """The .pl files under `folder` (any case, any depth, no links followed),
+    as relative paths: what a student handed in instead of sudoku.pl."""
+    found: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = sorted(d for d in dirnames if not _hidden(d))
+        for name in sorted(filenames):
+            if name.lower().endswith(".pl") and not _hidden(name):
+                found.append(str((Path(dirpath) / name).relative_to(folder)))
+        if len(found) > limit:
+            break
+    return found
+
+
+def _hidden(name: str) -> bool:
+    return name.startswith(".") or name in NOT_STUDENTS
+
+
+def _missing_solver_note(folder: Path) -> str:
+    """Why a folder is graded 0, naming the Prolog files it does hold."""
+    found = _prolog_files(folder)
+    if not found:
+        return f"no {SOLVER_NAME}, and no .pl file at all, in the submission folder"
+    shown = ", ".join(found[:8]) + (", ..." if len(found) > 8 else "")
+    hint = ""
+    if SOLVER_NAME in {Path(f).name.lower() for f in found}:
+        near = next(f for f in found if Path(f).name.lower() == SOLVER_NAME)
+        if Path(near).name != SOLVER_NAME:
+            hint = f" (file names are case-sensitive: {near} is not {SOLVER_NAME})"
+        else:
+            hint = f" ({near} is in a subfolder: it must be at the top of the folder)"
+    return f"no {SOLVER_NAME} in the submission folder; found {shown}{hint}"
+
+
+def read_class(folder: Path) -> Intake:
+    """Every entry of `folder` is one student, named by it (minus `.pl`).
+
+    A folder with `sudoku.pl` at its top, or a lone `ID.pl` file, is
+    graded. Anything else (a folder without `sudoku.pl`, a `.zip`, a
+    `.txt`) is Ungradable: graded 0 with a note, while the others are
+    graded as usual. Hidden entries (`.DS_Store`) and `__MACOSX` are no
+    students. Links are not followed: a link in place of a submission, or
+    of a file in one, is refused. Raises GradingError only when `folder`
+    is unusable or holds no student at all.
     """
     if not folder.is_dir():
         raise GradingError(f"{folder}: no such folder")
-    found: dict[str, Submission] = {}
-    problems: list[str] = []
-    for entry in sorted(folder.iterdir()):
-        if entry.name.startswith("."):
+    intake = Intake()
+    seen: dict[str, Path] = {}
+    try:
+        entries = sorted(folder.iterdir(), key=lambda e: (not e.is_dir(), e.name))
+    except OSError as e:
+        raise GradingError(f"{folder}: cannot list: {e.strerror}") from None
+    for entry in entries:  # folders first: a folder wins over a same-named file
+        if _hidden(entry.name):
             continue
-        if entry.is_dir() and not entry.is_symlink():
-            student, solver = entry.name, entry / SOLVER_NAME
+        is_folder = entry.is_dir() and not entry.is_symlink()
+        student = entry.name if is_folder else entry.name.rsplit(".", 1)[0] or entry.name
+        if student in seen:
+            intake.skipped.append(
+                f"{entry}: student {student} also has {seen[student].name}, which is graded"
+            )
+            continue
+        seen[student] = entry
+        if not _STUDENT_ID.fullmatch(student):
+            note = f"{entry.name!r} cannot be a student id (letters, digits, . _ - only)"
+            intake.ungradable.append(Ungradable(student, entry, note))
+            continue
+        if is_folder:
+            solver = entry / SOLVER_NAME
             if not solver.exists() and not solver.is_symlink():
-                problems.append(f"{entry}: no {SOLVER_NAME} in this submission folder")
+                intake.ungradable.append(Ungradable(student, entry, _missing_solver_note(entry)))
                 continue
             files = read_regular_files(entry)
         elif entry.suffix == ".pl" or entry.is_symlink():
-            student, solver = entry.stem, entry
+            solver = entry
             files = read_regular_files(entry, SOLVER_NAME)
         else:
+            note = f"{entry.name} is neither a folder with {SOLVER_NAME} nor a .pl file" + (
+                " (unpack archives first)" if entry.suffix in _ARCHIVES else ""
+            )
+            intake.ungradable.append(Ungradable(student, entry, note))
             continue
-        if not _STUDENT_ID.fullmatch(student):
-            problems.append(f"{entry}: {student!r} is not a usable student id")
-            continue
-        if student in found:
-            problems.append(f"{entry}: student {student} has both a folder and a .pl file")
-            continue
-        found[student] = Submission(student, solver, entry, files, files.digest())
-    if problems:
-        raise GradingError("\n".join(problems))
-    if not found:
+        intake.submissions.append(Submission(student, solver, entry, files, files.digest()))
+    if not seen:
         raise GradingError(f"{folder}: no submissions (ID/{SOLVER_NAME} folders or ID.pl files)")
-    return list(found.values())
+    return intake
+
+
+_ARCHIVES = frozenset({".zip", ".gz", ".tgz", ".tar", ".rar", ".7z", ".xz", ".bz2"})
+
+
+def find_submissions(folder: Path) -> list[Submission]:
+    """The gradable submissions of `folder` (see read_class for the rest)."""
+    return read_class(folder).submissions
 
 
 @dataclass(frozen=True)
@@ -134,12 +229,57 @@ class Points:
     default: float = 1.0
     per_test: dict[str, float] = field(default_factory=dict)
     only: tuple[str, ...] | None = None
+    #: The file these came from, for errors that name it.
+    source: Path | None = field(default=None, compare=False)
 
     def counts(self, test: str) -> bool:
         return self.only is None or test in self.only
 
     def of(self, test: str) -> float:
         return self.per_test.get(test, self.default)
+
+
+def _read_toml(path: Path) -> tuple[str, dict[str, Any]]:
+    """The text and table of a TOML file; errors name the file (and the
+    line, where tomllib gives one)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise GradingError(f"{path}: cannot read: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise GradingError(f"{path}: not UTF-8 text") from None
+    try:
+        return text, tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        match = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
+        if match:
+            where = f"{path}:{match.group(1)}:{match.group(2)}"
+            raise GradingError(f"{where}: {str(e)[: match.start()].strip()}") from None
+        raise GradingError(f"{path}: {e}") from None
+
+
+def key_line(text: str, key: str, table: str | None = None) -> int | None:
+    """The line where `key` is set in TOML `text` (inside `[table]`, if
+    given): tomllib keeps no positions, and an error should point there."""
+    current: str | None = None
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if header := re.fullmatch(r"\[\s*([^\]\s]+)\s*\]\s*(#.*)?", stripped):
+            current = header.group(1).strip("\"'")
+            continue
+        name = re.match(r"""["']?([^"'=\s]+)["']?\s*=""", stripped)
+        if name and name.group(1) == key and current == table:
+            return number
+    return None
+
+
+def _at(path: Path, text: str, key: str, table: str | None = None) -> str:
+    line = key_line(text, key, table)
+    return f"{path}:{line}" if line else str(path)
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def load_points(path: Path) -> Points:
@@ -149,31 +289,129 @@ def load_points(path: Path) -> Points:
     only = ["test001", "test002"]    # optional: only these tests count
     [points]
     test002 = 3
+
+    Test names are checked against the suite later (check_points).
     """
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise GradingError(f"{path}: cannot read: {e.strerror}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise GradingError(f"{path}: {e}") from None
-    unknown = set(data) - {"default", "only", "points"}
-    if unknown:
-        raise GradingError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}")
+    text, data = _read_toml(path)
+    for key in data:
+        if key not in ("default", "only", "points"):
+            raise GradingError(
+                f"{_at(path, text, key)}: unknown key {key!r} (known: default, only, [points])"
+            )
     default = data.get("default", 1)
     per_test = data.get("points", {})
     only = data.get("only")
-    if not isinstance(default, int | float) or isinstance(default, bool):
-        raise GradingError(f"{path}: 'default' must be a number")
-    if not isinstance(per_test, dict) or not all(
-        isinstance(v, int | float) and not isinstance(v, bool) for v in per_test.values()
-    ):
-        raise GradingError(f"{path}: [points] must map test names to numbers")
+    if not _number(default) or default < 0:
+        raise GradingError(f"{_at(path, text, 'default')}: 'default' must be a number >= 0")
+    if not isinstance(per_test, dict):
+        raise GradingError(f"{_at(path, text, 'points')}: [points] must map test names to numbers")
+    for test, value in per_test.items():
+        if not _number(value) or value < 0:
+            raise GradingError(
+                f"{_at(path, text, test, 'points')}: the points of {test} must be a number >= 0"
+            )
     if only is not None and not (isinstance(only, list) and all(isinstance(t, str) for t in only)):
-        raise GradingError(f"{path}: 'only' must be a list of test names")
+        raise GradingError(f"{_at(path, text, 'only')}: 'only' must be a list of test names")
     return Points(
         float(default),
         {k: float(v) for k, v in per_test.items()},
         tuple(only) if only is not None else None,
+        source=path,
+    )
+
+
+def near(name: str, known: Iterable[str]) -> str:
+    """` (did you mean X?)` for a mistyped name, or nothing."""
+    close = difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.6)
+    return f" (did you mean {' or '.join(close)}?)" if close else ""
+
+
+def check_points(points: Points, tests: list[str]) -> None:
+    """Every test a points file names must be in the suite: a typo would
+    otherwise change nothing, silently."""
+    where = points.source or Path("points")
+    text = where.read_text(encoding="utf-8") if points.source else ""
+    known = set(tests)
+    for test in points.per_test:
+        if test not in known:
+            raise GradingError(
+                f"{_at(where, text, test, 'points')}: no test {test} in the suite"
+                + near(test, known)
+            )
+    for test in points.only or ():
+        if test not in known:
+            raise GradingError(
+                f"{_at(where, text, 'only')}: 'only' names {test}, which is not in the "
+                f"suite{near(test, known)}"
+            )
+
+
+#: The file in a suite folder that declares how the suite is graded.
+MANIFEST_NAME = "suite.toml"
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What a suite declares about itself in suite.toml; None: not declared.
+
+    rules = "oddsum"      # what an s/w info means in this suite
+    time_limit = 60       # CPU seconds per test
+    memory_limit = 2048   # MB per submission's sandbox
+    [points]              # points per correct test
+    default = 1
+    test012 = 3
+    """
+
+    path: Path
+    rules: Rules | None = None
+    time_limit: float | None = None
+    memory_limit: int | None = None
+    points: Points | None = None
+
+
+def load_manifest(suite: Path) -> Manifest | None:
+    """The suite's suite.toml, or None when it has none."""
+    path = suite / MANIFEST_NAME
+    if not path.exists():
+        return None
+    text, data = _read_toml(path)
+    known = ("rules", "time_limit", "memory_limit", "points")
+    for key in data:
+        if key not in known:
+            raise GradingError(
+                f"{_at(path, text, key)}: unknown key {key!r}{near(key, known)} "
+                f"(known: rules, time_limit, memory_limit, [points])"
+            )
+    rules = data.get("rules")
+    if rules is not None and rules not in [r.value for r in Rules]:
+        raise GradingError(
+            f"{_at(path, text, 'rules')}: rules must be one of "
+            f"{', '.join(repr(r.value) for r in Rules)}, not {rules!r}"
+        )
+    time_limit = data.get("time_limit")
+    if time_limit is not None and (not _number(time_limit) or time_limit <= 0):
+        raise GradingError(f"{_at(path, text, 'time_limit')}: time_limit must be seconds > 0")
+    memory = data.get("memory_limit")
+    if memory is not None and (type(memory) is not int or memory < 64):
+        raise GradingError(f"{_at(path, text, 'memory_limit')}: memory_limit must be MB >= 64")
+    points = None
+    if "points" in data:
+        table = data["points"]
+        if not isinstance(table, dict):
+            raise GradingError(f"{_at(path, text, 'points')}: [points] must be a table")
+        for test, value in table.items():
+            if not _number(value) or value < 0:
+                raise GradingError(
+                    f"{_at(path, text, test, 'points')}: points must be a number >= 0"
+                )
+        per_test = {k: float(v) for k, v in table.items() if k != "default"}
+        points = Points(float(table.get("default", 1)), per_test, source=path)
+    return Manifest(
+        path,
+        Rules(rules) if rules is not None else None,
+        float(time_limit) if time_limit is not None else None,
+        memory,
+        points,
     )
 
 
@@ -189,7 +427,7 @@ class GradeSettings:
 
     rules: Rules = Rules.CONSECUTIVE
     dialect: Dialect = "sicstus4"
-    time_limit: float = 60.0
+    time_limit: float = DEFAULT_TIME_LIMIT  # as every command
     memory_mb: int = 2048
     wall_limit: float | None = None
 
@@ -538,7 +776,8 @@ def grade_class(
     goals = {case.name: goal_for(case) for case in cases}
     failed_loads: dict[str, LoadReport] = {}
     lock = threading.Lock()
-    stop = threading.Event()  # Ctrl-C: no new tests, finish the running ones
+    stop = threading.Event()  # Ctrl-C: no new tests, and the running ones are killed
+    running: dict[int, SandboxedProgram] = {}
 
     with RunFolder(workspace) as run:
         folders: dict[str, Path] = {}
@@ -579,7 +818,13 @@ def grade_class(
                             run, files_of(sub), SOLVER_NAME, "sudoku/2", settings.dialect,
                             settings.limits(), slot, hidden,
                         )  # fmt: skip
+                        with lock:
+                            running[slot] = program
+                        if stop.is_set():
+                            break
                         report = program.load()
+                        if stop.is_set():
+                            break
                         with lock:
                             first = sub.student not in summary.load_reports
                             summary.load_reports.setdefault(sub.student, report)
@@ -592,6 +837,8 @@ def grade_class(
                                 results.put((pending[0], pending[1], grade, True))
                             continue
                     obs = program.run(goals[case.name], "Sol")
+                    if stop.is_set():  # killed by Ctrl-C, or finished in the meantime:
+                        break  # graded again by the next run, never as crashed
                     results.put(
                         (sub, case, grade_observation(sub, case, obs, settings.rules), True)
                     )
@@ -616,9 +863,13 @@ def grade_class(
                         hooks.record(*item)
                         received += 1
             except KeyboardInterrupt:
-                # Keep what is graded: the running tests end within their
-                # limits, and their grades go to the gradebook like the rest.
+                # Keep what is graded; the running tests are killed, not
+                # waited for (a limit can be minutes), and not graded: the
+                # next run grades them.
                 stop.set()
+                with lock:
+                    for program in running.values():
+                        program.abort()
                 pool.shutdown(wait=True)
                 while not results.empty():
                     if (item := results.get()) is not None:

@@ -1,0 +1,365 @@
+"""Grading a class: what goes in (submissions, suite, suite.toml, points,
+roster, --student) is checked before anyone is graded, and a messy
+submissions folder still gets everyone graded. Real grader, real sandbox."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from plpuzzle.sudoku import api
+from plpuzzle.sudoku.domain.model import Rules
+from plpuzzle.sudoku.domain.textformat import load_puzzle, solutions_to_text
+from plpuzzle.sudoku.services.grader import GradingRequest, check_rules, load_cases, resolve
+from plpuzzle.sudoku.services.grading import (
+    GradeSettings,
+    GradingError,
+    Points,
+    load_manifest,
+    load_points,
+    read_class,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+CLASS = REPO / "tests" / "fixtures" / "class"
+SUITE = REPO / "tests" / "fixtures" / "grading_suite"
+SOLVER = "sudoku(_, _).\n"
+
+
+def plpuzzle(*args: str | Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "plpuzzle", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def grade_args(submissions: Path, suite: Path, out: Path, *more: str | Path) -> list[str | Path]:
+    return ["sudoku", "grade", submissions, "--suite", suite, "--time-limit", "10",
+            "--memory-limit", "1024", "--jobs", "2", "--out", out, *more]  # fmt: skip
+
+
+def copy_suite(tmp_path: Path, *tests: str) -> Path:
+    """The fixture suite (or some of its tests) in tmp_path, to mutate."""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    for path in sorted(SUITE.iterdir()):
+        if not tests or path.name[:7] in tests:
+            shutil.copy(path, suite / path.name)
+    return suite
+
+
+def one_student(tmp_path: Path, name: str = "dave.pl") -> Path:
+    folder = tmp_path / "class"
+    folder.mkdir()
+    shutil.copy(CLASS / name, folder / name)
+    return folder
+
+
+# --- intake -------------------------------------------------------------------
+
+
+def test_every_entry_is_a_student_and_a_messy_one_is_noted(tmp_path: Path) -> None:
+    (tmp_path / "ann").mkdir()
+    (tmp_path / "ann" / "sudoku.pl").write_text(SOLVER)
+    (tmp_path / "ann.pl").write_text(SOLVER)  # a second entry for ann: the folder wins
+    (tmp_path / "ben.pl").write_text(SOLVER)  # today's one-file-per-student form
+    (tmp_path / "cid").mkdir()
+    (tmp_path / "cid" / "Sudoku.pl").write_text(SOLVER)
+    (tmp_path / "dan").mkdir()
+    (tmp_path / "dan" / "solution.pl").write_text(SOLVER)
+    (tmp_path / "dan" / "notes.md").write_text("hi\n")
+    (tmp_path / "eve" / "src").mkdir(parents=True)
+    (tmp_path / "eve" / "src" / "sudoku.pl").write_text(SOLVER)
+    (tmp_path / "fay").mkdir()
+    (tmp_path / "gus.zip").write_bytes(b"PK")
+    (tmp_path / ".DS_Store").write_bytes(b"\0")
+    (tmp_path / "__MACOSX" / "ann").mkdir(parents=True)
+    (tmp_path / ".hidden").mkdir()
+
+    intake = read_class(tmp_path)
+    assert [s.student for s in intake.submissions] == ["ann", "ben"]
+    notes = {u.student: u.note for u in intake.ungradable}
+    assert sorted(notes) == ["cid", "dan", "eve", "fay", "gus"]
+    assert "found Sudoku.pl" in notes["cid"] and "case-sensitive" in notes["cid"]
+    assert notes["dan"] == "no sudoku.pl in the submission folder; found solution.pl"
+    assert "src/sudoku.pl" in notes["eve"] and "subfolder" in notes["eve"]
+    assert "no .pl file at all" in notes["fay"]
+    assert "unpack archives first" in notes["gus"]
+    assert len(intake.skipped) == 1 and "ann.pl" in intake.skipped[0]
+    assert intake.students == ["ann", "ben", "cid", "dan", "eve", "fay", "gus"]
+
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(GradingError, match="no submissions"):
+        read_class(tmp_path / "empty")
+    with pytest.raises(GradingError, match="no such folder"):
+        read_class(tmp_path / "nowhere")
+
+
+@pytest.mark.sandbox
+def test_a_class_with_misnamed_submissions_and_a_roster(tmp_path: Path) -> None:
+    """Misnamed entries are graded 0 with a note, the roster's missing
+    student is reported as missing, and everyone else is graded."""
+    subs = one_student(tmp_path)
+    shutil.copy(CLASS / "alice.pl", subs / "alice.pl")
+    (subs / "zed").mkdir()
+    shutil.copy(CLASS / "alice.pl", subs / "zed" / "Sudoku.pl")
+    (subs / "yan").mkdir()
+    shutil.copy(CLASS / "alice.pl", subs / "yan" / "solution.pl")
+    roster = tmp_path / "roster.txt"
+    roster.write_text("# the course\nalice\ndave\nyan\nzed\nnobody\n")
+    suite = copy_suite(tmp_path, "test001", "test002")
+    out = tmp_path / "out"
+    run = plpuzzle(*grade_args(subs, suite, out, "--roster", roster))
+    assert run.returncode == 0, run.stderr
+    data = json.loads((out / "grades.json").read_text())
+    students = {s["id"]: s for s in data["students"]}
+    assert sorted(students) == ["alice", "dave", "nobody", "yan", "zed"]
+    assert {i: s["score"] for i, s in students.items()} == {
+        "alice": 2, "dave": 1, "nobody": 0, "yan": 0, "zed": 0,
+    }  # fmt: skip
+    assert "Sudoku.pl" in students["zed"]["notes"][0]
+    assert "found solution.pl" in students["yan"]["notes"][0]
+    assert [r["grade"] for r in students["nobody"]["results"]] == ["missing", "missing"]
+    assert (data["missing"], data["ungradable"]) == (["nobody"], ["yan", "zed"])
+    assert "Missing (on the roster, no submission): nobody." in run.stdout
+    assert "Graded 0, nothing to run: yan, zed" in run.stdout
+    # Not a terminal: plain progress lines on stderr, the last one at 100%.
+    assert "plpuzzle: graded 4/4 (100%)" in run.stderr
+    csv = (out / "grades.csv").read_text().splitlines()
+    assert csv[0].endswith(",missing") and "nobody,0,2,0,0,0,0,0,0,0,2" in csv
+
+
+# --- the suite ----------------------------------------------------------------
+
+
+def graded_nobody(run: subprocess.CompletedProcess[str], out: Path) -> None:
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "Traceback" not in run.stderr
+    assert not out.exists()  # no gradebook, no report: the checks come first
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize(
+    ("mutate", "words"),
+    [
+        (lambda s: (s / "test002s.txt").unlink(), "test002s.txt: missing"),
+        (lambda s: [p.unlink() for p in s.glob("*s.txt")], "test008s.txt: missing"),
+        (lambda s: (s / "test003s.txt").write_text("garbage\n"), "test003s.txt:1:1:"),
+        (lambda s: (s / "test004d.txt").write_text("2\nxyz\n"), "test004d.txt:"),
+        (lambda s: (s / "test005s.txt").chmod(0), "test005s.txt"),
+    ],
+    ids=["one-missing", "none", "garbage-expected", "garbage-puzzle", "unreadable"],
+)
+def test_a_broken_suite_stops_before_anyone_is_graded(
+    tmp_path: Path, mutate: object, words: str
+) -> None:
+    suite = copy_suite(tmp_path)
+    mutate(suite)  # type: ignore[operator]
+    if os.geteuid() == 0 and words == "test005s.txt":
+        (suite / "test005s.txt").write_bytes(b"\xff\xfe")  # root reads anything
+    out = tmp_path / "out"
+    run = plpuzzle(*grade_args(one_student(tmp_path), suite, out))
+    graded_nobody(run, out)
+    assert "nobody was graded" in run.stderr and words in run.stderr
+
+
+def oddsum_suite(tmp_path: Path) -> Path:
+    """test001 and test004 of the fixture suite with their oddsum solutions,
+    found by our Python engine: a suite made for the other rules (test004
+    has more solutions under them; test001 the same one)."""
+    suite = copy_suite(tmp_path, "test001", "test004")
+    for name in ("test001", "test004"):
+        puzzle = load_puzzle(suite / f"{name}d.txt")
+        result = api.solve(puzzle, rules="oddsum", engine="python")
+        (suite / f"{name}s.txt").write_text(solutions_to_text(result.solutions))
+    return suite
+
+
+@pytest.mark.sandbox
+def test_forgotten_rules_are_named_and_a_manifest_declares_them(tmp_path: Path) -> None:
+    suite = oddsum_suite(tmp_path)
+    subs = one_student(tmp_path)
+    out = tmp_path / "out"
+    run = plpuzzle(*grade_args(subs, suite, out))
+    graded_nobody(run, out)
+    assert (
+        "the expected solutions of test004 break the consecutive rules but satisfy oddsum: "
+        "pass --rules oddsum" in run.stderr
+    )
+    (suite / "suite.toml").write_text('rules = "oddsum"\ntime_limit = 7\n[points]\ntest004 = 3\n')
+    run = plpuzzle(*grade_args(subs, suite, out)[:5], "--out", out)  # no --time-limit
+    assert run.returncode == 0, run.stderr
+    data = json.loads((out / "grades.json").read_text())
+    assert (data["settings"]["rules"], data["settings"]["time_limit"]) == ("oddsum", 7)
+    assert data["max_score"] == 4
+    # The command line wins over the manifest.
+    again = plpuzzle(*grade_args(subs, suite, tmp_path / "o2"))
+    assert json.loads((tmp_path / "o2" / "grades.json").read_text())["settings"]["time_limit"] == 10
+    assert again.returncode == 0
+    wrong = plpuzzle(*grade_args(subs, suite, tmp_path / "o3", "--rules", "consecutive"))
+    graded_nobody(wrong, tmp_path / "o3")
+    assert "pass --rules oddsum" in wrong.stderr
+
+
+def test_an_oddsum_suite_that_keeps_the_consecutive_rules_gets_a_warning() -> None:
+    cases = load_cases(SUITE, Points())
+    assert check_rules(cases, Rules.CONSECUTIVE) == []
+    assert "pass --rules consecutive" in check_rules(cases, Rules.ODDSUM)[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ('rules = "oddsum"\ntime_limt = 3\n', "suite.toml:2: unknown key 'time_limt' (did you "
+         "mean time_limit"),
+        ('\nrules = "odd"\n', "suite.toml:2: rules must be one of 'consecutive', 'oddsum'"),
+        ("time_limit = -1\n", "suite.toml:1: time_limit must be seconds > 0"),
+        ("memory_limit = 1.5\n", "suite.toml:1: memory_limit must be MB >= 64"),
+        ('[points]\ntest001 = "x"\n', "suite.toml:2: points must be a number"),
+        ("rules = \n", "suite.toml:1:9: Invalid value"),
+    ],
+)  # fmt: skip
+def test_manifest_errors_name_the_file_and_line(tmp_path: Path, text: str, words: str) -> None:
+    suite = copy_suite(tmp_path)
+    (suite / "suite.toml").write_text(text)
+    with pytest.raises(GradingError) as caught:
+        load_manifest(suite)
+    assert str(caught.value).startswith(str(suite / "suite.toml"))
+    assert words in str(caught.value)
+
+
+def test_the_command_line_wins_over_the_manifest(tmp_path: Path) -> None:
+    suite = copy_suite(tmp_path)
+    (suite / "suite.toml").write_text(
+        'rules = "oddsum"\ntime_limit = 7\nmemory_limit = 512\n[points]\ndefault = 2\n'
+    )
+    request = GradingRequest(tmp_path, suite, GradeSettings(), tmp_path, given=frozenset())
+    settings, points, manifest = resolve(request)
+    assert (settings.rules, settings.time_limit, settings.memory_mb) == (Rules.ODDSUM, 7, 512)
+    assert points.default == 2 and manifest is not None
+    request.given = frozenset({"rules", "time_limit"})
+    settings, _, _ = resolve(request)
+    assert (settings.rules, settings.time_limit, settings.memory_mb) == (
+        Rules.CONSECUTIVE,
+        120,
+        512,
+    )
+    (tmp_path / "p.toml").write_text("default = 5\n")
+    request.points_file = tmp_path / "p.toml"
+    assert resolve(request)[1].default == 5  # --points replaces the manifest's [points]
+
+
+# --- points -------------------------------------------------------------------
+
+
+def test_a_points_file_naming_no_test_of_the_suite_is_an_error(tmp_path: Path) -> None:
+    points = tmp_path / "points.toml"
+    points.write_text("default = 1\n\n[points]\ntest001 = 2\ntest12 = 3\n")
+    with pytest.raises(GradingError) as caught:
+        load_cases(SUITE, load_points(points))
+    assert str(caught.value) == (
+        f"{points}:5: no test test12 in the suite (did you mean test002 or test001 or test008?)"
+    )
+    points.write_text('only = ["test001", "tset004"]\n')
+    with pytest.raises(GradingError, match=r"points.toml:1: 'only' names tset004.*test004"):
+        load_cases(SUITE, load_points(points))
+    points.write_text("[points]\ntest001 = -1\n")
+    with pytest.raises(GradingError, match=r"points.toml:2: the points of test001"):
+        load_points(points)
+
+
+@pytest.mark.sandbox
+def test_a_points_typo_through_the_cli(tmp_path: Path) -> None:
+    points = tmp_path / "points.toml"
+    points.write_text("[points]\ntest01 = 3\n")
+    out = tmp_path / "out"
+    run = plpuzzle(*grade_args(one_student(tmp_path), SUITE, out, "--points", points))
+    graded_nobody(run, out)
+    assert f"{points}:2: no test test01 in the suite (did you mean test001" in run.stderr
+
+
+# --- --student ----------------------------------------------------------------
+
+
+@pytest.mark.sandbox
+def test_regrading_one_student(tmp_path: Path) -> None:
+    subs = one_student(tmp_path)
+    shutil.copy(CLASS / "carol.pl", subs / "carol.pl")
+    suite = copy_suite(tmp_path, "test001", "test004")
+    out = tmp_path / "out"
+    first = plpuzzle(*grade_args(subs, suite, out, "--student", "dave"))
+    assert first.returncode == 2 and "grade the whole class first" in first.stderr
+    assert plpuzzle(*grade_args(subs, suite, out)).returncode == 0
+    before = (out / "grades.csv").read_text()
+    again = plpuzzle(*grade_args(subs, suite, out, "--student", "dave"))
+    assert again.returncode == 0, again.stderr
+    assert "2 test run(s) graded now, 2 taken from the gradebook" in again.stdout
+    assert (out / "grades.csv").read_text() == before  # the whole class, same grades
+    typo = plpuzzle(*grade_args(subs, suite, out, "--student", "davd"))
+    assert typo.returncode == 2
+    assert "--student davd: no such student (did you mean dave?)" in typo.stderr
+
+
+# --- interruption -------------------------------------------------------------
+
+
+def results_in(db: Path) -> list[tuple[str, str]]:
+    if not db.exists():
+        return []
+    with contextlib.suppress(sqlite3.OperationalError), sqlite3.connect(db) as con:
+        return con.execute("SELECT student, grade FROM results").fetchall()
+    return []
+
+
+@pytest.mark.slow
+@pytest.mark.sandbox
+def test_ctrl_c_summarises_and_a_rerun_goes_on(tmp_path: Path) -> None:
+    """SIGINT to the grader's process group (what Ctrl-C does): exit 130
+    with what was done; the rerun grades only the rest, and its CSV is
+    that of a run never interrupted."""
+    subs = tmp_path / "class"
+    subs.mkdir()
+    shutil.copytree(CLASS / "bob", subs / "bob")  # its last test runs to the time limit
+    for name in ("alice.pl", "dave.pl", "judy.pl", "erin.pl"):  # erin's last test times out
+        shutil.copy(CLASS / name, subs / name)
+    out = tmp_path / "out"
+    args = grade_args(subs, SUITE, out)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "plpuzzle", *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 300
+    while len(results_in(out / "grades.sqlite")) < 8 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert "plpuzzle: interrupted after" in stderr and "of 30 test run(s)" in stderr
+    assert "run the same command again to go on" in stderr
+    assert "Traceback" not in stderr and not (out / "grades.csv").exists()
+    kept = results_in(out / "grades.sqlite")
+    assert 8 <= len(kept) < 30
+    # The tests killed by the interrupt are not graded as the student's fault.
+    assert all(grade != "crashed" for _, grade in kept)
+
+    rerun = plpuzzle(*args)
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"{30 - len(kept)} test run(s) graded now, {len(kept)} taken" in rerun.stdout
+    fresh = plpuzzle(*grade_args(subs, SUITE, tmp_path / "fresh"))
+    assert fresh.returncode == 0, fresh.stderr
+    assert (out / "grades.csv").read_text() == (tmp_path / "fresh" / "grades.csv").read_text()
