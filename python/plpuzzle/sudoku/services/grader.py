@@ -18,6 +18,7 @@ from pathlib import Path
 from plpuzzle.sandbox import cgroups, jail
 from plpuzzle.sandbox.program import LoadReport, SandboxSetupError
 from plpuzzle.sandbox.workspace import WorkspaceError, new_run_id, run_is_alive
+from plpuzzle.sudoku.domain.evidence import evidence_in_words
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.domain.textformat import FormatError
 from plpuzzle.sudoku.domain.validator import validate
@@ -298,6 +299,27 @@ def _select(intake: Intake, roster: list[str], names: tuple[str, ...]) -> set[st
     return set(names)
 
 
+def in_words(
+    students: list[StudentGrades], cases: list[SuiteCase], rules: Rules
+) -> list[StudentGrades]:
+    """The grades as reports show them: a wrong test's first extra and
+    missing solutions drawn as boards, with the rules an extra one breaks
+    named by the validator (the gradebook keeps the grids as lists)."""
+    puzzles = {c.name: load_case(c)[0] for c in cases}
+    return [
+        replace(
+            s,
+            grades=[
+                replace(g, evidence=evidence_in_words(g.evidence, puzzles[g.test], rules))
+                if g.grade is Grade.WRONG and g.test in puzzles
+                else g
+                for g in s.grades
+            ],
+        )
+        for s in students
+    ]
+
+
 def grade(
     request: GradingRequest, on_start: Callable[[int], Callable[[], None]] | None = None
 ) -> GradingOutcome:
@@ -405,7 +427,8 @@ def grade(
     for m in missing:
         none = [TestGrade(m, c.name, Grade.MISSING, "no submission") for c in cases]
         students.append(StudentGrades(m, "", none, ["no submission: on the roster, not handed in"]))
-    report = build_report(students, [c.name for c in cases], points, settings)
+    shown = in_words(students, cases, settings.rules)
+    report = build_report(shown, [c.name for c in cases], points, settings)
     report["missing"] = missing
     report["ungradable"] = [u.student for u in intake.ungradable]
     paths = [request.report_dir / n for n in ("grades.csv", "grades.json", "grades.html")]
