@@ -84,6 +84,8 @@ a:hover{text-decoration:underline}
 .facts div{background:var(--soft);border:1px solid var(--line);border-radius:6px;padding:6px 10px}
 .facts dt{font-size:12px;color:var(--muted)}
 .facts dd{margin:0;font-weight:600;overflow-wrap:anywhere}
+.facts .wide{grid-column:1/-1}
+.facts .wide dd{font-weight:400}
 .scroll{overflow-x:auto}
 table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
 th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
@@ -302,6 +304,10 @@ def _bar_chart(
     return "\n".join(parts)
 
 
+#: The class of a fact that takes a whole row of the header.
+WIDE = ' class="wide"'
+
+
 def _header(report: dict[str, Any]) -> str:
     settings = report["settings"]
     students = report["students"]
@@ -325,7 +331,11 @@ def _header(report: dict[str, Any]) -> str:
     ]
     if report.get("not_emulated"):
         facts.append(("Not emulated (plpuzzle's gap)", ", ".join(report["not_emulated"])))
-    items = "\n".join(f"<div><dt>{_e(k)}</dt><dd>{_e(v)}</dd></div>" for k, v in facts)
+    # Sentences (the limits policy, the emulation gap) take a whole row.
+    items = "\n".join(
+        f"<div{WIDE if len(str(v)) > 40 else ''}><dt>{_e(k)}</dt><dd>{_e(v)}</dd></div>"
+        for k, v in facts
+    )
     return (
         f'<header>\n<h1>Sudoku grading report</h1>\n<dl class="facts">\n{items}\n</dl>\n</header>'
     )
