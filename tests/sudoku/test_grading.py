@@ -6,6 +6,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -219,7 +220,11 @@ def test_evidence_is_recorded(graded: tuple[dict, Path, str]) -> None:
     data, _, _ = graded
     results = {(s["id"], r["test"]): r for s in data["students"] for r in s["results"]}
     assert results["dave", "test008"]["detail"] == "missing 35"
-    assert results["dave", "test008"]["evidence"].startswith("first missing solution: [[")
+    # Drawn as a board (K=3: three boxes of three a row), not a nested list.
+    missed = results["dave", "test008"]["evidence"]
+    assert missed.startswith("first missing solution (a solution not given):\n")
+    assert re.search(r"^ +\d \d \d  \d \d \d  \d \d \d$", missed, re.MULTILINE)
+    assert "[[" not in missed
     assert "duplicate" in results["erin", "test001"]["detail"]
     assert "non-ground" in results["frank", "test002"]["detail"]
     notes = {s["id"]: s["notes"] for s in data["students"]}

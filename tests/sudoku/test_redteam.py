@@ -422,7 +422,9 @@ def test_the_grader_finishes_and_writes_every_report(graded: Graded) -> None:
         assert (graded.report / name).is_file(), name
     assert sorted(s["id"] for s in graded.data["students"]) == sorted(EXPECTED)
     assert [t["name"] for t in graded.data["tests"]] == list(TESTS)
-    assert len(graded.run_folders) == 1, graded.run_folders  # one run, watched throughout
+    # One grading run, watched throughout, and then the feedback's search for
+    # smaller failing puzzles in a run folder of its own.
+    assert 1 <= len(graded.run_folders) <= 2, graded.run_folders
 
 
 @pytest.mark.parametrize("student", sorted(EXPECTED))
