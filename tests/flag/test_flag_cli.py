@@ -4,25 +4,15 @@ every kind of bad input."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import pytest
 from click.testing import CliRunner
+from run_plpuzzle import plpuzzle
 
 from plpuzzle.cli import main
 from plpuzzle.flag import cli as flag_cli
 from plpuzzle.flag.model import FlagSequence
 from plpuzzle.flag.results import FlagResult, Status
-
-
-def plpuzzle(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "plpuzzle", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def without_times(text: str) -> str:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import csv
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from run_plpuzzle import plpuzzle
 
 from plpuzzle.engine import Worker
 from plpuzzle.sudoku.domain.model import Rules
@@ -23,16 +22,6 @@ test001,2,1,0.000,correct,0.0,correct
 test140,4,7,,timeout,78.0,correct
 test228,5,,,timeout,,timeout
 """
-
-
-def plpuzzle(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "plpuzzle", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=cwd,
-    )
 
 
 # --- the course's reference times -----------------------------------------------

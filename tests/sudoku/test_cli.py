@@ -4,29 +4,18 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
+from run_plpuzzle import plpuzzle
 
 REPO = Path(__file__).resolve().parents[2]
 BUNDLED = REPO / "puzzles" / "sudoku" / "consecutive"
 EXAMPLE = BUNDLED / "test001d.txt"
 SOLVERS = REPO / "tests" / "fixtures" / "solvers"
 EXAMPLE_BYTES = "\n-----\n\n 2 1  4 3\n 3 4  2 1\n\n 4 3  1 2\n 1 2  3 4\n\n-----\n"
-
-
-def plpuzzle(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "plpuzzle", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=cwd,
-    )
 
 
 @pytest.mark.parametrize("engine", ["prolog", "python"])

@@ -9,15 +9,14 @@ examples are the faults a fuzzing session found.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from run_plpuzzle import plpuzzle
 
 from plpuzzle.sudoku.domain.model import Puzzle
 from plpuzzle.sudoku.domain.textformat import (
@@ -289,16 +288,6 @@ def test_a_solution_path_that_is_not_a_file_is_unreadable_not_missing(
 
 
 # --- the CLI ------------------------------------------------------------------
-
-
-def plpuzzle(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "plpuzzle", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "PYTHONIOENCODING": "utf-8"},
-    )
 
 
 def assert_clean(run: subprocess.CompletedProcess[str]) -> None:

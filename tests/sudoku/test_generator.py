@@ -10,10 +10,10 @@ import math
 import random
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from run_plpuzzle import plpuzzle
 
 from plpuzzle.sudoku.domain.model import Puzzle, Rules
 from plpuzzle.sudoku.domain.results import Status
@@ -213,13 +213,8 @@ def test_impossible_requests_are_refused() -> None:
 # --- the command ------------------------------------------------------------------
 
 
-def plpuzzle(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "plpuzzle", "sudoku", "generate", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+def generate_command(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return plpuzzle("sudoku", "generate", *args, timeout=300)
 
 
 def files(folder: Path) -> dict[str, bytes]:
@@ -228,10 +223,10 @@ def files(folder: Path) -> dict[str, bytes]:
 
 def test_command_writes_confirmed_pairs_repeatably(tmp_path: Path) -> None:
     args = ("--k", "2", "--count", "2", "--solutions", "2..5", "--seed", "9")
-    run = plpuzzle(*args, "--out", tmp_path / "a")
+    run = generate_command(*args, "--out", tmp_path / "a")
     assert run.returncode == 0, run.stderr
-    again = plpuzzle(*args, "--out", tmp_path / "b")
-    other = plpuzzle(*args[:-1], "10", "--out", tmp_path / "c")
+    again = generate_command(*args, "--out", tmp_path / "b")
+    other = generate_command(*args[:-1], "10", "--out", tmp_path / "c")
     assert (again.returncode, other.returncode) == (0, 0)
     made = files(tmp_path / "a")
     assert sorted(made) == [f"test00{i}{s}.txt" for i in (1, 2) for s in "ds"]
@@ -248,7 +243,7 @@ def test_command_writes_confirmed_pairs_repeatably(tmp_path: Path) -> None:
 
 def test_command_numbers_on_and_makes_contradictions(tmp_path: Path) -> None:
     (tmp_path / "test007d.txt").write_text("1\n-\n")
-    run = plpuzzle("--k", "2", "--solutions", "0..0", "--seed", "1", "--out", tmp_path)
+    run = generate_command("--k", "2", "--solutions", "0..0", "--seed", "1", "--out", tmp_path)
     assert run.returncode == 0, run.stderr
     assert (tmp_path / "test008s.txt").read_text() == "[].\n"
     puzzle = load_puzzle(tmp_path / "test008d.txt")
@@ -270,7 +265,7 @@ def test_command_numbers_on_and_makes_contradictions(tmp_path: Path) -> None:
 )
 def test_command_errors(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
     (tmp_path / "test005s.txt").write_text("[].\n")
-    run = plpuzzle(*args, "--out", tmp_path)
+    run = generate_command(*args, "--out", tmp_path)
     assert run.returncode == 2
     assert message in run.stderr
     assert "Traceback" not in run.stderr
@@ -280,13 +275,13 @@ def test_command_errors(tmp_path: Path, args: tuple[str, ...], message: str) -> 
 def test_command_overwrites_with_force(tmp_path: Path) -> None:
     (tmp_path / "test001s.txt").write_text("stale\n")
     (tmp_path / "test002s.txt").write_text("stale\n")
-    run = plpuzzle("--k", "1", "--start", "1", "--seed", "3", "--force", "--out", tmp_path)
+    run = generate_command("--k", "1", "--start", "1", "--seed", "3", "--force", "--out", tmp_path)
     assert run.returncode == 0, run.stderr
     assert (tmp_path / "test001s.txt").read_text() == "[[[1]]].\n"
     # Unconfirmed (here: no engine can finish in time): no solutions file,
     # not even the stale one, and exit code 1.
     args = ("--k", "2", "--start", "2", "--force", "--time-limit", "0.001", "--out", tmp_path)
-    run = plpuzzle(*args)
+    run = generate_command(*args)
     assert run.returncode == 1
     assert "NOT CONFIRMED" in run.stdout
     assert "did not finish within the time limit" in run.stdout

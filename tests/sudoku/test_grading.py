@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from run_plpuzzle import plpuzzle
 
 from plpuzzle.sudoku.services import grading
 from plpuzzle.sudoku.services.grading import (
@@ -72,15 +73,6 @@ EXPECTED = {
 OSCAR_TMP_ESCAPE = "/tmp/plpuzzle-escape.txt"
 OSCAR_VICTIM = "/tmp/plpuzzle-victim.txt"
 OUTSIDE = [Path("/root/plpuzzle-escape.txt"), Path("/work/plpuzzle-escape.txt")]
-
-
-def plpuzzle(*args: str | Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "plpuzzle", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
 
 
 def grade_args(submissions: Path, report: Path) -> list[str | Path]:

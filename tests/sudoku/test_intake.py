@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from run_plpuzzle import plpuzzle
 
 from plpuzzle.sudoku import api
 from plpuzzle.sudoku.domain.model import Rules
@@ -34,15 +35,6 @@ REPO = Path(__file__).resolve().parents[2]
 CLASS = REPO / "tests" / "fixtures" / "class"
 SUITE = REPO / "tests" / "fixtures" / "grading_suite"
 SOLVER = "sudoku(_, _).\n"
-
-
-def plpuzzle(*args: str | Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "plpuzzle", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
 
 
 def grade_args(submissions: Path, suite: Path, out: Path, *more: str | Path) -> list[str | Path]:
@@ -227,7 +219,7 @@ def test_an_oddsum_suite_that_keeps_the_consecutive_rules_gets_a_warning() -> No
         ('\nrules = "odd"\n', "suite.toml:2: rules must be one of 'consecutive', 'oddsum'"),
         ("time_limit = -1\n", "suite.toml:1: time_limit must be seconds > 0"),
         ("memory_limit = 1.5\n", "suite.toml:1: memory_limit must be MB >= 64"),
-        ('[points]\ntest001 = "x"\n', "suite.toml:2: points must be a number"),
+        ('[points]\ntest001 = "x"\n', "suite.toml:2: the points of test001 must be a number"),
         ("rules = \n", "suite.toml:1:9: Invalid value"),
     ],
 )  # fmt: skip

@@ -303,21 +303,23 @@ def load_points(path: Path) -> Points:
     only = data.get("only")
     if not _number(default) or default < 0:
         raise GradingError(f"{_at(path, text, 'default')}: 'default' must be a number >= 0")
-    if not isinstance(per_test, dict):
+    per_test = _points_table(path, text, per_test)
+    if only is not None and not (isinstance(only, list) and all(isinstance(t, str) for t in only)):
+        raise GradingError(f"{_at(path, text, 'only')}: 'only' must be a list of test names")
+    return Points(float(default), per_test, tuple(only) if only is not None else None, source=path)
+
+
+def _points_table(path: Path, text: str, table: object) -> dict[str, float]:
+    """A TOML [points] table as test -> points, each checked to be a number
+    >= 0 (an error names the file and the line)."""
+    if not isinstance(table, dict):
         raise GradingError(f"{_at(path, text, 'points')}: [points] must map test names to numbers")
-    for test, value in per_test.items():
+    for test, value in table.items():
         if not _number(value) or value < 0:
             raise GradingError(
                 f"{_at(path, text, test, 'points')}: the points of {test} must be a number >= 0"
             )
-    if only is not None and not (isinstance(only, list) and all(isinstance(t, str) for t in only)):
-        raise GradingError(f"{_at(path, text, 'only')}: 'only' must be a list of test names")
-    return Points(
-        float(default),
-        {k: float(v) for k, v in per_test.items()},
-        tuple(only) if only is not None else None,
-        source=path,
-    )
+    return {k: float(v) for k, v in table.items()}
 
 
 def near(name: str, known: Iterable[str]) -> str:
@@ -396,16 +398,9 @@ def load_manifest(suite: Path) -> Manifest | None:
         raise GradingError(f"{_at(path, text, 'memory_limit')}: memory_limit must be MB >= 64")
     points = None
     if "points" in data:
-        table = data["points"]
-        if not isinstance(table, dict):
-            raise GradingError(f"{_at(path, text, 'points')}: [points] must be a table")
-        for test, value in table.items():
-            if not _number(value) or value < 0:
-                raise GradingError(
-                    f"{_at(path, text, test, 'points')}: points must be a number >= 0"
-                )
-        per_test = {k: float(v) for k, v in table.items() if k != "default"}
-        points = Points(float(table.get("default", 1)), per_test, source=path)
+        table = _points_table(path, text, data["points"])
+        default = table.pop("default", 1.0)
+        points = Points(default, table, source=path)
     return Manifest(
         path,
         Rules(rules) if rules is not None else None,
