@@ -136,6 +136,10 @@ def test_a_buggy_solver_gets_a_shrunk_counterexample_that_really_fails(tmp_path:
     )  # fmt: skip
     assert done.returncode in (0, 1), done.stderr
     assert f"{out / 'feedback'}" in done.stdout
+    # Off a terminal the long search is announced, so the run never looks stuck.
+    assert "writing feedback: looking for the smallest failing puzzle of 1 student(s)" in (
+        done.stderr
+    )
     alice = (out / "feedback" / "alice.md").read_text()
     assert "Score: **6 / 6**" in alice and "smaller puzzle" not in alice
     sam = (out / "feedback" / "sam.md").read_text()

@@ -968,7 +968,7 @@ def grade(
     console = stdout_console() if fmt == "text" else stderr_console()
     with _grading_progress() as on_start:
         try:
-            outcome = grader.grade(request, on_start)
+            outcome = grader.grade(request, on_start, note)
         except (GradingError, GradebookError) as e:
             raise InputError(str(e)) from None
         except grader.SetupProblem as e:

@@ -321,9 +321,12 @@ def in_words(
 
 
 def grade(
-    request: GradingRequest, on_start: Callable[[int], Callable[[], None]] | None = None
+    request: GradingRequest,
+    on_start: Callable[[int], Callable[[], None]] | None = None,
+    on_phase: Callable[[str], None] | None = None,
 ) -> GradingOutcome:
-    """Grade the class of `request`; `on_start(total)` returns a per-grade tick.
+    """Grade the class of `request`; `on_start(total)` returns a per-grade tick,
+    and `on_phase` hears of the long steps after grading (the feedback).
 
     Everything that can be checked is checked before anyone is graded: the
     machine, the suite (files, points, rules), the roster, --student.
@@ -439,6 +442,12 @@ def grade(
     paths[2].write_text(render_html(report))
     paths.append(write_wide_csv(report, request.report_dir / "grades-wide.csv"))
     if request.feedback:
+        wrong = sum(any(g.grade is Grade.WRONG for g in s.grades) for s in students)
+        if on_phase and wrong and request.shrink_seconds > 0:
+            on_phase(
+                f"writing feedback: looking for the smallest failing puzzle of {wrong} "
+                f"student(s) with wrong answers, up to {request.shrink_seconds:g} s each"
+            )
         policy = (
             ShrinkPolicy(seconds_per_student=request.shrink_seconds)
             if request.shrink_seconds > 0
