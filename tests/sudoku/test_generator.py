@@ -287,3 +287,25 @@ def test_command_overwrites_with_force(tmp_path: Path) -> None:
     assert "did not finish within the time limit" in run.stdout
     assert (tmp_path / "test002d.txt").is_file()
     assert not (tmp_path / "test002s.txt").exists()
+
+
+def test_a_source_grid_missing_from_every_side_is_caught() -> None:
+    """Engines that share a pruning bug agree with each other and with the
+    generator's count; the grid the puzzle was made from still shows it."""
+    from dataclasses import replace
+
+    from plpuzzle.sudoku.services.crosscheck import compare
+    from plpuzzle.sudoku.services.generation import generated_problem
+
+    made = generate(2, Rules.CONSECUTIVE, random.Random(7), (2, 6))
+    with make_engine("python") as engine:
+        honest = engine.solve(made.puzzle, Rules.CONSECUTIVE, 60)
+    assert made.grid in honest.solutions
+    outcome = compare(made.puzzle, Rules.CONSECUTIVE, [honest])
+    assert generated_problem(made, outcome, [honest], 60) is None
+    lost = replace(honest, solutions=[g for g in honest.solutions if g != made.grid])
+    undercounted = replace(made, solutions=made.solutions - 1)
+    outcome = compare(made.puzzle, Rules.CONSECUTIVE, [lost, lost])
+    assert outcome.agree
+    problem = generated_problem(undercounted, outcome, [lost, lost], 60)
+    assert problem == "the grid the puzzle was made from is not among the solutions found"

@@ -195,4 +195,8 @@ def generated_problem(
         return f"the engines find {found} solution(s), the generator counted {made.solutions}"
     if made.solutions and validate(made.puzzle, made.grid, outcome.rules):
         return "the grid the puzzle was made from breaks it"
+    if made.solutions and made.grid not in results[0].distinct:
+        # The one solution known without any engine: if every side missed
+        # it, they share a pruning bug that no count or cross-check shows.
+        return "the grid the puzzle was made from is not among the solutions found"
     return None
