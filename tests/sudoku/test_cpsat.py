@@ -118,15 +118,17 @@ def official_tests(suite: Path, k: int) -> list[Path]:
     ]
 
 
-def bundled_puzzles() -> list[Path]:
-    return sorted(BUNDLED.glob("test*d.txt"))
+BUNDLED_SETS = [
+    pytest.param(BUNDLED, id="consecutive"),
+    pytest.param(BUNDLED.parent / "bench-consecutive", id="bench", marks=pytest.mark.slow),
+]
 
 
-@pytest.mark.slow
-def test_every_bundled_expected_file_agrees_with_cpsat() -> None:
+@pytest.mark.parametrize("folder", BUNDLED_SETS)
+def test_every_bundled_expected_file_agrees_with_cpsat(folder: Path) -> None:
     """The one sweep: our two engines confirmed these files together, and
     CP-SAT shares neither's pruning."""
-    paths = bundled_puzzles()
+    paths = sorted(folder.glob("test*d.txt"))
     assert len(paths) > 10
     wrong = []
     with make_engine("cpsat") as engine:
