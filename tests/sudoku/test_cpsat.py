@@ -153,6 +153,19 @@ def test_official_tests_agree_with_cpsat(official_suite: Path, k: int) -> None:
             assert result.distinct == expected, path.name
 
 
+@pytest.mark.slow
+def test_the_whole_official_suite_agrees_with_cpsat(official_suite: Path) -> None:
+    paths = sorted((official_suite / "tests").glob("test*d.txt"))
+    wrong = []
+    with make_engine("cpsat") as engine:
+        for path in paths:
+            result = engine.solve(load_puzzle(path), Rules.ODDSUM, 120)
+            expected = load_solutions(path.with_name(path.name.replace("d.txt", "s.txt")))
+            if not result.clean or result.distinct != expected:
+                wrong.append((path.name, result.status, len(result.solutions), len(expected)))
+    assert wrong == []
+
+
 EMPTY_K3 = "3\n" + "- - - - - - - - -\n" * 9
 
 
