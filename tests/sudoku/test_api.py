@@ -39,7 +39,7 @@ def test_solve_reports_bad_input_and_unknown_names_clearly() -> None:
 def test_check_agrees_with_the_expected_file_and_catches_a_wrong_one(tmp_path: Path) -> None:
     good = sudoku.check(EXAMPLE, expected=BUNDLED / "test001s.txt")
     assert good.agree
-    assert [f.engine for f in good.findings] == ["prolog", "python", "expected"]
+    assert [f.engine for f in good.findings] == ["prolog", "python", "cpsat", "expected"]
     wrong = tmp_path / "wrong.txt"
     wrong.write_text("[[[1,2,3,4],[3,4,1,2],[2,1,4,3],[4,3,2,1]]].\n")
     assert not sudoku.check(EXAMPLE, rules=Rules.CONSECUTIVE, expected=wrong).agree

@@ -1,10 +1,11 @@
-"""The two engines behind one interface: `solve(puzzle, rules, time_limit)`.
+"""The engines behind one interface: `solve(puzzle, rules, time_limit)`.
 
 The Prolog engine lives in prolog_bridge; the Python reference engine's
-search is in python_engine, and runs here in a worker process too, so that
-a time limit can stop it at any point and no engine can take the caller
-down with it. Both are plpuzzle.engine adapters, so their statuses mean
-what every puzzle's mean, and both are context managers.
+search is in python_engine, and the CP-SAT model (an independent third
+opinion) in cpsat_engine. Both Python ones run here in a worker process
+too, so that a time limit can stop them at any point and no engine can
+take the caller down with it. All are plpuzzle.engine adapters, so their
+statuses mean what every puzzle's mean, and all are context managers.
 """
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ from pathlib import Path
 from typing import Protocol, Self
 
 from plpuzzle.engine import DEFAULT_DIALECT, Dialect, PythonInWorker, Worker
+from plpuzzle.engine.status import default_message
 from plpuzzle.sudoku.domain.model import Puzzle, Rules, grid_from_lists
 from plpuzzle.sudoku.domain.results import SolveResult, Status
 from plpuzzle.sudoku.domain.textformat import parse_puzzle, puzzle_to_text
-from plpuzzle.sudoku.engines import python_engine
+from plpuzzle.sudoku.engines import cpsat_engine, python_engine
 from plpuzzle.sudoku.engines.prolog_bridge import PrologSudokuEngine
 
-ENGINES = ("prolog", "python")
+ENGINES = ("prolog", "python", "cpsat")
 
 
 class Engine(Protocol):
@@ -58,6 +60,39 @@ class PythonSudokuEngine(PythonInWorker):
         return SolveResult(self.name, Status.OK, grids, [], run.cpu, run.wall)
 
 
+def cpsat_solutions(
+    puzzle_text: str, rules: str, max_seconds: float
+) -> list[list[list[int]]] | None:
+    """Run in the worker: every CP-SAT solution, or None if it ran out of time."""
+    grids = cpsat_engine.solve_all(parse_puzzle(puzzle_text), Rules(rules), max_seconds)
+    return None if grids is None else [[list(row) for row in grid] for grid in grids]
+
+
+class CpSatSudokuEngine(PythonInWorker):
+    """The CP-SAT model, run in a killable worker like the Python engine.
+
+    CP-SAT's own time limit is set to the same limit as a backstop; if it
+    stops first, the run is a timeout all the same."""
+
+    name = "cpsat"
+
+    def solve(self, puzzle: Puzzle, rules: Rules, time_limit: float) -> SolveResult:
+        run = self.call(
+            f"{__name__}:cpsat_solutions",
+            time_limit,
+            puzzle_text=puzzle_to_text(puzzle),
+            rules=rules.value,
+            max_seconds=time_limit,
+        )
+        if run.status is not Status.OK:
+            return run.unfinished(SolveResult, self.name)
+        if run.result is None:
+            message = default_message(Status.TIMEOUT, run.end, time_limit)
+            return run.unfinished(SolveResult, self.name, Status.TIMEOUT, message)
+        grids = [grid_from_lists(g) for g in run.result]
+        return SolveResult(self.name, Status.OK, grids, [], run.cpu, run.wall)
+
+
 def make_engine(
     name: str,
     solver: Path | None = None,
@@ -72,4 +107,6 @@ def make_engine(
         return PrologSudokuEngine(solver, dialect, worker)
     if name == "python":
         return PythonSudokuEngine(worker)
+    if name == "cpsat":
+        return CpSatSudokuEngine(worker)
     raise ValueError(f"unknown engine {name!r}; choose from {', '.join(ENGINES)}")

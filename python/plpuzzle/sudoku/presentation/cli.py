@@ -133,7 +133,8 @@ def _check_solver(solver: Path | None) -> None:
     type=choice(ENGINES),
     default="prolog",
     show_default=True,
-    help="prolog: a clpfd sudoku.pl through pyswip; python: the pure-Python reference.",
+    help="prolog: a clpfd sudoku.pl through pyswip; python: the pure-Python reference; "
+    "cpsat: an OR-tools CP-SAT model, an independent third opinion.",
 )
 @rules_option
 @solver_option
