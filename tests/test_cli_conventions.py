@@ -385,10 +385,15 @@ def test_ctrl_c_is_one_line_and_exit_130() -> None:
 @pytest.mark.slow
 def test_an_installed_wheel_finds_the_bundled_puzzles(tmp_path: Path) -> None:
     """A regular (non-editable) install has no source tree to look in."""
-    wheels, env = tmp_path / "wheels", tmp_path / "venv"
+    wheels, env, source = tmp_path / "wheels", tmp_path / "venv", tmp_path / "source"
+    # Built from a copy: a build writes build/ beside pyproject.toml.
+    for part in ("python", "prolog", "puzzles"):
+        shutil.copytree(REPO / part, source / part, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, source / name)
     pip = [sys.executable, "-m", "pip"]
     subprocess.run(
-        [*pip, "wheel", "--no-deps", "-q", "-w", wheels, REPO],
+        [*pip, "wheel", "--no-deps", "-q", "-w", wheels, source],
         check=True,
         capture_output=True,
     )
