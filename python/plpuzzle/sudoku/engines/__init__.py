@@ -36,49 +36,26 @@ class Engine(Protocol):
     def __exit__(self, *exc: object) -> None: ...
 
 
-def python_solutions(puzzle_text: str, rules: str) -> list[list[list[int]]]:
-    """Run in the worker: every solution, as JSON-ready lists."""
+def python_solutions(
+    puzzle_text: str, rules: str, max_seconds: float = 0.0
+) -> list[list[list[int]]]:
+    """Run in the worker: every solution, as JSON-ready lists (the worker's
+    deadline, not `max_seconds`, stops this engine)."""
     puzzle = parse_puzzle(puzzle_text)
     return [[list(row) for row in grid] for grid in python_engine.solve_all(puzzle, Rules(rules))]
 
 
-class PythonSudokuEngine(PythonInWorker):
-    """The pure-Python reference engine, run in a killable worker."""
+class GridsInWorker(PythonInWorker):
+    """An engine written in Python, run in a killable worker: `function`
+    ("module:name") gets the puzzle as text and returns every solution as
+    lists, or None when it stopped at its own time limit."""
 
-    name = "python"
-
-    def solve(self, puzzle: Puzzle, rules: Rules, time_limit: float) -> SolveResult:
-        run = self.call(
-            f"{__name__}:python_solutions",
-            time_limit,
-            puzzle_text=puzzle_to_text(puzzle),
-            rules=rules.value,
-        )
-        if run.status is not Status.OK:
-            return run.unfinished(SolveResult, self.name)
-        grids = [grid_from_lists(g) for g in run.result]
-        return SolveResult(self.name, Status.OK, grids, [], run.cpu, run.wall)
-
-
-def cpsat_solutions(
-    puzzle_text: str, rules: str, max_seconds: float
-) -> list[list[list[int]]] | None:
-    """Run in the worker: every CP-SAT solution, or None if it ran out of time."""
-    grids = cpsat_engine.solve_all(parse_puzzle(puzzle_text), Rules(rules), max_seconds)
-    return None if grids is None else [[list(row) for row in grid] for grid in grids]
-
-
-class CpSatSudokuEngine(PythonInWorker):
-    """The CP-SAT model, run in a killable worker like the Python engine.
-
-    CP-SAT's own time limit is set to the same limit as a backstop; if it
-    stops first, the run is a timeout all the same."""
-
-    name = "cpsat"
+    name = ""
+    function = ""
 
     def solve(self, puzzle: Puzzle, rules: Rules, time_limit: float) -> SolveResult:
         run = self.call(
-            f"{__name__}:cpsat_solutions",
+            self.function,
             time_limit,
             puzzle_text=puzzle_to_text(puzzle),
             rules=rules.value,
@@ -91,6 +68,29 @@ class CpSatSudokuEngine(PythonInWorker):
             return run.unfinished(SolveResult, self.name, Status.TIMEOUT, message)
         grids = [grid_from_lists(g) for g in run.result]
         return SolveResult(self.name, Status.OK, grids, [], run.cpu, run.wall)
+
+
+def cpsat_solutions(
+    puzzle_text: str, rules: str, max_seconds: float
+) -> list[list[list[int]]] | None:
+    """Run in the worker: every CP-SAT solution, or None if it ran out of time."""
+    grids = cpsat_engine.solve_all(parse_puzzle(puzzle_text), Rules(rules), max_seconds)
+    return None if grids is None else [[list(row) for row in grid] for grid in grids]
+
+
+class PythonSudokuEngine(GridsInWorker):
+    """The pure-Python reference engine (the worker's deadline stops it)."""
+
+    name = "python"
+    function = f"{__name__}:python_solutions"
+
+
+class CpSatSudokuEngine(GridsInWorker):
+    """The CP-SAT model. CP-SAT's own time limit is set to the same limit
+    as a backstop; if it stops first, the run is a timeout all the same."""
+
+    name = "cpsat"
+    function = f"{__name__}:cpsat_solutions"
 
 
 def make_engine(
