@@ -479,6 +479,9 @@ class TestGrade:
     solutions: int = 0
     cpu_seconds: float = 0.0
     wall_seconds: float = 0.0
+    #: Where the run ran: this machine's name for the local pool, the
+    #: machine and the Dask worker's address for a cluster ("" : not run).
+    ran_on: str = ""
 
 
 _MEMORY_WORDS = (
