@@ -21,6 +21,10 @@ from plpuzzle.clitools import ENGINE_DEFAULT_RULE, Interrupted, SetupError, set_
 #: Each group: where it lives and its one-line help (tests check that this
 #: line is the group's own short_help, so the two cannot drift apart).
 GROUPS: dict[str, tuple[str, str]] = {
+    "cluster": (
+        "plpuzzle.cluster.cli:cluster",
+        "Dask clusters to grade on: start one on this machine.",
+    ),
     "flag": (
         "plpuzzle.flag.cli:flag",
         "The Dutch national flag: arrange R/W/B items, count the swaps.",

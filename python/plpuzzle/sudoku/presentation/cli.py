@@ -841,7 +841,14 @@ def bench(
     metavar="MB",
     help="Memory of each submission's sandbox, all its processes together.",
 )
-@jobs_option("tests run at once (over all submissions)")
+@jobs_option("tests run at once (over all submissions) in the local pool")
+@click.option(
+    "--scheduler",
+    metavar="tcp://HOST:PORT",
+    help="Run the tests on the Dask cluster of this scheduler instead of the local pool "
+    "(needs the dask extra; see `plpuzzle cluster --help`). Submissions and tests are "
+    "shipped to the workers as content; grades and the gradebook stay here.",
+)
 @click.option(
     "--out",
     "report_dir",
@@ -911,6 +918,7 @@ def grade(
     wall_limit: float | None,
     memory_limit: int,
     jobs: int,
+    scheduler: str | None,
     report_dir: Path,
     old_report_dir: Path | None,
     db: Path | None,
@@ -938,6 +946,8 @@ def grade(
     again skips what is already graded for the same submission, test and
     settings, and graders sharing a gradebook never run the same test twice.
     On Ctrl-C what was graded stays in the gradebook for the next run.
+    With --scheduler the runs go to a Dask cluster's workers, each checked
+    first: a worker that cannot sandbox is refused, by name.
     """
     if old_report_dir is not None:
         warn("--report is deprecated: use --out")
@@ -965,6 +975,7 @@ def grade(
         roster=roster,
         feedback=feedback,
         shrink_seconds=shrink_seconds,
+        scheduler=scheduler,
     )
     console = stdout_console() if fmt == "text" else stderr_console()
     with _grading_progress() as on_start:

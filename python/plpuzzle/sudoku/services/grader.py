@@ -84,6 +84,8 @@ class GradingRequest:
     #: wall-clock budget per student for minimal counterexamples (0: none).
     feedback: bool = True
     shrink_seconds: float = ShrinkPolicy().seconds_per_student
+    #: A Dask scheduler (tcp://HOST:PORT) to run on, instead of the local pool.
+    scheduler: str | None = None
 
 
 @dataclass
@@ -320,6 +322,24 @@ def in_words(
     ]
 
 
+def _grade_on_cluster(
+    scheduler: str,
+    subs: list[Submission],
+    cases: list[SuiteCase],
+    settings: GradeSettings,
+    hooks: Hooks,
+) -> ClassRun:
+    """Grade on the Dask cluster at `scheduler` (imported only then: Dask is optional)."""
+    from plpuzzle.cluster.client_side import ClusterError, connect
+    from plpuzzle.sudoku.services.grading_cluster import grade_class_on_cluster
+
+    try:
+        with connect(scheduler) as client:
+            return grade_class_on_cluster(subs, cases, settings, hooks, client)
+    except ClusterError as e:
+        raise SetupProblem(str(e)) from None
+
+
 def grade(
     request: GradingRequest,
     on_start: Callable[[int], Callable[[], None]] | None = None,
@@ -332,7 +352,15 @@ def grade(
     machine, the suite (files, points, rules), the roster, --student.
     Raises GradingInterrupted on Ctrl-C, with what was done by then.
     """
-    warnings = check_machine()
+    local_sandbox = True
+    if request.scheduler is None:
+        warnings = check_machine()
+    else:  # the workers sandbox the runs; here only the feedback's search would
+        try:
+            warnings = check_machine()
+        except SetupProblem as e:
+            local_sandbox = False
+            warnings = [f"no feedback counterexamples: this machine cannot sandbox ({e})"]
     intake = read_class(request.submissions)
     settings, points, manifest = resolve(request)
     parsed: Loaded = {}
@@ -403,7 +431,10 @@ def grade(
         hidden = hidden_paths(request.suite, request.report_dir, request.submissions, db)
         try:
             hooks = Hooks(stored, record, claim, loaded)
-            run = grade_class(subs, cases, settings, hooks, request.jobs, hidden)
+            if request.scheduler is None:
+                run = grade_class(subs, cases, settings, hooks, request.jobs, hidden)
+            else:
+                run = _grade_on_cluster(request.scheduler, subs, cases, settings, hooks)
         except (SandboxSetupError, WorkspaceError) as e:
             raise SetupProblem(str(e)) from None
         except KeyboardInterrupt:
@@ -443,14 +474,14 @@ def grade(
     paths.append(write_wide_csv(report, request.report_dir / "grades-wide.csv"))
     if request.feedback:
         wrong = sum(any(g.grade is Grade.WRONG for g in s.grades) for s in students)
-        if on_phase and wrong and request.shrink_seconds > 0:
+        if on_phase and wrong and request.shrink_seconds > 0 and local_sandbox:
             on_phase(
                 f"writing feedback: looking for the smallest failing puzzle of {wrong} "
                 f"student(s) with wrong answers, up to {request.shrink_seconds:g} s each"
             )
         policy = (
             ShrinkPolicy(seconds_per_student=request.shrink_seconds)
-            if request.shrink_seconds > 0
+            if request.shrink_seconds > 0 and local_sandbox
             else None
         )
         paths.append(

@@ -24,6 +24,7 @@ import json
 import os
 import queue
 import re
+import socket
 import threading
 import time
 import tomllib
@@ -776,6 +777,7 @@ def grade_class(
     lock = threading.Lock()
     stop = threading.Event()  # Ctrl-C: no new tests, and the running ones are killed
     running: dict[int, SandboxedProgram] = {}
+    place = socket.gethostname()
 
     with RunFolder(workspace) as run:
         folders: dict[str, Path] = {}
@@ -858,6 +860,8 @@ def grade_class(
                                 f.result()
                         continue
                     if item is not None:
+                        if item[3]:  # run here, now
+                            item[2].ran_on = place
                         hooks.record(*item)
                         received += 1
             except KeyboardInterrupt:

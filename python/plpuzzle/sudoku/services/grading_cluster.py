@@ -1,0 +1,255 @@
+"""Grading a class on a Dask cluster: the same grades, from other machines.
+
+The local pool (grading.grade_class) and this module take the same
+submissions, cases, settings and hooks, and give the same grades; only
+where the runs happen differs. Here each (submission, test) run is a
+Dask task:
+
+- a submission's files and the suite's goals travel as content, put on
+  the cluster once under their digests (client_side.ship); the scheduler
+  hands them to each worker that needs them, once;
+- a worker runs the goal in its sandbox (cluster.worker_side) and sends
+  back what it observed; the verdict is decided here, by the client,
+  which alone holds the expected solutions;
+- every result is recorded here as it arrives, once: a run rescheduled
+  after its worker died comes back once, and a late duplicate is
+  ignored. The gradebook stays with the client, so resuming works as it
+  does locally.
+
+A run whose worker died under it twice is given up by the scheduler
+(KilledWorker) and graded crashed, never retried in a loop.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from plpuzzle.cluster.client_side import admit, ship
+from plpuzzle.cluster.worker_side import (
+    RESOURCE,
+    RemoteRun,
+    RunSpec,
+    abort_run,
+    release_run,
+    run_goal,
+)
+from plpuzzle.sandbox.program import SandboxSetupError
+from plpuzzle.sandbox.workspace import new_run_id
+from plpuzzle.sudoku.services.grading import (
+    SOLVER_NAME,
+    ClassRun,
+    Grade,
+    GradeSettings,
+    Hooks,
+    Submission,
+    TestGrade,
+    goal_for,
+    grade_observation,
+    load_error_grade,
+    printable,
+)
+from plpuzzle.sudoku.services.suite import SuiteCase
+
+if TYPE_CHECKING:
+    from distributed import Client, Future, as_completed
+
+Pair = tuple[Submission, SuiteCase]
+
+#: How long the client waits for workers to kill a stopped run's sandboxes.
+ABORT_SECONDS = 30
+
+
+def grade_class_on_cluster(
+    submissions: list[Submission],
+    cases: list[SuiteCase],
+    settings: GradeSettings,
+    hooks: Hooks,
+    client: Client,
+) -> ClassRun:
+    """Grade every submission on every case on the cluster of `client`."""
+    summary = ClassRun()
+    todo: list[Pair] = []
+    for sub in submissions:
+        for case in cases:
+            stored = hooks.stored(sub, case)
+            if stored is not None:
+                hooks.record(sub, case, stored, False)
+            else:
+                todo.append((sub, case))
+    if not todo:
+        return summary
+    admission = admit(client)
+    summary.problems += admission.problems() + admission.notes
+    grading = _ClusterGrading(client, settings, hooks, summary, cases)
+    try:
+        grading.run(todo)
+    except KeyboardInterrupt:
+        grading.stop()
+        raise
+    finally:
+        grading.finish()
+    return summary
+
+
+class _ClusterGrading:
+    """One grading run on a cluster: what is out, and what came back."""
+
+    def __init__(
+        self,
+        client: Client,
+        settings: GradeSettings,
+        hooks: Hooks,
+        summary: ClassRun,
+        cases: list[SuiteCase],
+    ) -> None:
+        self.client = client
+        self.settings = settings
+        self.hooks = hooks
+        self.summary = summary
+        self.spec = RunSpec(
+            new_run_id(), SOLVER_NAME, "sudoku/2", settings.dialect, settings.limits()
+        )
+        goals = {case.name: goal_for(case) for case in cases}
+        text = json.dumps(goals, sort_keys=True).encode()
+        self.goals = ship(client, "goals", hashlib.sha256(text).hexdigest()[:32], goals)
+        self.files: dict[str, Future] = {}
+        #: Task key -> the pair it grades; a key leaves when its result is recorded.
+        self.out: dict[str, Pair] = {}
+        self.futures: dict[str, Future] = {}
+        self.left: Counter[str] = Counter()  # runs out per submission digest
+        self.order: dict[str, int] = {}
+
+    def run(self, todo: list[Pair]) -> None:
+        from distributed import as_completed
+
+        done = as_completed(loop=self.client.loop)
+        deferred: list[Pair] = []
+        for pair in todo:
+            if self.hooks.claim(*pair):
+                done.add(self.submit(pair))
+            else:  # another grader sharing the gradebook has it
+                deferred.append(pair)
+        polled = 0.0
+        while done.count() or deferred:
+            if done.has_ready():
+                for future in done.next_batch(block=False):
+                    self.receive(future)
+                continue
+            if deferred and time.monotonic() - polled > 0.5:
+                polled = time.monotonic()
+                deferred = self.poll(deferred, done)
+            time.sleep(0.02)
+
+    def poll(self, deferred: list[Pair], done: as_completed) -> list[Pair]:
+        """Pairs another grader held: record theirs, or take them over."""
+        still = []
+        for sub, case in deferred:
+            if (grade := self.hooks.stored(sub, case)) is not None:
+                self.hooks.record(sub, case, grade, False)
+            elif self.hooks.claim(sub, case):
+                done.add(self.submit((sub, case)))
+            else:
+                still.append((sub, case))
+        return still
+
+    def submit(self, pair: Pair) -> Future:
+        sub, case = pair
+        if sub.digest not in self.files:
+            self.files[sub.digest] = ship(self.client, "files", sub.digest, sub.files)
+            self.order[sub.digest] = len(self.order)
+        key = f"plpuzzle-{self.spec.run_id}-{sub.student}-{case.name}"
+        future = self.client.submit(
+            run_goal, self.spec, sub.digest, self.files[sub.digest], self.goals, case.name,
+            "Sol", key=key, resources={RESOURCE: 1}, pure=False,
+            # A submission's runs together, so its loaded sandbox is reused.
+            priority=-self.order[sub.digest],
+        )  # fmt: skip
+        self.out[key] = pair
+        self.futures[key] = future
+        self.left[sub.digest] += 1
+        return future
+
+    def receive(self, future: Future) -> None:
+        """Record the grade of a finished task, once."""
+        pair = self.out.pop(str(future.key), None)
+        self.futures.pop(str(future.key), None)
+        if pair is None or future.status == "cancelled":
+            return  # recorded already (a submission that did not load)
+        sub, case = pair
+        if future.status == "error":
+            grade = self.lost(sub, case, future.exception())
+        else:
+            result: RemoteRun = future.result()
+            grade = self.judge(sub, case, result)
+        future.release()
+        self.record(sub, case, grade)
+
+    def judge(self, sub: Submission, case: SuiteCase, result: RemoteRun) -> TestGrade:
+        if result.setup_error:
+            raise SandboxSetupError(f"Dask worker {result.ran_on}: {result.setup_error}")
+        if result.stopped or result.load is None:
+            where = result.ran_on
+            raise RuntimeError(f"run {sub.student}/{case.name} came back unrun from {where}")
+        if sub.student not in self.summary.load_reports:
+            self.summary.load_reports[sub.student] = result.load
+            self.hooks.loaded(sub, result.load)
+        if not result.load.loaded:
+            grade = load_error_grade(sub, case, result.load)
+            self.drop(sub, result)
+        else:
+            assert result.observation is not None
+            grade = grade_observation(sub, case, result.observation, self.settings.rules)
+        grade.ran_on = result.ran_on
+        return grade
+
+    def drop(self, sub: Submission, result: RemoteRun) -> None:
+        """A submission that did not load: its other runs are not made."""
+        assert result.load is not None
+        for key, (other, case) in list(self.out.items()):
+            if other.student == sub.student:
+                self.futures.pop(key).cancel()
+                del self.out[key]
+                grade = load_error_grade(sub, case, result.load)
+                grade.ran_on = result.ran_on
+                self.record(sub, case, grade)
+
+    def lost(self, sub: Submission, case: SuiteCase, error: BaseException | None) -> TestGrade:
+        """The grade of a run that ended in the cluster, not in the sandbox."""
+        from distributed.scheduler import KilledWorker
+
+        if not isinstance(error, KilledWorker):
+            raise error or RuntimeError(f"run {sub.student}/{case.name} failed")
+        worker = getattr(error, "last_worker", None)
+        place = getattr(worker, "address", "") if worker is not None else ""
+        return TestGrade(
+            sub.student, case.name, Grade.CRASHED,
+            "the Dask worker running this test died, twice in a row: the run took its host "
+            "process down; not retried again",
+            printable(str(error)), ran_on=f"dask worker {place}" if place else "",
+        )  # fmt: skip
+
+    def record(self, sub: Submission, case: SuiteCase, grade: TestGrade) -> None:
+        self.hooks.record(sub, case, grade, True)
+        self.left[sub.digest] -= 1
+        if self.left[sub.digest] <= 0 and sub.digest in self.files:
+            self.files.pop(sub.digest).release()  # no run of it is out: let workers drop it
+
+    def stop(self) -> None:
+        """Ctrl-C: cancel what is out, and have the workers kill what runs."""
+        self.client.cancel(list(self.futures.values()), force=True)
+        try:
+            self.client.run(abort_run, self.spec.run_id, wait=True, on_error="return")
+        except Exception as e:  # the cluster going away is no reason to hang
+            self.summary.problems.append(f"could not stop the runs on the cluster: {e}")
+
+    def finish(self) -> None:
+        try:
+            self.client.run(release_run, self.spec.run_id, on_error="return")
+        except Exception as e:
+            self.summary.problems.append(f"could not release the cluster's sandboxes: {e}")
+        for future in [*self.files.values(), self.goals]:
+            future.release()
