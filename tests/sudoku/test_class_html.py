@@ -35,6 +35,9 @@ EVIL = "<script>alert(1)</script>&co"
 EVIL_EVIDENCE = "ERROR: sudoku.pl:3: <script>window.__pwned = 1</script> & 'x' \"y\""
 MISSING = "first missing solution: [[1,2,3],[4,5,6]]"
 POINTS = Points(per_test={"test006-a-long-test-name": 2.5})
+#: Places come from the workers' names, which the page must not trust either.
+HOST = "hostA"
+WORKER = "node<b>7</b> & co (dask worker tcp://10.0.0.7:40123)"
 
 C, W, T, M, X, L, E, N = (
     Grade.CORRECT,
@@ -57,8 +60,17 @@ PLAN: dict[str, list[tuple[Grade, float]]] = {
     EVIL: [(L, 0.0)] * (len(TESTS) - 1) + [(N, 0.0)],
 }
 
+#: student -> where each test ran, in TESTS order ("": never ran, or not known).
+PLACES: dict[str, list[str]] = {
+    "alice": [HOST] * 6,
+    "bob": [HOST, WORKER, WORKER, HOST, HOST, WORKER],
+    "carol": [WORKER] * 6,
+    "d&d": [HOST] * 3 + [""] * 3,  # half of it graded by a plpuzzle that kept no places
+    EVIL: [""] * 6,
+}
 
-def _grade(student: str, test: str, grade: Grade, cpu: float) -> TestGrade:
+
+def _grade(student: str, test: str, grade: Grade, cpu: float, place: str = "") -> TestGrade:
     """A stored grade with the kind of detail and evidence grading writes."""
     detail, evidence = {
         Grade.CORRECT: ("", ""),
@@ -70,23 +82,26 @@ def _grade(student: str, test: str, grade: Grade, cpu: float) -> TestGrade:
         Grade.ERROR: ("internal error & co", "Traceback: KeyError('<x>')"),
         Grade.MISSING: ("no submission", ""),
     }[grade]
-    return TestGrade(student, test, grade, detail, evidence, 1, cpu, cpu * 1.1)
+    return TestGrade(student, test, grade, detail, evidence, 1, cpu, cpu * 1.1, place)
 
 
-def _students(order: list[str]) -> list[StudentGrades]:
+def _students(order: list[str], placed: bool = True) -> list[StudentGrades]:
     return [
         StudentGrades(
             sid,
             f"submissions/{sid}/sudoku.pl",
-            [_grade(sid, t, g, cpu) for t, (g, cpu) in zip(TESTS, PLAN[sid], strict=True)],
+            [
+                _grade(sid, t, g, cpu, place if placed else "")
+                for t, (g, cpu), place in zip(TESTS, PLAN[sid], PLACES[sid], strict=True)
+            ],
         )
         for sid in order
     ]
 
 
-def _report(order: list[str] | None = None) -> dict[str, Any]:
+def _report(order: list[str] | None = None, placed: bool = True) -> dict[str, Any]:
     settings = GradeSettings(time_limit=60.0)
-    return class_report.build(_students(order or list(PLAN)), TESTS, POINTS, settings)
+    return class_report.build(_students(order or list(PLAN), placed), TESTS, POINTS, settings)
 
 
 @pytest.fixture(scope="module")
@@ -132,6 +147,7 @@ def test_untrusted_text_is_escaped(html: str) -> None:
     ]
     outside = _outside_script(html)
     assert "<b>here</b>" not in html
+    assert "<b>7</b>" not in html  # a worker's name
     assert "&lt;script&gt;alert(1)&lt;/script&gt;&amp;co" in html
     assert "syntax error &lt;b&gt;here&lt;/b&gt;" in html
     # Every & starts an entity: no raw ampersand from the report got through.
@@ -170,8 +186,35 @@ def test_header_shows_settings_and_class_size(html: str) -> None:
         "of CPU time per test, over every process",
         "<dt>Students</dt><dd>5</dd>",
         "<dt>Max score</dt><dd>7.5</dd>",
+        # Where the runs ran: 6 + 3 + 3 on the host, 3 + 6 on the worker; none of "".
+        "<dt>Ran on</dt><dd>hostA (12 runs), node&lt;b&gt;7&lt;/b&gt; &amp; co "
+        "(dask worker tcp://10.0.0.7:40123) (9 runs)</dd>",
     ):
         assert text in header
+
+
+def test_report_names_where_each_run_ran(report: dict[str, Any]) -> None:
+    assert report["ran_on"] == [{"place": HOST, "runs": 12}, {"place": WORKER, "runs": 9}]
+    for student in report["students"]:
+        assert [r["ran_on"] for r in student["results"]] == PLACES[student["id"]]
+    one = class_report.build(
+        [StudentGrades("s", "s.pl", [TestGrade("s", "t", Grade.CORRECT, ran_on="solo")])],
+        ["t"],
+        Points(),
+        GradeSettings(),
+    )
+    assert one["ran_on"] == [{"place": "solo", "runs": 1}]
+    assert "<dt>Ran on</dt><dd>solo (1 run)</dd>" in render_html(one)
+
+
+def test_csvs_do_not_say_where_runs_ran(report: dict[str, Any]) -> None:
+    """A class graded on a cluster gives the CSVs of one graded here."""
+    unplaced = _report(placed=False)
+    assert unplaced["ran_on"] == [] and report["ran_on"] != []
+    assert class_report.to_csv(report) == class_report.to_csv(unplaced)
+    assert class_report.to_wide_csv(report) == class_report.to_wide_csv(unplaced)
+    assert "<dt>Ran on</dt>" not in render_html(unplaced)
+    assert "hostA" in class_report.to_json(report) and "hostA" not in class_report.to_csv(report)
 
 
 def test_class_table_rows_link_to_sections(html: str, report: dict[str, Any]) -> None:
@@ -252,12 +295,22 @@ def test_matrix_has_a_row_per_student() -> None:
 def test_data_block_holds_every_result(report: dict[str, Any], html: str) -> None:
     data = _data(html)
     assert data["tests"] == TESTS and data["points"] == [1, 1, 1, 1, 1, 2.5]
+    assert data["places"] == ["", HOST, WORKER]
+    rows = {row["id"]: row["p"] for row in data["students"]}
+    assert (rows["alice"], rows["bob"], rows[EVIL]) == ("1*6", "1 2*2 1*2 2", "0*6")
     for student, row in zip(report["students"], data["students"], strict=True):
         assert row["id"] == student["id"]
         grades = [data["grades"][int(c, 36)] for c in row["g"]]
         assert grades == [r["grade"] for r in student["results"]]
         cpu = [int(v, 36) / 1000 for v in row["c"].split()]
         assert cpu == [r["cpu_seconds"] for r in student["results"]]
+        # Places: "I*N" runs of indexes into places, whose first is "".
+        places = [
+            data["places"][int(run.split("*")[0], 36)]
+            for run in row["p"].split()
+            for _ in range(int(run.split("*")[1], 36) if "*" in run else 1)
+        ]
+        assert places == [r["ran_on"] for r in student["results"]]
         for t, detail, evidence in row["x"]:
             result = student["results"][t]
             # -1 stands for an empty string.
@@ -301,7 +354,7 @@ def test_same_report_same_bytes() -> None:
 def test_empty_class_renders() -> None:
     page = render_html(class_report.build([], [], Points(), GradeSettings()))
     assert 'id="class-table"' in page and 'id="pass-rate-chart"' in page
-    assert "No students." in page
+    assert "No students." in page and "<dt>Ran on</dt>" not in page
 
 
 # --- in a real browser --------------------------------------------------------
@@ -392,7 +445,22 @@ def test_browser_opened_section_shows_every_result(page: WebDriver) -> None:
     assert [c[0] for c in cells] == TESTS
     assert [c[1] for c in cells] == [g.value for g, _ in PLAN["bob"]]
     assert cells[2][2:5] == ["0 / 1", "60.0", "66.0"]  # the timeout: points, CPU, wall
-    assert cells[1][5] == f"1 of 2 solutions missing\n{MISSING}"
+    assert [c[5] for c in cells] == PLACES["bob"]  # the worker's name as text, not markup
+    assert cells[1][6] == f"1 of 2 solutions missing\n{MISSING}"
+    heads = bob.find_elements(By.CSS_SELECTOR, ".results thead th")
+    assert [h.text for h in heads][5:] == ["Ran on", "Detail and evidence"]
+
+
+@pytest.mark.browser
+def test_browser_header_says_where_runs_ran(page: WebDriver) -> None:
+    from selenium.webdriver.common.by import By
+
+    fact = next(
+        d for d in page.find_elements(By.CSS_SELECTOR, "header .facts div") if "Ran on" in d.text
+    )
+    assert fact.is_displayed()
+    assert fact.find_element(By.TAG_NAME, "dd").text == f"{HOST} (12 runs), {WORKER} (9 runs)"
+    assert page.find_elements(By.CSS_SELECTOR, "header b") == []  # the name's <b> stayed text
 
 
 @pytest.mark.browser

@@ -18,6 +18,7 @@ import io
 import os
 import random
 import struct
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,12 +44,23 @@ def _board(rng: random.Random) -> str:
     return "[" + ",".join(f"[{r}]" for r in rows) + "]"
 
 
+#: How many Dask workers the synthetic class was graded on.
+WORKERS = 24
+
+
+def _worker(k: int) -> str:
+    w = k % WORKERS
+    return f"node{w // 4} (dask worker tcp://10.1.0.{w // 4}:{40000 + w})"
+
+
 def synthetic_class(seed: int = 15) -> tuple[list[StudentGrades], list[str], Points]:
     """A class as a real course might look: most students pass most tests,
     some miss solutions or time out on the hard ones, a few do not load.
 
     Wrong answers carry a full 9x9 board as evidence, unique per result,
-    so the page's size is tested with evidence that does not repeat.
+    so the page's size is tested with evidence that does not repeat; runs
+    are spread over a cluster's WORKERS test by test, the costliest case
+    for the page, which lists where each run ran.
     """
     rng = random.Random(seed)
     tests = [f"test{k:03d}" for k in range(1, TESTS + 1)]
@@ -79,7 +91,7 @@ def synthetic_class(seed: int = 15) -> tuple[list[StudentGrades], list[str], Poi
                 else:
                     kind = rng.choice([Grade.MEMORY, Grade.CRASHED, Grade.ERROR])
                     g = TestGrade(sid, t, kind, f"{kind.value} <in> run", "out:\nfoo & bar", 0, cpu)
-                grades.append(g)
+                grades.append(replace(g, ran_on=_worker(n + 3 * len(grades))))
         students.append(StudentGrades(sid, f"submissions/{sid}/sudoku.pl", grades))
     return students, tests, Points(per_test={"test271": 5})
 
@@ -95,6 +107,14 @@ def page_file(report: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) 
     path = tmp_path_factory.mktemp("big") / "grades.html"
     path.write_text(render_html(report), encoding="utf-8")
     return path
+
+
+def test_the_report_counts_runs_per_worker(report: dict[str, Any]) -> None:
+    places = report["ran_on"]
+    assert len(places) == WORKERS
+    ran = sum(1 for s in report["students"] for r in s["results"] if r["ran_on"])
+    unloaded = sum(n % 97 == 13 for n in range(STUDENTS))  # never ran: no place
+    assert sum(p["runs"] for p in places) == ran == (STUDENTS - unloaded) * TESTS
 
 
 def test_page_weighs_at_most_5_mb(page_file: Path) -> None:

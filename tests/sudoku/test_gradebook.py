@@ -10,7 +10,7 @@ import textwrap
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -31,6 +31,22 @@ CREATE TABLE results (
     cpu_seconds REAL NOT NULL, wall_seconds REAL NOT NULL,
     PRIMARY KEY (submission_digest, test, test_digest, settings_digest)
 );
+"""
+
+#: The tables format 2 added to it (claims, loads, meta), and its version.
+_FORMAT_2 = """
+CREATE TABLE claims (
+    submission_digest TEXT NOT NULL, test TEXT NOT NULL, test_digest TEXT NOT NULL,
+    settings_digest TEXT NOT NULL, owner TEXT NOT NULL, claimed REAL NOT NULL,
+    expires REAL NOT NULL,
+    PRIMARY KEY (submission_digest, test, test_digest, settings_digest)
+);
+CREATE TABLE loads (
+    submission_digest TEXT NOT NULL, settings_digest TEXT NOT NULL, messages TEXT NOT NULL,
+    PRIMARY KEY (submission_digest, settings_digest)
+);
+CREATE TABLE meta (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO meta VALUES ('format', '2');
 """
 
 
@@ -210,6 +226,95 @@ def test_put_then_get(tmp_path: Path) -> None:
         assert book.count() == 1
     with Gradebook(path) as book:  # committed, not just cached
         assert book.get(submission(3), "test004", "tdigest", "sdigest") == regraded
+
+
+def placements(path: Path) -> list[tuple[str, ...]]:
+    """The placements table's rows, read past the Gradebook."""
+    db = sqlite3.connect(path)
+    try:
+        return db.execute("SELECT * FROM placements ORDER BY submission_digest").fetchall()
+    finally:
+        db.close()
+
+
+def test_where_a_run_ran_is_kept_with_its_grade(tmp_path: Path) -> None:
+    path = tmp_path / "grades.sqlite"
+    worker = "node7 (dask worker tcp://10.0.0.7:40123)"
+    stored = TestGrade("student3", "test004", Grade.WRONG, "d", "e", 1, 0.5, 0.6, worker)
+    with Gradebook(path) as book:
+        book.put(submission(3), "tdigest", "sdigest", stored)
+        book.put(submission(4), "tdigest", "sdigest", grade("test004"))  # never placed
+        assert book.get(submission(3), "test004", "tdigest", "sdigest") == stored
+        got = book.get(submission(4), "test004", "tdigest", "sdigest")
+        assert got is not None and got.ran_on == ""
+        assert book.get(submission(3), "test004", "other", "sdigest") is None
+    with Gradebook(path) as book:  # committed with the result
+        got = book.get(submission(3), "test004", "tdigest", "sdigest")
+        assert got is not None and got.ran_on == worker
+        # Regraded elsewhere: the new place replaces the old one...
+        book.put(submission(3), "tdigest", "sdigest", replace(stored, ran_on="laptop"))
+        got = book.get(submission(3), "test004", "tdigest", "sdigest")
+        assert got is not None and got.ran_on == "laptop"
+        # ...and a result with no place leaves none behind.
+        book.put(submission(3), "tdigest", "sdigest", replace(stored, ran_on=""))
+        got = book.get(submission(3), "test004", "tdigest", "sdigest")
+        assert got is not None and got.ran_on == ""
+        assert book.count() == 2
+    assert placements(path) == []
+
+
+def test_a_format_2_gradebook_is_upgraded_and_keeps_its_grades(tmp_path: Path) -> None:
+    path = tmp_path / "grades.sqlite"
+    sql(
+        path,
+        _OLD_SCHEMA
+        + _FORMAT_2
+        + "INSERT INTO results VALUES ('digest1', 'test001', 't', 's', 'student1', 'timeout', "
+        "'slow', 'e', 0, 60.0, 61.0);"
+        "INSERT INTO loads VALUES ('digest1', 's', 'Warning: singleton');",
+    )
+    with Gradebook(path) as book:
+        old = book.get(submission(1), "test001", "t", "s")
+        assert old == TestGrade("student1", "test001", Grade.TIMEOUT, "slow", "e", 0, 60.0, 61.0)
+        assert old is not None and old.ran_on == ""  # stored before places were
+        assert book.get_load("digest1", "s") == "Warning: singleton"
+        book.put(submission(2), "t", "s", replace(grade("test001"), ran_on="hostB"))
+    assert placements(path) == [("digest2", "test001", "t", "s", "hostB")]
+    db = sqlite3.connect(path)
+    try:
+        version = db.execute("SELECT value FROM meta WHERE key='format'").fetchone()
+    finally:
+        db.close()
+    assert version == ("3",) == (str(FORMAT_VERSION),)
+    with Gradebook(path) as book:  # and opens again as it is now
+        got = book.get(submission(2), "test001", "t", "s")
+        assert got is not None and got.ran_on == "hostB"
+
+
+def test_wrong_placement_columns_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "grades.sqlite"
+    sql(path, _OLD_SCHEMA + _FORMAT_2 + "CREATE TABLE placements (test TEXT, host TEXT);")
+    with pytest.raises(GradebookError, match="table placements has the wrong columns: test, host"):
+        Gradebook(path)
+
+
+def test_forget_drops_places_too(tmp_path: Path) -> None:
+    path = tmp_path / "grades.sqlite"
+    with Gradebook(path) as book:
+        for n in (1, 2):
+            for test in ("test001", "test002"):
+                book.put(submission(n), "t", "s", replace(grade(test), ran_on=f"host{n}"))
+        book.put(submission(1), "t", "other", replace(grade("test001"), ran_on="host1"))
+        assert book.forget("digest1", "s") == 2
+        assert [(r[0], r[3]) for r in placements(path)] == [
+            ("digest1", "other"),
+            ("digest2", "s"),
+            ("digest2", "s"),
+        ]
+        # Graded afresh by a grader that does not know the place: none is left over.
+        book.put(submission(1), "t", "s", grade("test001"))
+        got = book.get(submission(1), "test001", "t", "s")
+        assert got is not None and got.ran_on == ""
 
 
 def test_database_errors_after_opening_become_gradebook_errors(tmp_path: Path) -> None:

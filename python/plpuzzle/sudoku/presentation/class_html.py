@@ -17,20 +17,23 @@ which the script shows a pointed-at cell's details and fills an opened
 student's full table. Evidence is cut to a budget per student; all of it
 is in grades.json. Without JavaScript the page still shows the tables,
 the matrix and the grouped failures; sorting, filtering and the per-test
-details need the script.
+details need the script. Where the runs ran (this machine, or a cluster's
+Dask workers) is counted in the header and named per test in a student's
+full table.
 
 Student ids, test names, details and evidence come from students' programs
-and files: everything taken from the report is HTML-escaped, the data block
-has every <, > and & as a JSON escape, the only images are the matrix's
-data: PNGs drawn here, the script writes text only through
-textContent, and a Content-Security-Policy lets no script run but ours (by
-its digest) and loads nothing from outside.
+and files, and places from the workers' names: everything taken from the
+report is HTML-escaped, the data block has every <, > and & as a JSON
+escape, the only images are the matrix's data: PNGs drawn here, the script
+writes text only through textContent, and a Content-Security-Policy lets
+no script run but ours (by its digest) and loads nothing from outside.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import itertools
 import json
 import math
 import re
@@ -110,6 +113,7 @@ scroll-margin-top:8px}
 .student .top{margin-left:auto;font-size:12px}
 td.test{white-space:nowrap}
 td.detail{width:100%;overflow-wrap:anywhere}
+td.place{min-width:10em;font-size:12px;color:var(--muted);overflow-wrap:break-word}
 pre{margin:4px 0 0;padding:6px 8px;max-height:16em;overflow:auto;white-space:pre-wrap;
 overflow-wrap:anywhere;background:var(--soft);border:1px solid var(--line);border-radius:6px;
 font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace}
@@ -329,6 +333,9 @@ def _header(report: dict[str, Any]) -> str:
         ("Memory limit", f"{settings['memory_limit_mb']} MB"),
         ("Limits", settings["policy"]),
     ]
+    places = report.get("ran_on", [])
+    if places:
+        facts.append(("Ran on", ", ".join(f"{p['place']} ({_runs(p['runs'])})" for p in places)))
     if report.get("not_emulated"):
         facts.append(("Not emulated (plpuzzle's gap)", ", ".join(report["not_emulated"])))
     # Sentences (the limits policy, the emulation gap) take a whole row.
@@ -339,6 +346,10 @@ def _header(report: dict[str, Any]) -> str:
     return (
         f'<header>\n<h1>Sudoku grading report</h1>\n<dl class="facts">\n{items}\n</dl>\n</header>'
     )
+
+
+def _runs(n: int) -> str:
+    return f"{n} run" if n == 1 else f"{n} runs"
 
 
 #: The page's only script: sorting, filtering, the matrix's hover details and
@@ -369,10 +380,14 @@ _SCRIPT = """\
   var cache = {};
   function student(i) {
     if (!cache[i]) {
-      var s = D().students[i], x = {};
+      var s = D().students[i], x = {}, p = [];
       s.x.forEach(function (r) { x[r[0]] = r; });
+      (s.p ? s.p.split(" ") : []).forEach(function (run) {  // "place*count" or "place"
+        var a = run.split("*"), n = a.length > 1 ? parseInt(a[1], 36) : 1;
+        while (n-- > 0) p.push(parseInt(a[0], 36));
+      });
       cache[i] = {
-        id: s.id, g: s.g, x: x,
+        id: s.id, g: s.g, x: x, p: p,
         c: s.c.split(" ").map(function (v) { return parseInt(v, 36); }),
         w: s.w.split(" ").map(function (v) { return parseInt(v, 36); })
       };
@@ -385,7 +400,7 @@ _SCRIPT = """\
     return {
       test: D().tests[t], grade: grade,
       points: D().points[t], earned: grade === "correct" ? D().points[t] : 0,
-      cpu: secs(s.c[t]), wall: secs(s.w[t]),
+      cpu: secs(s.c[t]), wall: secs(s.w[t]), place: D().places[s.p[t]] || "",
       detail: x[1] < 0 ? "" : D().strings[x[1]],
       evidence: x[2] === -1 ? "" : x[2] === -2 ? D().cut : D().strings[x[2]]
     };
@@ -449,8 +464,9 @@ _SCRIPT = """\
     if (d.dataset.done) return;
     d.dataset.done = "1";
     var table = el("table"), head = el("tr"), body = el("tbody");
-    ["Test", "Grade", "Points", "CPU s", "wall s", "Detail and evidence"].forEach(function (h, n) {
-      head.appendChild(el("th", h, n > 1 ? "num" : ""));
+    [["Test", ""], ["Grade", ""], ["Points", "num"], ["CPU s", "num"], ["wall s", "num"],
+      ["Ran on", ""], ["Detail and evidence", ""]].forEach(function (h) {
+      head.appendChild(el("th", h[0], h[1]));
     });
     table.appendChild(el("thead")).appendChild(head);
     D().tests.forEach(function (_, t) {
@@ -461,6 +477,7 @@ _SCRIPT = """\
       tr.appendChild(el("td", r.earned + " / " + r.points, "num"));
       tr.appendChild(el("td", r.cpu, "num"));
       tr.appendChild(el("td", r.wall, "num"));
+      tr.appendChild(el("td", r.place, "place"));
       if (r.evidence) detail.appendChild(el("pre", r.evidence));
       tr.appendChild(detail);
       body.appendChild(tr);
@@ -750,8 +767,8 @@ def _student_section(student: dict[str, Any], anchor: str, index: int) -> str:
         f"<span>{counts}</span>"
         f'<span class="meta">{_e(student["submission"])}</span></summary>\n'
         f'<div class="body">\n{notes_list}{fails}'
-        "<noscript><p>Each test\u2019s times, detail and evidence: see grades.json.</p>"
-        "</noscript>\n"
+        "<noscript><p>Each test\u2019s times, place, detail and evidence: see "
+        "grades.json.</p></noscript>\n"
         '<div class="results scroll"></div>\n</div>\n</details>'
     )
 
@@ -762,7 +779,11 @@ def _data_block(report: dict[str, Any]) -> str:
     Per student: grades as one character each (an index into grades, base
     36), CPU and wall milliseconds in base 36, and for tests with a detail
     or evidence, [test, detail, evidence] as indexes into a shared table of
-    strings (a load error's message is stored once, not 271 times).
+    strings (a load error's message is stored once, not 271 times), and
+    where each test ran as runs of one place, "I*N" (N tests in a row on
+    places[I], base 36; "I" alone for one), space-separated: a class graded
+    on one machine costs a few bytes a student. places[0] is "" (not run,
+    or not known).
     Evidence is cut to EVIDENCE_CHARS, and once a student's share of
     EVIDENCE_BUDGET is spent, it is left out (-2) and grades.json named
     instead. The JSON has <, > and & escaped, so nothing in it can end the
@@ -780,6 +801,8 @@ def _data_block(report: dict[str, Any]) -> str:
         return index[text]
 
     share = max(EVIDENCE_PER_STUDENT, EVIDENCE_BUDGET // max(len(students), 1))
+    places = ["", *sorted({r.get("ran_on", "") for s in students for r in s["results"]} - {""})]
+    place_index = {p: i for i, p in enumerate(places)}
     rows = []
     for s in students:
         left = share
@@ -811,6 +834,7 @@ def _data_block(report: dict[str, Any]) -> str:
                 "c": " ".join(_base36(round(r["cpu_seconds"] * 1000)) for r in s["results"]),
                 "w": " ".join(_base36(round(r["wall_seconds"] * 1000)) for r in s["results"]),
                 "x": extra,
+                "p": _place_runs([place_index[r.get("ran_on", "")] for r in s["results"]]),
             }
         )
     data = {
@@ -819,11 +843,20 @@ def _data_block(report: dict[str, Any]) -> str:
         "points": [t["points"] for t in report["tests"]],
         "cut": "(evidence left out of this page to keep it light: see grades.json)",
         "strings": strings,
+        "places": places,
         "students": rows,
     }
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return f'<script type="application/json" id="report-data">{text}</script>'
+
+
+def _place_runs(codes: Sequence[int]) -> str:
+    """Place indexes as "I*N" runs (see _data_block): [1, 1, 1, 2] -> "1*3 2"."""
+    return " ".join(
+        _base36(code) + (f"*{_base36(n)}" if (n := len(list(run))) > 1 else "")
+        for code, run in itertools.groupby(codes)
+    )
 
 
 def _base36(n: int) -> str:

@@ -4,7 +4,9 @@ a wide CSV (one column per test, for a course's gradebook) and JSON (all of it).
 The HTML page (plpuzzle.sudoku.presentation.class_html) is drawn from the same
 dictionary that the JSON report holds, so the three always agree. Nothing
 here depends on when or in which order tests ran, so grading the same
-class twice gives byte-identical reports.
+class twice gives byte-identical reports. The JSON and HTML reports also
+name where each run ran (this machine, or which Dask worker); the CSVs do
+not, so a class graded locally and on a cluster gives the same CSVs.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import csv
 import io
 import json
 import statistics
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,7 +50,14 @@ def build(
     median_cpu_seconds); max_score; grades (the grade names in order);
     students (id, submission, score, max_score, counts per grade, notes,
     and results: test, grade, points, earned, detail, evidence, solutions,
-    cpu_seconds, wall_seconds), sorted by id.
+    cpu_seconds, wall_seconds, ran_on), sorted by id; ran_on (how many of
+    these runs ran where: a list of {"place", "runs"} sorted by place).
+
+    A result's ran_on is TestGrade.ran_on: this machine's name for the
+    local pool, "HOST (dask worker tcp://ADDR:PORT)" for a cluster's
+    worker, or "" when the test never ran (a missing or ungradable
+    submission) or its grade was stored by a plpuzzle that did not keep
+    places; the summary leaves those out.
     """
     max_score = sum(points.of(t) for t in tests)
     per_test: dict[str, list[TestGrade]] = {t: [] for t in tests}
@@ -70,6 +80,7 @@ def build(
                     "solutions": g.solutions,
                     "cpu_seconds": round(g.cpu_seconds, 3),
                     "wall_seconds": round(g.wall_seconds, 3),
+                    "ran_on": g.ran_on,
                 }
             )
         counts = {grade.value: sum(1 for g in s.grades if g.grade is grade) for grade in Grade}
@@ -99,6 +110,7 @@ def build(
                 "median_cpu_seconds": round(statistics.median(cpus), 3) if cpus else 0.0,
             }
         )
+    places = Counter(g.ran_on for s in students for g in s.grades if g.ran_on)
     gaps = sorted(
         {
             g.detail[len(NOT_EMULATED) :].split()[0]
@@ -117,6 +129,8 @@ def build(
             "memory_limit_mb": settings.memory_mb,
             "policy": settings.policy(),
         },
+        # Near the top of grades.json, not after 100,000 results.
+        "ran_on": [{"place": p, "runs": n} for p, n in sorted(places.items())],
         "grades": [g.value for g in Grade],
         "tests": test_rows,
         "max_score": _points(max_score),

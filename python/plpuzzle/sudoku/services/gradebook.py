@@ -4,7 +4,9 @@ A result is keyed by the submission's content digest, the test's name and
 content digest, and the settings digest. Each result is committed as soon
 as it is known, so a grading that is killed loses at most the tests that
 were running; the next run finds the rest and skips it. A submission whose
-content changed has a new digest and is graded again.
+content changed has a new digest and is graded again. Where each run ran
+(this machine or a Dask worker) is kept beside its result, in its own
+table, so that the results table, and what reads it, stays as it was.
 
 Several graders may share one gradebook: before grading a run, a grader
 claims its key for a lease (`Gradebook.claim`), so no other grader takes
@@ -36,7 +38,7 @@ if TYPE_CHECKING:
 
 #: The format this code writes. A gradebook without a format (written
 #: before there was one) counts as 0 and is upgraded when opened.
-FORMAT_VERSION = 2  # 2: the loads table
+FORMAT_VERSION = 3  # 2: the loads table; 3: the placements table (where runs ran)
 
 #: How long a connection waits for another grader's write to finish.
 BUSY_TIMEOUT_SECONDS = 30.0
@@ -77,6 +79,18 @@ CREATE TABLE IF NOT EXISTS loads (
     messages TEXT NOT NULL,
     PRIMARY KEY (submission_digest, settings_digest)
 )""",
+    # Where a result's run ran (TestGrade.ran_on), for the results whose
+    # place is known: a results row without one was stored by an older
+    # plpuzzle, or never ran.
+    "placements": """
+CREATE TABLE IF NOT EXISTS placements (
+    submission_digest TEXT NOT NULL,
+    test TEXT NOT NULL,
+    test_digest TEXT NOT NULL,
+    settings_digest TEXT NOT NULL,
+    ran_on TEXT NOT NULL,
+    PRIMARY KEY (submission_digest, test, test_digest, settings_digest)
+)""",
     "meta": """
 CREATE TABLE IF NOT EXISTS meta (
     key TEXT NOT NULL PRIMARY KEY,
@@ -98,10 +112,18 @@ _COLUMNS: dict[str, dict[str, int]] = {
         **dict.fromkeys(("owner", "claimed", "expires"), 0),
     },
     "loads": {"submission_digest": 1, "settings_digest": 2, "messages": 0},
+    "placements": {**{c: i + 1 for i, c in enumerate(_KEY)}, "ran_on": 0},
     "meta": {"key": 1, "value": 0},
 }
 
 _WHERE_KEY = " AND ".join(f"{c}=?" for c in _KEY)
+
+#: A result and its place ("" when none is stored), by key.
+_GET = (
+    "SELECT grade, detail, evidence, solutions, cpu_seconds, wall_seconds, "
+    f"COALESCE(placements.ran_on, '') FROM results LEFT JOIN placements USING ({', '.join(_KEY)}) "
+    "WHERE " + " AND ".join(f"results.{c}=?" for c in _KEY)
+)
 
 _AFRESH = "move it away or delete it to grade afresh"
 
@@ -252,30 +274,32 @@ class Gradebook:
     def get(
         self, submission: Submission, test: str, test_digest: str, settings_digest: str
     ) -> TestGrade | None:
-        """The stored grade for this exact submission, test and settings."""
+        """The stored grade for this exact submission, test and settings;
+        its ran_on is "" when the place is not known (stored by an older
+        plpuzzle)."""
         # Imported here so that the gradebook loads without the grading
         # machinery (the sandbox) behind it.
         from plpuzzle.sudoku.services.grading import Grade, TestGrade
 
         with self._using() as db:
             row = db.execute(
-                "SELECT grade, detail, evidence, solutions, cpu_seconds, wall_seconds "
-                f"FROM results WHERE {_WHERE_KEY}",
-                (submission.digest, test, test_digest, settings_digest),
+                _GET, (submission.digest, test, test_digest, settings_digest)
             ).fetchone()
         if row is None:
             return None
-        grade, detail, evidence, solutions, cpu, wall = row
+        grade, detail, evidence, solutions, cpu, wall, ran_on = row
         try:
             verdict = Grade(grade)
         except ValueError:
             raise self._error(f"unknown grade {grade!r} stored: {_AFRESH}") from None
-        return TestGrade(submission.student, test, verdict, detail, evidence, solutions, cpu, wall)
+        return TestGrade(
+            submission.student, test, verdict, detail, evidence, solutions, cpu, wall, ran_on
+        )
 
     def put(
         self, submission: Submission, test_digest: str, settings_digest: str, grade: TestGrade
     ) -> None:
-        """Store a grade and drop its claim, committed at once."""
+        """Store a grade with where it ran, and drop its claim, committed at once."""
         key = (submission.digest, grade.test, test_digest, settings_digest)
         with self._using(write=True) as db:
             db.execute(
@@ -285,6 +309,13 @@ class Gradebook:
                 (*key, submission.student, grade.grade.value, grade.detail, grade.evidence,
                  grade.solutions, grade.cpu_seconds, grade.wall_seconds),
             )  # fmt: skip
+            # A regraded run replaces its place too, or drops it if unknown.
+            if grade.ran_on:
+                db.execute(
+                    "INSERT OR REPLACE INTO placements VALUES (?,?,?,?,?)", (*key, grade.ran_on)
+                )
+            else:
+                db.execute(f"DELETE FROM placements WHERE {_WHERE_KEY}", key)
             db.execute(f"DELETE FROM claims WHERE {_WHERE_KEY}", key)
 
     def put_load(self, submission_digest: str, settings_digest: str, messages: str) -> None:
@@ -307,18 +338,16 @@ class Gradebook:
         return None if row is None else row[0]
 
     def forget(self, submission_digest: str, settings_digest: str) -> int:
-        """Drop every result and load record of a submission under these
-        settings, so that it is graded afresh (grade --student); returns
-        how many results were dropped."""
+        """Drop every result, placement and load record of a submission
+        under these settings, so that it is graded afresh (grade
+        --student); returns how many results were dropped."""
+        where = "WHERE submission_digest=? AND settings_digest=?"
         with self._using(write=True) as db:
             cursor = db.execute(
-                "DELETE FROM results WHERE submission_digest=? AND settings_digest=?",
-                (submission_digest, settings_digest),
+                f"DELETE FROM results {where}", (submission_digest, settings_digest)
             )
-            db.execute(
-                "DELETE FROM loads WHERE submission_digest=? AND settings_digest=?",
-                (submission_digest, settings_digest),
-            )
+            for table in ("placements", "loads"):
+                db.execute(f"DELETE FROM {table} {where}", (submission_digest, settings_digest))
             return cursor.rowcount
 
     def count(self) -> int:
