@@ -35,7 +35,6 @@ def connect(address: str, timeout: float = 15) -> Client:
     """A client of the scheduler at `address` (tcp://HOST:PORT)."""
     require_dask()
     from distributed import Client
-
     from distributed.comm.addressing import parse_address, parse_host_port
 
     if "://" not in address:

@@ -134,6 +134,12 @@ class SandboxGate(WorkerPlugin):
         else:
             logger.warning("plpuzzle refuses this worker: %s", problem)
 
+    def transition(self, key: object, start: str, finish: str, **kwargs: object) -> None:
+        # A run nobody wants any more (its client cancelled it or went away)
+        # keeps its thread until it ends: end it now, by killing its sandbox.
+        if start == "executing" and finish in ("cancelled", "released", "forgotten"):
+            _state.abort_task(str(key))
+
     def teardown(self, worker: Worker) -> None:
         _state.close_all()
 
@@ -145,6 +151,8 @@ class _Loaded:
     run_id: str
     report: LoadReport | None = None
     used: float = 0.0
+    #: The Dask task using it now ("" when idle).
+    task: str = ""
 
 
 class _WorkerState:
@@ -158,6 +166,8 @@ class _WorkerState:
         self.busy: list[_Loaded] = []
         self.failed: dict[tuple[str, str], LoadReport] = {}
         self.stopped: set[str] = set()
+        #: Tasks cancelled while they ran (their keys name their grading run).
+        self.cancelled: set[str] = set()
         self.reaper: threading.Thread | None = None
 
     def folder(self) -> RunFolder:
@@ -174,24 +184,25 @@ class _WorkerState:
                 self.written[digest] = files.write(run.path / f"sub-{digest[:24]}")
             return self.written[digest]
 
-    def take(self, key: tuple[str, str]) -> _Loaded | None:
+    def take(self, key: tuple[str, str], task: str) -> _Loaded | None:
         with self.lock:
             while self.idle.get(key):
                 loaded = self.idle[key].pop()
                 if loaded.program.alive:
+                    loaded.task = task
                     self.busy.append(loaded)
                     return loaded
                 _close(loaded)
             return None
 
-    def load(self, spec: RunSpec, digest: str, files: SubmissionFiles) -> _Loaded:
+    def load(self, spec: RunSpec, digest: str, files: SubmissionFiles, task: str) -> _Loaded:
         slot, fd = _claim_slot()
         program = SandboxedProgram(
             self.folder(), self.files(digest, files), spec.solver, spec.predicate,
             spec.dialect, spec.limits, slot, [Path(plpuzzle.__file__).resolve().parent,
                                              prolog_dir()],
         )  # fmt: skip
-        loaded = _Loaded(program, fd, spec.run_id)
+        loaded = _Loaded(program, fd, spec.run_id, task=task)
         with self.lock:
             self.busy.append(loaded)
         try:
@@ -205,6 +216,7 @@ class _WorkerState:
         with self.lock:
             if loaded in self.busy:
                 self.busy.remove(loaded)
+            loaded.task = ""
             keep = keep and loaded.program.alive and key[0] not in self.stopped
             if keep:
                 loaded.used = time.monotonic()
@@ -242,11 +254,24 @@ class _WorkerState:
             loaded.program.abort()
         return len(running) + self.release(run_id)
 
+    def wanted(self, run_id: str, task: str) -> bool:
+        """Whether a run may still start: neither its grading nor its task stopped."""
+        with self.lock:
+            return run_id not in self.stopped and task not in self.cancelled
+
+    def abort_task(self, task: str) -> None:
+        with self.lock:
+            self.cancelled.add(task)
+            running = [x for x in self.busy if x.task == task]
+        for loaded in running:
+            loaded.program.abort()
+
     def release(self, run_id: str) -> int:
         """A client's grading is over: close its loaded programs."""
         with self.lock:
             for key in [k for k in self.failed if k[0] == run_id]:
                 del self.failed[key]
+            self.cancelled = {t for t in self.cancelled if run_id not in t}
         return self._close_idle(lambda loaded: loaded.run_id == run_id)
 
     def close_all(self) -> None:
@@ -303,24 +328,40 @@ def run_goal(
         return RemoteRun(place, stopped=True)
     if key in _state.failed:
         return RemoteRun(place, load=_state.failed[key])
-    loaded = _state.take(key)
+    task = _current_task()
+    loaded = _state.take(key, task)
     try:
         if loaded is None:
-            loaded = _state.load(spec, digest, files)
+            loaded = _state.load(spec, digest, files, task)
             assert loaded.report is not None
+            if not _state.wanted(spec.run_id, task):  # stopped while loading
+                return RemoteRun(place, stopped=True)
             if not loaded.report.loaded:
                 with _state.lock:
                     _state.failed[key] = loaded.report
                 return RemoteRun(place, load=loaded.report)
+        # Registered as busy before this check: a stop from now on kills it.
+        if not _state.wanted(spec.run_id, task):
+            return RemoteRun(place, stopped=True)
         observation = loaded.program.run(goals[test], template)
     except SandboxSetupError as e:
         return RemoteRun(place, setup_error=str(e))
     finally:
         if loaded is not None:
             _state.give_back(key, loaded)
-    if spec.run_id in _state.stopped:
+    if not _state.wanted(spec.run_id, task):
         return RemoteRun(place, stopped=True)
     return RemoteRun(place, load=loaded.report, observation=observation)
+
+
+def _current_task() -> str:
+    """The key of the Dask task this thread runs ("" outside a worker)."""
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().get_current_task())
+    except (ImportError, ValueError):
+        return ""
 
 
 def abort_run(run_id: str) -> int:
@@ -336,6 +377,12 @@ def release_run(run_id: str) -> int:
 def sandboxes() -> int:
     """How many sandboxes this worker process holds now (for checks)."""
     return _state.sandboxes()
+
+
+def running() -> int:
+    """How many runs this worker process is making now (for checks)."""
+    with _state.lock:
+        return len(_state.busy)
 
 
 def worker_status() -> dict[str, str | None]:

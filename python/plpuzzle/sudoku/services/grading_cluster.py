@@ -17,7 +17,9 @@ Dask task:
   does locally.
 
 A run whose worker died under it twice is given up by the scheduler
-(KilledWorker) and graded crashed, never retried in a loop.
+(KilledWorker). As the scheduler gives up on the runs that were merely
+waiting on those workers too, such a run is tried once more; given up
+again, it is graded crashed, never retried in a loop.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ from plpuzzle.sudoku.services.grading import (
 from plpuzzle.sudoku.services.suite import SuiteCase
 
 if TYPE_CHECKING:
-    from distributed import Client, Future, as_completed
+    from distributed import Client, Future
 
 Pair = tuple[Submission, SuiteCase]
 
@@ -126,42 +128,42 @@ class _ClusterGrading:
     def run(self, todo: list[Pair]) -> None:
         from distributed import as_completed
 
-        done = as_completed(loop=self.client.loop)
+        self.done = as_completed(loop=self.client.loop)
         deferred: list[Pair] = []
         for pair in todo:
             if self.hooks.claim(*pair):
-                done.add(self.submit(pair))
+                self.submit(pair)
             else:  # another grader sharing the gradebook has it
                 deferred.append(pair)
         polled = 0.0
-        while done.count() or deferred:
-            if done.has_ready():
-                for future in done.next_batch(block=False):
+        while self.done.count() or deferred:
+            if self.done.has_ready():
+                for future in self.done.next_batch(block=False):
                     self.receive(future)
                 continue
             if deferred and time.monotonic() - polled > 0.5:
                 polled = time.monotonic()
-                deferred = self.poll(deferred, done)
+                deferred = self.poll(deferred)
             time.sleep(0.02)
 
-    def poll(self, deferred: list[Pair], done: as_completed) -> list[Pair]:
+    def poll(self, deferred: list[Pair]) -> list[Pair]:
         """Pairs another grader held: record theirs, or take them over."""
         still = []
         for sub, case in deferred:
             if (grade := self.hooks.stored(sub, case)) is not None:
                 self.hooks.record(sub, case, grade, False)
             elif self.hooks.claim(sub, case):
-                done.add(self.submit((sub, case)))
+                self.submit((sub, case))
             else:
                 still.append((sub, case))
         return still
 
-    def submit(self, pair: Pair) -> Future:
+    def submit(self, pair: Pair, again: bool = False) -> None:
         sub, case = pair
         if sub.digest not in self.files:
             self.files[sub.digest] = ship(self.client, "files", sub.digest, sub.files)
             self.order[sub.digest] = len(self.order)
-        key = f"plpuzzle-{self.spec.run_id}-{sub.student}-{case.name}"
+        key = f"plpuzzle-{self.spec.run_id}-{sub.student}-{case.name}" + ("-again" if again else "")
         future = self.client.submit(
             run_goal, self.spec, sub.digest, self.files[sub.digest], self.goals, case.name,
             "Sol", key=key, resources={RESOURCE: 1}, pure=False,
@@ -170,8 +172,9 @@ class _ClusterGrading:
         )  # fmt: skip
         self.out[key] = pair
         self.futures[key] = future
-        self.left[sub.digest] += 1
-        return future
+        if not again:
+            self.left[sub.digest] += 1
+        self.done.add(future)
 
     def receive(self, future: Future) -> None:
         """Record the grade of a finished task, once."""
@@ -181,7 +184,12 @@ class _ClusterGrading:
             return  # recorded already (a submission that did not load)
         sub, case = pair
         if future.status == "error":
-            grade = self.lost(sub, case, future.exception())
+            error = future.exception()
+            if self.blameless(future, error):
+                future.release()
+                self.submit(pair, again=True)
+                return
+            grade = self.lost(sub, case, error)
         else:
             result: RemoteRun = future.result()
             grade = self.judge(sub, case, result)
@@ -217,6 +225,17 @@ class _ClusterGrading:
                 grade.ran_on = result.ran_on
                 self.record(sub, case, grade)
 
+    def blameless(self, future: Future, error: BaseException | None) -> bool:
+        """Whether a run given up after its workers died may still be innocent.
+
+        The scheduler gives up on every run that was on a worker when it
+        died twice, including runs merely waiting there for a thread. So a
+        run given up is tried once more; given up again, it is its fault.
+        """
+        from distributed.scheduler import KilledWorker
+
+        return isinstance(error, KilledWorker) and not str(future.key).endswith("-again")
+
     def lost(self, sub: Submission, case: SuiteCase, error: BaseException | None) -> TestGrade:
         """The grade of a run that ended in the cluster, not in the sandbox."""
         from distributed.scheduler import KilledWorker
@@ -227,8 +246,8 @@ class _ClusterGrading:
         place = getattr(worker, "address", "") if worker is not None else ""
         return TestGrade(
             sub.student, case.name, Grade.CRASHED,
-            "the Dask worker running this test died, twice in a row: the run took its host "
-            "process down; not retried again",
+            "every Dask worker that ran this test died under it, twice over: the run takes "
+            "its host process down; not tried again",
             printable(str(error)), ran_on=f"dask worker {place}" if place else "",
         )  # fmt: skip
 
