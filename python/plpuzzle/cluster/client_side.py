@@ -10,10 +10,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from plpuzzle import __version__
-from plpuzzle.cluster.worker_side import SandboxGate, allowed_failures, worker_status
+from plpuzzle.cluster.worker_side import (
+    SandboxGate,
+    allowed_failures,
+    worker_status,
+)
 
 if TYPE_CHECKING:
-    from distributed import Client, Future
+    from distributed import Client, Future, Scheduler
 
 #: What to install for --scheduler and `plpuzzle cluster`.
 INSTALL_HINT = "pip install 'plpuzzle[dask]' (Dask distributed)"
@@ -123,7 +127,36 @@ def ship(client: Client, kind: str, digest: str, payload: object) -> Future:
     """Put `payload` on the cluster under a key made of its digest.
 
     The scheduler then moves it to each worker that needs it, once, and
-    keeps it there while the returned future is held.
+    keeps it there while the returned future is held. It is a task whose
+    result is the payload, not scattered data: data scattered to a worker
+    that dies is lost with it, while a task is simply run again. The task
+    is toolz's identity, which every Dask worker can run.
     """
-    key = f"plpuzzle-{kind}-{digest}"
-    return client.scatter({key: payload}, hash=False)[key]
+    from toolz import identity  # type: ignore[import-untyped]
+
+    return client.submit(identity, payload, key=f"plpuzzle-{kind}-{digest}", pure=False)
+
+
+def nudge_stuck(client: Client, prefix: str) -> int:
+    """Have the scheduler look again for a worker for our runs it found none for.
+
+    A worker gets plpuzzle's resource from the gate after it has joined,
+    and Dask does not look again at the tasks it could not place when a
+    worker's resources grow, only when a worker joins. So runs left with
+    no worker (every worker died at once, and came back) would wait
+    forever. How many tasks were looked at again.
+    """
+
+    def look_again(dask_scheduler: Scheduler) -> int:
+        # Sent by value (a nested function): the scheduler needs no plpuzzle.
+        stuck = [ts.key for ts in list(dask_scheduler.unrunnable) if str(ts.key).startswith(prefix)]
+        if stuck:
+            dask_scheduler.transitions(
+                dict.fromkeys(stuck, "processing"), stimulus_id=f"{prefix}look-again"
+            )
+        return len(stuck)
+
+    try:
+        return int(client.run_on_scheduler(look_again))
+    except Exception:  # an older or newer scheduler: it may not need it
+        return 0

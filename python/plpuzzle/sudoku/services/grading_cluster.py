@@ -18,8 +18,9 @@ Dask task:
 
 A run whose worker died under it twice is given up by the scheduler
 (KilledWorker). As the scheduler gives up on the runs that were merely
-waiting on those workers too, such a run is tried once more; given up
-again, it is graded crashed, never retried in a loop.
+waiting on those workers too, such a run is tried once more, alone among
+the runs given up; given up again, it is graded crashed, never retried
+in a loop.
 """
 
 from __future__ import annotations
@@ -27,10 +28,10 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections import Counter
+from collections import Counter, deque
 from typing import TYPE_CHECKING
 
-from plpuzzle.cluster.client_side import admit, ship
+from plpuzzle.cluster.client_side import ClusterError, admit, nudge_stuck, ship
 from plpuzzle.cluster.worker_side import (
     RESOURCE,
     RemoteRun,
@@ -61,8 +62,13 @@ if TYPE_CHECKING:
 
 Pair = tuple[Submission, SuiteCase]
 
-#: How long the client waits for workers to kill a stopped run's sandboxes.
-ABORT_SECONDS = 30
+#: How often the cluster may lose one run (its task cancelled by no one)
+#: before grading gives up on the cluster.
+MAX_LOST = 3
+
+#: After this long without a result, runs the scheduler could not place
+#: are looked at again (see client_side.nudge_stuck).
+NUDGE_SECONDS = 5.0
 
 
 def grade_class_on_cluster(
@@ -124,6 +130,13 @@ class _ClusterGrading:
         self.futures: dict[str, Future] = {}
         self.left: Counter[str] = Counter()  # runs out per submission digest
         self.order: dict[str, int] = {}
+        self.lost_runs: Counter[tuple[str, str]] = Counter()
+        #: Runs sent out so far, and runs the scheduler gave up on, per pair.
+        self.tries: Counter[tuple[str, str]] = Counter()
+        self.given_up: set[tuple[str, str]] = set()
+        #: Runs given up once, waiting to be tried again one at a time.
+        self.suspects: deque[Pair] = deque()
+        self.suspect_out = ""
 
     def run(self, todo: list[Pair]) -> None:
         from distributed import as_completed
@@ -135,12 +148,16 @@ class _ClusterGrading:
                 self.submit(pair)
             else:  # another grader sharing the gradebook has it
                 deferred.append(pair)
-        polled = 0.0
+        polled = heard = time.monotonic()
         while self.done.count() or deferred:
             if self.done.has_ready():
                 for future in self.done.next_batch(block=False):
                     self.receive(future)
+                heard = time.monotonic()
                 continue
+            if time.monotonic() - heard > NUDGE_SECONDS:
+                nudge_stuck(self.client, f"plpuzzle-{self.spec.run_id}-")
+                heard = time.monotonic()
             if deferred and time.monotonic() - polled > 0.5:
                 polled = time.monotonic()
                 deferred = self.poll(deferred)
@@ -158,12 +175,16 @@ class _ClusterGrading:
                 still.append((sub, case))
         return still
 
-    def submit(self, pair: Pair, again: bool = False) -> None:
+    def submit(self, pair: Pair) -> None:
+        """Send a run out (again, under a new key, if it was out before)."""
         sub, case = pair
         if sub.digest not in self.files:
             self.files[sub.digest] = ship(self.client, "files", sub.digest, sub.files)
             self.order[sub.digest] = len(self.order)
-        key = f"plpuzzle-{self.spec.run_id}-{sub.student}-{case.name}" + ("-again" if again else "")
+        tries = self.tries[(sub.student, case.name)]
+        self.tries[(sub.student, case.name)] += 1
+        key = f"plpuzzle-{self.spec.run_id}-{sub.student}-{case.name}"
+        key += f"-try{tries + 1}" if tries else ""
         future = self.client.submit(
             run_goal, self.spec, sub.digest, self.files[sub.digest], self.goals, case.name,
             "Sol", key=key, resources={RESOURCE: 1}, pure=False,
@@ -172,7 +193,7 @@ class _ClusterGrading:
         )  # fmt: skip
         self.out[key] = pair
         self.futures[key] = future
-        if not again:
+        if not tries:
             self.left[sub.digest] += 1
         self.done.add(future)
 
@@ -180,14 +201,21 @@ class _ClusterGrading:
         """Record the grade of a finished task, once."""
         pair = self.out.pop(str(future.key), None)
         self.futures.pop(str(future.key), None)
-        if pair is None or future.status == "cancelled":
+        if str(future.key) == self.suspect_out:
+            self.suspect_out = ""
+            self.next_suspect()
+        if pair is None:
             return  # recorded already (a submission that did not load)
+        if future.status == "cancelled":  # not by us: the cluster lost it
+            self.resubmit(pair, future)
+            return
         sub, case = pair
         if future.status == "error":
             error = future.exception()
-            if self.blameless(future, error):
+            if self.blameless(pair, error):
                 future.release()
-                self.submit(pair, again=True)
+                self.suspects.append(pair)
+                self.next_suspect()
                 return
             grade = self.lost(sub, case, error)
         else:
@@ -225,16 +253,47 @@ class _ClusterGrading:
                 grade.ran_on = result.ran_on
                 self.record(sub, case, grade)
 
-    def blameless(self, future: Future, error: BaseException | None) -> bool:
+    def resubmit(self, pair: Pair, future: Future) -> None:
+        """Send a run the cluster lost (not a failure of the run) again."""
+        sub, case = pair
+        self.lost_runs[(sub.student, case.name)] += 1
+        if self.lost_runs[(sub.student, case.name)] > MAX_LOST:
+            raise ClusterError(
+                f"the cluster lost the run of {sub.student}/{case.name} {MAX_LOST} times: "
+                "are its workers dying?"
+            )
+        future.release()
+        self.submit(pair)
+
+    def next_suspect(self) -> None:
+        """Send out the next suspect run, when none is out.
+
+        Suspects go one at a time, so that a suspect that is innocent is
+        never on a worker when a guilty one takes it down.
+        """
+        if self.suspect_out or not self.suspects:
+            return
+        self.submit(self.suspects.popleft())
+        self.suspect_out = next(reversed(self.out))
+
+    def blameless(self, pair: Pair, error: BaseException | None) -> bool:
         """Whether a run given up after its workers died may still be innocent.
 
         The scheduler gives up on every run that was on a worker when it
-        died twice, including runs merely waiting there for a thread. So a
-        run given up is tried once more; given up again, it is its fault.
+        died twice, including runs merely waiting there for a thread (a
+        run of the same submission, most often). So a run given up is
+        tried once more, alone among such suspects; given up again, the
+        fault is its own.
         """
         from distributed.scheduler import KilledWorker
 
-        return isinstance(error, KilledWorker) and not str(future.key).endswith("-again")
+        if not isinstance(error, KilledWorker):
+            return False
+        name = (pair[0].student, pair[1].name)
+        if name in self.given_up:
+            return False
+        self.given_up.add(name)
+        return True
 
     def lost(self, sub: Submission, case: SuiteCase, error: BaseException | None) -> TestGrade:
         """The grade of a run that ended in the cluster, not in the sandbox."""
