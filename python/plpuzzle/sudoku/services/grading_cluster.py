@@ -29,6 +29,7 @@ import hashlib
 import json
 import time
 from collections import Counter, deque
+from concurrent.futures import CancelledError
 from typing import TYPE_CHECKING
 
 from plpuzzle.cluster.client_side import ClusterError, admit, nudge_stuck, ship
@@ -219,7 +220,11 @@ class _ClusterGrading:
                 return
             grade = self.lost(sub, case, error)
         else:
-            result: RemoteRun = future.result()
+            try:
+                result: RemoteRun = future.result()
+            except CancelledError:  # its result died with a worker before it came
+                self.resubmit(pair, future)
+                return
             grade = self.judge(sub, case, result)
         future.release()
         self.record(sub, case, grade)
