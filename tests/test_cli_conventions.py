@@ -305,6 +305,7 @@ def json_runs(tmp: Path, tiny_class: tuple[Path, Path]) -> dict[str, tuple[str |
         "knight count": ("knight", "count", "--size", "5"),
         "knight survey": ("knight", "survey", "--size", "5"),
         "flag": ("flag", "RWBWR"),
+        "cluster local": ("cluster", "local", "--workers", "1", "--port", "0", "--check"),
     }
 
 

@@ -7,7 +7,7 @@ import time
 
 import click
 
-from plpuzzle.clitools import Interrupted, SetupError, note, warn
+from plpuzzle.clitools import Interrupted, SetupError, format_option, note, warn, write_json
 
 
 @click.group(
@@ -28,7 +28,7 @@ def cluster() -> None:
     """
 
 
-@cluster.command("local")
+@cluster.command("local", short_help="Start a scheduler and worker processes here, until Ctrl-C.")
 @click.option(
     "--workers",
     type=click.IntRange(min=1),
@@ -49,7 +49,13 @@ def cluster() -> None:
     show_default=True,
     help="The scheduler's port (0: any free port).",
 )
-def local(workers: int, host: str, port: int) -> None:
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Start the cluster, report which workers can grade, and stop (exit 3 if none).",
+)
+@format_option(("text", "json"), "text: one line; json: the scheduler and its workers on stdout.")
+def local(workers: int, host: str, port: int, check: bool, fmt: str) -> None:
     """Start a Dask scheduler and WORKERS worker processes here, until Ctrl-C.
 
     Prints the scheduler's address to give to `sudoku grade --scheduler`.
@@ -80,7 +86,20 @@ def local(workers: int, host: str, port: int) -> None:
                 warn(problem)
             address = started.scheduler_address
             ready = len(admission.usable)
-            click.echo(f"scheduler at {address} with {ready} of {workers} worker(s) ready")
+            if fmt == "json":
+                write_json(
+                    {
+                        "scheduler": address,
+                        "workers": workers,
+                        "ready": admission.usable,
+                        "refused": admission.refused,
+                        "notes": admission.notes,
+                    }
+                )
+            else:
+                click.echo(f"scheduler at {address} with {ready} of {workers} worker(s) ready")
+            if check:
+                return
             note(f"grade on it: plpuzzle sudoku grade SUBMISSIONS --scheduler {address}")
             note("Ctrl-C stops the cluster")
             while True:

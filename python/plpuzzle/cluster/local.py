@@ -38,5 +38,5 @@ def local_cluster(
             processes=True,
             host=host,
             scheduler_port=port,
-            dashboard_address=None,
+            dashboard_address=":0",  # any free port: never a clash with another cluster
         )
