@@ -22,10 +22,9 @@ from pathlib import Path
 
 import pytest
 from cluster_hooks import KillWorkerOnRun
-from distributed import Client, LocalCluster
+from distributed import Client
 from run_plpuzzle import plpuzzle
 
-from plpuzzle.cluster.local import local_cluster
 from plpuzzle.cluster.worker_side import SLOT_BASE, running, sandboxes
 from plpuzzle.sandbox.jail import SANDBOX_UID_BASE
 
@@ -37,10 +36,45 @@ SUITE = REPO / "tests" / "fixtures" / "grading_suite"
 
 
 @contextlib.contextmanager
-def cluster(workers: int = 2) -> Iterator[tuple[LocalCluster, Client]]:
-    with local_cluster(workers) as started, Client(started, set_as_default=False) as client:
-        client.wait_for_workers(workers, timeout=60)
-        yield started, client
+def cluster(workers: int = 2) -> Iterator[tuple[str, Client]]:
+    """A cluster started as a user starts one (`plpuzzle cluster local`), in a
+    process of its own, so that no worker is a child of the test process."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "plpuzzle", "cluster", "local", "--workers", str(workers),
+         "--port", "0", "--format", "json"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        text = ""
+        while not text.endswith("}\n"):
+            line = proc.stdout.readline()
+            assert line, f"cluster local ended early: {text!r}"
+            text += line
+        address = json.loads(text)["scheduler"]
+        with Client(address, set_as_default=False) as client:
+            client.wait_for_workers(workers, timeout=60)
+            yield address, client
+    finally:
+        stop(proc)
+
+
+def stop(proc: subprocess.Popen) -> None:  # type: ignore[type-arg]
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def dask_command(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.Popen:  # type: ignore[type-arg]
+    """Dask's own `dask scheduler` or `dask worker`, as on lab machines."""
+    return subprocess.Popen(
+        [Path(sys.executable).parent / "dask", *map(str, args)],
+        env={**os.environ, **(env or {})},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
 
 
 def make_class(tmp_path: Path, *students: str, copies: dict[str, str] | None = None) -> Path:
@@ -106,11 +140,9 @@ def test_a_class_graded_on_the_cluster_gets_the_local_pools_grades(tmp_path: Pat
     suite = make_suite(tmp_path, "test001", "test002", "test005")
     local = plpuzzle(*grade_args(klass, suite, tmp_path / "local", "--jobs", "2"))
     assert local.returncode == 0, local.stderr
-    with cluster(2) as (started, client):
+    with cluster(2) as (address, client):
         workers = set(client.scheduler_info()["workers"])
-        remote = plpuzzle(
-            *grade_args(klass, suite, tmp_path / "remote", "--scheduler", started.scheduler_address)
-        )
+        remote = plpuzzle(*grade_args(klass, suite, tmp_path / "remote", "--scheduler", address))
         assert remote.returncode == 0, remote.stderr
         assert (tmp_path / "remote" / "grades.csv").read_text() == (
             tmp_path / "local" / "grades.csv"
@@ -129,9 +161,7 @@ def test_a_class_graded_on_the_cluster_gets_the_local_pools_grades(tmp_path: Pat
         assert graded_now(remote.stdout) == stored_rows(tmp_path / "remote") == 18
         assert on_cluster(client, sandboxes) == 0
         # Resuming works as it does locally: everything comes from the gradebook.
-        again = plpuzzle(
-            *grade_args(klass, suite, tmp_path / "remote", "--scheduler", started.scheduler_address)
-        )
+        again = plpuzzle(*grade_args(klass, suite, tmp_path / "remote", "--scheduler", address))
         assert again.returncode == 0, again.stderr
         assert "0 test run(s) graded now, 18 taken from the gradebook" in again.stdout
 
@@ -144,10 +174,8 @@ def test_the_whole_fixture_class_on_the_cluster_matches_the_local_pool(tmp_path:
     suite = make_suite(tmp_path, "test001", "test002", "test003", "test004", "test005")
     local = plpuzzle(*grade_args(klass, suite, tmp_path / "local", "--jobs", "2"))
     assert local.returncode == 0, local.stderr
-    with cluster(2) as (started, _):
-        remote = plpuzzle(
-            *grade_args(klass, suite, tmp_path / "remote", "--scheduler", started.scheduler_address)
-        )
+    with cluster(2) as (address, _):
+        remote = plpuzzle(*grade_args(klass, suite, tmp_path / "remote", "--scheduler", address))
     assert remote.returncode == 0, remote.stderr
     assert (tmp_path / "remote" / "grades.csv").read_text() == (
         tmp_path / "local" / "grades.csv"
@@ -164,10 +192,8 @@ def test_a_worker_killed_mid_grading_loses_and_duplicates_nothing(tmp_path: Path
     suite = make_suite(tmp_path, "test001", "test002", "test003", "test004")
     local = plpuzzle(*grade_args(klass, suite, tmp_path / "local", "--jobs", "2"))
     assert local.returncode == 0, local.stderr
-    with cluster(2) as (started, client):
-        args = grade_args(
-            klass, suite, tmp_path / "remote", "--scheduler", started.scheduler_address
-        )
+    with cluster(2) as (address, client):
+        args = grade_args(klass, suite, tmp_path / "remote", "--scheduler", address)
         proc = subprocess.Popen(
             [sys.executable, "-m", "plpuzzle", *map(str, args)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -211,11 +237,13 @@ def test_a_run_that_kills_its_worker_twice_is_crashed_and_not_retried_forever(
     tmp_path: Path,
 ) -> None:
     klass = make_class(tmp_path, "alice", copies={"killer": "alice"})
+    with (klass / "killer.pl").open("a") as killer:  # a file of its own (grades go by content)
+        killer.write("% killer\n")
     suite = make_suite(tmp_path, "test001", "test002")
-    with cluster(2) as (started, client):
+    with cluster(2) as (address, client):
         client.register_plugin(KillWorkerOnRun("-killer-test001"))
         done = plpuzzle(
-            *grade_args(klass, suite, tmp_path / "out", "--scheduler", started.scheduler_address),
+            *grade_args(klass, suite, tmp_path / "out", "--scheduler", address),
             timeout=400,
         )
     assert done.returncode == 0, done.stderr
@@ -235,34 +263,39 @@ def test_a_worker_that_cannot_sandbox_is_refused_by_name(tmp_path: Path) -> None
     bin_without_bwrap = tmp_path / "bin"
     bin_without_bwrap.mkdir()
     (bin_without_bwrap / "swipl").symlink_to(shutil.which("swipl") or "/usr/bin/swipl")
-    dask = Path(sys.executable).parent / "dask"
-    with local_cluster(0) as started, Client(started, set_as_default=False) as client:
-        address = started.scheduler_address
-        bad = subprocess.Popen(
-            [dask, "worker", address, "--nthreads", "1", "--no-dashboard", "--name", "no-bwrap"],
-            env={**os.environ, "PATH": str(bin_without_bwrap)},
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        try:
-            client.wait_for_workers(1, timeout=60)
-            (bad_address,) = client.scheduler_info()["workers"]
-            alone = plpuzzle(*grade_args(klass, suite, tmp_path / "alone", "--scheduler", address))
-            assert alone.returncode == 3, alone.stderr
-            assert "no Dask worker can sandbox submissions" in alone.stderr
-            assert bad_address in alone.stderr and "bubblewrap" in alone.stderr
-            assert "Traceback" not in alone.stderr
+    scheduler_file = tmp_path / "scheduler.json"
+    scheduler = dask_command(
+        "scheduler", "--port", "0", "--no-dashboard", "--scheduler-file", scheduler_file,
+        env={"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1"},
+    )  # fmt: skip
+    workers: list[subprocess.Popen] = []  # type: ignore[type-arg]
+    try:
+        wait_until(scheduler_file.exists, 60, "the scheduler's address")
+        wait_until(lambda: "address" in scheduler_file.read_text(), 10, "the address")
+        address = json.loads(scheduler_file.read_text())["address"]
+        client = Client(address, set_as_default=False, timeout=60)
+        no_bwrap = {"PATH": str(bin_without_bwrap)}
+        workers.append(dask_command("worker", address, "--nthreads", "1", env=no_bwrap))
+        client.wait_for_workers(1, timeout=60)
+        (bad_address,) = client.scheduler_info()["workers"]
+        alone = plpuzzle(*grade_args(klass, suite, tmp_path / "alone", "--scheduler", address))
+        assert alone.returncode == 3, alone.stderr
+        assert "no Dask worker can sandbox submissions" in alone.stderr
+        assert bad_address in alone.stderr and "bubblewrap" in alone.stderr
+        assert "Traceback" not in alone.stderr
 
-            started.scale(1)
-            client.wait_for_workers(2, timeout=60)
-            (good_address,) = set(client.scheduler_info()["workers"]) - {bad_address}
-            mixed = plpuzzle(*grade_args(klass, suite, tmp_path / "mixed", "--scheduler", address))
-            assert mixed.returncode == 0, mixed.stderr
-            assert f"warning: Dask worker {bad_address} refused" in mixed.stderr
-            places = {r["ran_on"] for r in results(tmp_path / "mixed").values()}
-            assert places == {f"{socket.gethostname()} (dask worker {good_address})"}
-        finally:
-            bad.terminate()
-            bad.wait(timeout=60)
+        workers.append(dask_command("worker", address, "--nthreads", "1"))
+        client.wait_for_workers(2, timeout=60)
+        (good_address,) = set(client.scheduler_info()["workers"]) - {bad_address}
+        mixed = plpuzzle(*grade_args(klass, suite, tmp_path / "mixed", "--scheduler", address))
+        assert mixed.returncode == 0, mixed.stderr
+        assert f"warning: Dask worker {bad_address} refused" in mixed.stderr
+        places = {r["ran_on"] for r in results(tmp_path / "mixed").values()}
+        assert places == {f"{socket.gethostname()} (dask worker {good_address})"}
+        client.close()
+    finally:
+        for proc in [*workers, scheduler]:
+            stop(proc)
 
 
 def sandbox_processes(client: Client) -> list[int]:
@@ -293,15 +326,11 @@ def ancestors(pid: int) -> set[int]:
     return seen
 
 
-def plpuzzle_tasks(dask_scheduler) -> list[str]:  # type: ignore[no-untyped-def]
-    return [str(k) for k in dask_scheduler.tasks if str(k).startswith("plpuzzle-")]
-
-
 def test_ctrl_c_leaves_no_tasks_or_sandboxes_behind(tmp_path: Path) -> None:
     klass = make_class(tmp_path, "grace", copies={"grace2": "grace", "grace3": "grace"})
     suite = make_suite(tmp_path, "test001", "test002", "test003")
-    with cluster(2) as (started, client):
-        args = grade_args(klass, suite, tmp_path / "out", "--scheduler", started.scheduler_address)
+    with cluster(2) as (address, client):
+        args = grade_args(klass, suite, tmp_path / "out", "--scheduler", address)
         args[args.index("--time-limit") + 1] = "100"
         proc = subprocess.Popen(
             [sys.executable, "-m", "plpuzzle", *map(str, args)],
@@ -317,7 +346,9 @@ def test_ctrl_c_leaves_no_tasks_or_sandboxes_behind(tmp_path: Path) -> None:
                 proc.kill()
         assert proc.returncode == 130, stderr
         assert "Traceback" not in stderr
-        wait_until(lambda: not client.run_on_scheduler(plpuzzle_tasks), 30, "no plpuzzle task")
+        # A lambda is sent by value: the scheduler's process cannot import tests.
+        tasks = lambda dask_scheduler: [str(k) for k in dask_scheduler.tasks]  # noqa: E731
+        wait_until(lambda: not client.run_on_scheduler(tasks), 30, "no task left")
         wait_until(
             lambda: on_cluster(client, sandboxes) == 0,
             30,
