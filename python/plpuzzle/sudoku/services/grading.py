@@ -749,6 +749,22 @@ def hidden_paths(*extra: Path) -> list[Path]:
     return [Path(plpuzzle.__file__).resolve().parent, prolog_dir(), *extra]
 
 
+def still_to_grade(
+    submissions: list[Submission], cases: list[SuiteCase], hooks: Hooks
+) -> list[tuple[Submission, SuiteCase]]:
+    """The pairs with no stored grade; the stored ones are recorded on the way,
+    so a resumed grading reports them as it would have."""
+    todo = []
+    for sub in submissions:
+        for case in cases:
+            stored = hooks.stored(sub, case)
+            if stored is not None:
+                hooks.record(sub, case, stored, False)
+            else:
+                todo.append((sub, case))
+    return todo
+
+
 def grade_class(
     submissions: list[Submission],
     cases: list[SuiteCase],
@@ -761,14 +777,7 @@ def grade_class(
     """Grade every submission on every case, `jobs` runs at a time."""
     summary = ClassRun()
     results: queue.Queue[tuple[Submission, SuiteCase, TestGrade, bool] | None] = queue.Queue()
-    todo = []
-    for sub in submissions:
-        for case in cases:
-            stored = hooks.stored(sub, case)
-            if stored is not None:
-                hooks.record(sub, case, stored, False)
-            else:
-                todo.append((sub, case))
+    todo = still_to_grade(submissions, cases, hooks)
     if not todo:
         return summary
     plan = _Plan(todo)

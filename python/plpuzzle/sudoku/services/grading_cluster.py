@@ -55,6 +55,7 @@ from plpuzzle.sudoku.services.grading import (
     grade_observation,
     load_error_grade,
     printable,
+    still_to_grade,
 )
 from plpuzzle.sudoku.services.suite import SuiteCase
 
@@ -81,14 +82,7 @@ def grade_class_on_cluster(
 ) -> ClassRun:
     """Grade every submission on every case on the cluster of `client`."""
     summary = ClassRun()
-    todo: list[Pair] = []
-    for sub in submissions:
-        for case in cases:
-            stored = hooks.stored(sub, case)
-            if stored is not None:
-                hooks.record(sub, case, stored, False)
-            else:
-                todo.append((sub, case))
+    todo = still_to_grade(submissions, cases, hooks)
     if not todo:
         return summary
     admission = admit(client)
