@@ -17,11 +17,12 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from cluster_hooks import KillWorkerOnRun
+from clusters import cluster, dask_command, stop
 from distributed import Client
 from run_plpuzzle import plpuzzle
 
@@ -33,48 +34,6 @@ pytestmark = [pytest.mark.sandbox]
 REPO = Path(__file__).resolve().parents[2]
 CLASS = REPO / "tests" / "fixtures" / "class"
 SUITE = REPO / "tests" / "fixtures" / "grading_suite"
-
-
-@contextlib.contextmanager
-def cluster(workers: int = 2) -> Iterator[tuple[str, Client]]:
-    """A cluster started as a user starts one (`plpuzzle cluster local`), in a
-    process of its own, so that no worker is a child of the test process."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "plpuzzle", "cluster", "local", "--workers", str(workers),
-         "--port", "0", "--format", "json"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-    )  # fmt: skip
-    try:
-        assert proc.stdout is not None
-        text = ""
-        while not text.endswith("}\n"):
-            line = proc.stdout.readline()
-            assert line, f"cluster local ended early: {text!r}"
-            text += line
-        address = json.loads(text)["scheduler"]
-        with Client(address, set_as_default=False) as client:
-            client.wait_for_workers(workers, timeout=60)
-            yield address, client
-    finally:
-        stop(proc)
-
-
-def stop(proc: subprocess.Popen) -> None:  # type: ignore[type-arg]
-    proc.send_signal(signal.SIGINT)
-    try:
-        proc.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
-
-def dask_command(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.Popen:  # type: ignore[type-arg]
-    """Dask's own `dask scheduler` or `dask worker`, as on lab machines."""
-    return subprocess.Popen(
-        [Path(sys.executable).parent / "dask", *map(str, args)],
-        env={**os.environ, **(env or {})},
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
 
 
 def make_class(tmp_path: Path, *students: str, copies: dict[str, str] | None = None) -> Path:
