@@ -132,7 +132,78 @@ def test_check_reports_what_a_wrong_solver_missed() -> None:
     assert "DISAGREE" in run.stdout
     assert "prolog: misses 4 valid solution(s)" in run.stdout
     assert "python: no fault found" in run.stdout
-    assert run.stdout.count("valid solution, given by python and expected:") == 4
+    assert "cpsat: no fault found" in run.stdout
+    assert run.stdout.count("valid solution, given by python, cpsat and expected:") == 4
+    assert "prolog differs; python, cpsat and expected agree with each other" in run.stdout
+    assert "0 of 1 puzzles: the engines agree and match the expected solutions" in run.stdout
+    assert "(prolog differs on 1)." in run.stdout
+
+
+def test_check_runs_all_three_engines_by_default() -> None:
+    run = plpuzzle("sudoku", "check", EXAMPLE, "--format", "json")
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["engines"] == ["prolog", "python", "cpsat"]
+    sides = report["puzzles"][0]["sides"]
+    assert [s["engine"] for s in sides] == ["prolog", "python", "cpsat", "expected"]
+    assert [s["count"] for s in sides] == [1, 1, 1, 1]
+    assert report["puzzles"][0]["odd_one_out"] is None
+    table = plpuzzle("sudoku", "check", EXAMPLE)
+    assert table.returncode == 0, table.stderr
+    heading = next(line for line in table.stdout.splitlines() if line.split()[:1] == ["puzzle"])
+    assert heading.split()[3:] == ["prolog", "python", "cpsat", "expected", "verdict"]
+
+
+def test_check_runs_the_engines_named_in_engines() -> None:
+    run = plpuzzle("sudoku", "check", EXAMPLE, "--engines", "Prolog, python", "--format", "json")
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["engines"] == ["prolog", "python"]
+    assert [s["engine"] for s in report["puzzles"][0]["sides"]] == ["prolog", "python", "expected"]
+
+
+@pytest.mark.parametrize(
+    ("engines", "words"),
+    [
+        ("prolog,z3", "--engines: unknown engine 'z3'; choose from prolog, python, cpsat"),
+        ("cpsat", "--engines: name at least two of prolog, python, cpsat"),
+        ("python,PYTHON", "--engines: name at least two of prolog, python, cpsat"),
+    ],
+)
+def test_check_rejects_a_bad_engines_list_in_one_line(engines: str, words: str) -> None:
+    run = plpuzzle("sudoku", "check", EXAMPLE, "--engines", engines)
+    assert run.returncode == 2
+    assert run.stdout == ""
+    assert run.stderr.splitlines() == [run.stderr.strip()]
+    assert run.stderr.startswith(f"plpuzzle: error: {words}")
+
+
+def test_check_solver_needs_prolog_among_the_engines() -> None:
+    run = plpuzzle(
+        "sudoku", "check", EXAMPLE, "--engines", "python,cpsat", "--solver", SOLVERS / "misses.pl"
+    )
+    assert run.returncode == 2
+    assert run.stderr == "plpuzzle: error: --solver needs prolog among --engines\n"
+
+
+def test_check_names_the_one_engine_that_differs_without_an_expected_file(tmp_path: Path) -> None:
+    # No testNNNs.txt beside the puzzle: the three engines alone must find
+    # the wrong one. The broken solver stops after one of the five
+    # solutions; python and cpsat agree on all five.
+    puzzle = tmp_path / "p.txt"
+    puzzle.write_text((BUNDLED / "test004d.txt").read_text())
+    solver = SOLVERS / "misses.pl"
+    run = plpuzzle("sudoku", "check", puzzle, "--solver", solver, "--format", "json")
+    assert run.returncode == 1, run.stderr
+    outcome = json.loads(run.stdout)["puzzles"][0]
+    assert outcome["odd_one_out"] == "prolog"
+    faults = {s["engine"]: s["faults"] for s in outcome["sides"]}
+    assert faults["python"] == faults["cpsat"] == []
+    assert faults["prolog"] == ["misses 4 valid solution(s)"]
+    text = plpuzzle("sudoku", "check", puzzle, "--solver", solver)
+    assert text.returncode == 1
+    assert "prolog differs; python and cpsat agree with each other" in text.stdout
+    assert "(prolog differs on 1)." in text.stdout
 
 
 def test_check_with_an_expected_file_that_is_wrong(tmp_path: Path) -> None:

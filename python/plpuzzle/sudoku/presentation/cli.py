@@ -39,6 +39,7 @@ from plpuzzle.clitools import (
     write_stdout,
 )
 from plpuzzle.engine import DEFAULT_DIALECT, DIALECTS
+from plpuzzle.sudoku.api import as_engine_name
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.domain.results import SolveResult, Status
 from plpuzzle.sudoku.domain.textformat import (
@@ -263,6 +264,15 @@ def _expected_beside(puzzle: Path) -> Path | None:
     help="Also compare with this expected-solution file (one puzzle only). "
     "By default testNNNs.txt beside testNNNd.txt is used when it exists.",
 )
+@click.option(
+    "--engines",
+    "engine_list",
+    default=",".join(ENGINES),
+    show_default=True,
+    metavar="LIST",
+    help="The engines to compare, comma-separated, at least two. cpsat shares no "
+    "reasoning with the other two, so it can catch a mistake they both make.",
+)
 @time_limit_option
 @format_option(("table", "json"))
 def check(
@@ -271,46 +281,68 @@ def check(
     solver: Path | None,
     dialect: str,
     expected: Path | None,
+    engine_list: str,
     time_limit: float,
     fmt: str,
 ) -> None:
-    """Solve PUZZLES ('-': one from standard input) with both engines and
+    """Solve PUZZLES ('-': one from standard input) with every engine and
     compare their solution sets.
 
-    The Prolog engine (ours, or --solver) and the pure-Python reference must
-    find the same solutions, each exactly once. Where they differ, the
-    independent validator says which solutions really are valid. Exit code
-    0 when everything agrees, 1 when not, 2 for bad input.
+    The Prolog engine (ours, or --solver), the pure-Python reference and
+    the CP-SAT model must find the same solutions, each exactly once. Where
+    they differ, the independent validator says which solutions really are
+    valid, and a side that alone answers differently is named. Exit code 0
+    when everything agrees, 1 when not, 2 for bad input.
     """
     if expected is not None and len(puzzles) > 1:
         raise InputError("--expected goes with a single puzzle")
+    names = _engine_names(engine_list)
+    if solver is not None and "prolog" not in names:
+        raise InputError("--solver needs prolog among --engines")
     _check_solver(solver)
     boards = [_load_puzzle(p) for p in puzzles]
     expectations = [
         _load_expected(expected or _expected_beside(p), b)
         for p, b in zip(puzzles, boards, strict=True)
     ]
-    engines = [make_engine("prolog", solver, dialect), make_engine("python")]  # type: ignore[arg-type]
+    engines = [make_engine(n, solver, dialect) for n in names]  # type: ignore[arg-type]
     outcomes = check_all(boards, expectations, Rules(rules), engines, time_limit)
     failures = [(p, o) for p, o in zip(puzzles, outcomes, strict=True) if not o.agree]
     if fmt == "json":
-        write_json(_check_json(puzzles, outcomes, rules))
+        write_json(_check_json(puzzles, outcomes, rules, names))
         sys.exit(1 if failures else 0)
     console = stdout_console()
     if not quiet():
-        console.print(_check_table(puzzles, outcomes, rules, expected_given=expectations))
+        console.print(_check_table(puzzles, outcomes, rules, names, expectations))
     for path, outcome in failures:
         _print_disagreement(console, path, outcome)
     agreed = len(puzzles) - len(failures)
     also = " and match the expected solutions" if any(e is not None for e in expectations) else ""
-    console.print(f"{agreed} of {len(puzzles)} puzzles: the engines agree{also}.")
+    odd = _odd_ones_text(outcomes)
+    console.print(f"{agreed} of {len(puzzles)} puzzles: the engines agree{also}{odd}.")
     sys.exit(1 if failures else 0)
+
+
+def _engine_names(text: str) -> list[str]:
+    """The --engines list: known names, each once, at least two (a
+    cross-check of one engine compares nothing)."""
+    try:
+        names = [as_engine_name(n) for n in text.split(",") if n.strip()]
+    except ValueError as e:
+        raise InputError(f"--engines: {e}") from None
+    names = list(dict.fromkeys(names))
+    if len(names) < 2:
+        raise InputError(
+            f"--engines: name at least two of {', '.join(ENGINES)} to compare, got {text!r}"
+        )
+    return names
 
 
 def _check_table(
     puzzles: tuple[Path, ...],
     outcomes: list[CrossCheck],
     rules: str,
+    engines: list[str],
     expected_given: list[list[Grid] | None],
 ) -> Table:
     folders = {p.parent for p in puzzles}
@@ -321,35 +353,53 @@ def _check_table(
         title_justify="left",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
+        collapse_padding=True,
     )
     table.add_column("puzzle", min_width=max(map(len, names)), no_wrap=True)
-    for heading in ("K", "solutions", "prolog", "python", "expected", "verdict"):
+    # An expected column only when some puzzle has an expected file: with
+    # three engines the table is tight in 80 columns already.
+    any_expected = any(e is not None for e in expected_given)
+    headings = ["K", "valid", *engines, *(["expected"] if any_expected else []), "verdict"]
+    for heading in headings:
         table.add_column(heading, no_wrap=True)
     for name, outcome, exp in zip(names, outcomes, expected_given, strict=True):
         cells = [_cell(f.result) for f in outcome.findings]
-        table.add_row(
-            name,
-            str(outcome.puzzle.k),
-            str(outcome.count),
-            cells[0],
-            cells[1],
-            cells[2] if exp is not None else "-",
-            "[green]agree[/]" if outcome.agree else "[red]DISAGREE[/]",
-        )
+        if any_expected and exp is None:
+            cells.append("-")
+        verdict = "[green]agree[/]" if outcome.agree else "[red]DISAGREE[/]"
+        table.add_row(name, str(outcome.puzzle.k), str(outcome.count), *cells, verdict)
     return table
 
 
+def _and(words: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return " and ".join([", ".join(words[:-1]), words[-1]] if len(words) > 2 else words)
+
+
+def _odd_ones_text(outcomes: list[CrossCheck]) -> str:
+    """' (prolog differs on 2)': which side alone disagreed, and how often."""
+    counts: dict[str, int] = {}
+    for o in outcomes:
+        if not o.agree and o.odd_one_out is not None:
+            counts[o.odd_one_out] = counts.get(o.odd_one_out, 0) + 1
+    if not counts:
+        return ""
+    return f" ({_and([f'{name} differs on {n}' for name, n in counts.items()])})"
+
+
 def _check_json(
-    puzzles: tuple[Path, ...], outcomes: list[CrossCheck], rules: str
+    puzzles: tuple[Path, ...], outcomes: list[CrossCheck], rules: str, engines: list[str]
 ) -> dict[str, Any]:
     return {
         "rules": rules,
+        "engines": engines,
         "puzzles": [
             {
                 "puzzle": str(path),
                 "k": o.puzzle.k,
                 "solutions": o.count,
                 "agree": o.agree,
+                "odd_one_out": o.odd_one_out,
                 "sides": [
                     {
                         "engine": f.engine,
@@ -388,6 +438,10 @@ def _cell(result: SolveResult) -> str:
 def _print_disagreement(console: Console, path: Path, outcome: CrossCheck) -> None:
     """Each side's faults, then every disputed solution with its verdict."""
     console.print(f"\n[bold red]Disagreement[/] on {path}:")
+    odd = outcome.odd_one_out
+    if odd is not None:
+        others = [f.engine for f in outcome.findings if f.engine != odd]
+        console.print(f"  {odd} differs; {_and(others)} agree with each other", markup=False)
     for f in outcome.findings:
         faults = ", ".join(f.faults) or "no fault found"
         if f.finished and f.extra and not f.faults:
@@ -403,7 +457,7 @@ def _print_disagreement(console: Console, path: Path, outcome: CrossCheck) -> No
         violations = outcome.verdicts[grid]
         holders = [f.engine for f in outcome.findings if grid in f.result.solutions]
         verdict = "valid" if not violations else "INVALID"
-        console.print(f"\n  {verdict} solution, given by {' and '.join(holders)}:", markup=False)
+        console.print(f"\n  {verdict} solution, given by {_and(holders)}:", markup=False)
         board = format_board(grid, outcome.puzzle.k).strip("\n")
         console.print("  " + board.replace("\n", "\n  "), markup=False)
         for v in violations[:10]:

@@ -4,8 +4,9 @@ The validator is the referee. Every solution any side gives is validated,
 so a side is at fault only for what the rules say: missing a valid
 solution that another side found, giving an invalid one, giving one twice,
 answering something that is not a grid, or not finishing. Two sides that
-both miss the same valid solution cannot be caught this way; an
-expected-solution file as a third side can.
+both miss the same valid solution cannot be caught this way; a third,
+independent side (CP-SAT, or an expected-solution file) can, and when
+all sides but one answer alike, that one is named as the odd one out.
 """
 
 from __future__ import annotations
@@ -90,10 +91,30 @@ class CrossCheck:
         return sum(1 for v in self.verdicts.values() if not v)
 
     @property
+    def odd_one_out(self) -> str | None:
+        """The one side that answers differently when all the others (at
+        least two) answer alike, or None. Which of them is right is still
+        the referee's call: the faults say that."""
+        answers = [_answer(f.result) for f in self.findings]
+        for i, own in enumerate(answers):
+            rest = answers[:i] + answers[i + 1 :]
+            if len(rest) >= 2 and own != rest[0] and all(a == rest[0] for a in rest):
+                return self.findings[i].engine
+        return None
+
+    @property
     def disputed(self) -> list[Grid]:
         """Solutions not given by every finished side, or invalid ones."""
         sides = [set(f.result.solutions) for f in self.findings if f.finished]
         return [g for g, v in self.verdicts.items() if v or any(g not in s for s in sides)]
+
+
+def _answer(result: SolveResult) -> tuple[object, ...]:
+    """What a side answered, for telling sides apart: its status and, when
+    it finished, its solutions (with repeats) and malformed answers."""
+    if result.status is not Status.OK:
+        return (result.status,)
+    return (result.status, tuple(sorted(result.solutions)), len(result.bad_answers))
 
 
 def compare(puzzle: Puzzle, rules: Rules, results: list[SolveResult]) -> CrossCheck:
