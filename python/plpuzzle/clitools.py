@@ -27,7 +27,8 @@ DEFAULT_TIME_LIMIT = 120.0
 #: How --engine defaults are chosen; the root group's help states it.
 ENGINE_DEFAULT_RULE = (
     "--engine defaults to 'prolog' (the assignment's engine) for commands that run "
-    "one engine, and to 'both' for commands that compare the engines."
+    "one engine, and to 'both' for commands that compare the engines; sudoku check "
+    "compares all three (prolog, python, cpsat) unless --engines names others."
 )
 
 #: Where the root group keeps -q/-v for every subcommand to read.
