@@ -31,9 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import plpuzzle
 from plpuzzle import __version__
-from plpuzzle.engine import prolog_dir
 from plpuzzle.sandbox import cgroups, jail
 from plpuzzle.sandbox.program import LoadReport, Observation, SandboxedProgram, SandboxSetupError
 from plpuzzle.sandbox.workspace import RunFolder, SubmissionFiles
@@ -199,8 +197,7 @@ class _WorkerState:
         slot, fd = _claim_slot()
         program = SandboxedProgram(
             self.folder(), self.files(digest, files), spec.solver, spec.predicate,
-            spec.dialect, spec.limits, slot, [Path(plpuzzle.__file__).resolve().parent,
-                                             prolog_dir()],
+            spec.dialect, spec.limits, slot, jail.own_paths(),
         )  # fmt: skip
         loaded = _Loaded(program, fd, spec.run_id, task=task)
         with self.lock:

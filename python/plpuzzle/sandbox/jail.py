@@ -53,6 +53,15 @@ class Limits:
     line_kb: int = 2048
 
 
+def own_paths(*extra: Path) -> list[Path]:
+    """plpuzzle's own files (and `extra`), which a sandbox must not see even
+    when they lie inside /usr."""
+    import plpuzzle
+    from plpuzzle.engine import prolog_dir
+
+    return [Path(plpuzzle.__file__).resolve().parent, prolog_dir(), *extra]
+
+
 def sandbox_uid(slot: int) -> int | None:
     """The uid for a sandbox in `slot`, or None when we cannot change uid."""
     return SANDBOX_UID_BASE + slot if os.geteuid() == 0 else None

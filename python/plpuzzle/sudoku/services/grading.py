@@ -36,7 +36,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-import plpuzzle
 from plpuzzle import __version__
 from plpuzzle.engine import DEFAULT_TIME_LIMIT, Dialect, prolog_dir
 from plpuzzle.sandbox import cgroups, jail
@@ -746,7 +745,7 @@ class ClassRun:
 
 def hidden_paths(*extra: Path) -> list[Path]:
     """Our own files, which a sandbox must not see even inside /usr."""
-    return [Path(plpuzzle.__file__).resolve().parent, prolog_dir(), *extra]
+    return jail.own_paths(*extra)
 
 
 def still_to_grade(

@@ -170,8 +170,8 @@ class _ClusterGrading:
                 still.append((sub, case))
         return still
 
-    def submit(self, pair: Pair) -> None:
-        """Send a run out (again, under a new key, if it was out before)."""
+    def submit(self, pair: Pair) -> str:
+        """Send a run out (again, under a new key, if it was out before); its key."""
         sub, case = pair
         if sub.digest not in self.files:
             self.files[sub.digest] = ship(self.client, "files", sub.digest, sub.files)
@@ -191,6 +191,7 @@ class _ClusterGrading:
         if not tries:
             self.left[sub.digest] += 1
         self.done.add(future)
+        return key
 
     def receive(self, future: Future) -> None:
         """Record the grade of a finished task, once."""
@@ -272,8 +273,7 @@ class _ClusterGrading:
         """
         if self.suspect_out or not self.suspects:
             return
-        self.submit(self.suspects.popleft())
-        self.suspect_out = next(reversed(self.out))
+        self.suspect_out = self.submit(self.suspects.popleft())
 
     def blameless(self, pair: Pair, error: BaseException | None) -> bool:
         """Whether a run given up after its workers died may still be innocent.
