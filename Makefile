@@ -22,6 +22,9 @@ PYTEST_SELECT := $(if $(filter 1,$(FULL)),,-m 'not slow' -n auto --maxprocesses=
 # `make bench` settings; override on the command line: make bench JOBS=1 ONLY='test0??'
 SUITE ?= ../shared/bme-2013-oddsum/tests
 CONSECUTIVE ?= puzzles/sudoku/bench-consecutive
+# Empty: the default bench/stress, skipped with a note when it is missing;
+# a folder named here must exist (oddsum/ and/or consecutive/ inside).
+STRESS ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 TIME_LIMIT ?= 120
 ONLY ?=
@@ -35,8 +38,10 @@ help:
 	@echo "make test-all (or make test FULL=1)  the same with every test, as CI runs it"
 	@echo "            (PYTEST_ARGS='-k ...' passes more arguments to pytest)"
 	@echo "make typecheck  only mypy"
-	@echo "make bench  time both engines on the official suite beside the course's reference"
-	@echo "            solvers; writes bench/ (override SUITE=, CONSECUTIVE=, JOBS=, TIME_LIMIT=, ONLY=)"
+	@echo "make bench  time both engines and CP-SAT (the peer) on the official suite, the"
+	@echo "            consecutive set and the stress suites (bench/stress); prints engine/CP-SAT"
+	@echo "            ratios and the targets; writes bench/ (override SUITE=, CONSECUTIVE=,"
+	@echo "            STRESS=, JOBS=, TIME_LIMIT=, ONLY=)"
 	@echo "make bench-knight  time both knight's-tour engines; writes bench/KNIGHT.md"
 	@echo "make bench-grade   time the class grader against the one of 96b44e0 on the fixture"
 	@echo "            class and the first 12 official tests; writes bench/GRADING.md (SUITE=, JOBS=)"
@@ -115,7 +120,7 @@ typecheck: setup
 # deliverables, meant to be committed.
 bench: setup
 	$(BIN)/plpuzzle sudoku bench --suite '$(SUITE)' --consecutive '$(CONSECUTIVE)' --jobs $(JOBS) --time-limit $(TIME_LIMIT) \
-	  $(if $(ONLY),--only '$(ONLY)')
+	  $(if $(STRESS),--stress '$(STRESS)') $(if $(ONLY),--only '$(ONLY)')
 
 # Tours on 100x100 and 1000x1000, sweeps over board sizes, counts on 5x5.
 bench-knight: setup

@@ -1,8 +1,11 @@
-"""`plpuzzle sudoku bench`: the results table, the report and the plot."""
+"""`plpuzzle sudoku bench`: the results table, the ratios to CP-SAT, the
+targets, the report and the plot."""
 
 from __future__ import annotations
 
 import csv
+import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -65,6 +68,7 @@ def _row(test: str, engine: str, verdict: Verdict, cpu: float | None, k: int = 4
 def _known_run(tmp_path: Path) -> BenchRun:
     settings = BenchSettings(
         suites=(SuiteSpec("official", tmp_path, Rules.ODDSUM),),
+        engines=("prolog", "python"),
         time_limit=60.0,
         out_dir=tmp_path / "out",
     )
@@ -150,6 +154,242 @@ def test_the_overhead_is_judged_against_its_goal(
     assert ("The machine was busy" in text) == (load > 100)
 
 
+# --- engine / CP-SAT ratios and the targets, from known rows ------------------------
+
+
+def _r(
+    suite: str,
+    test: str,
+    engine: str,
+    cpu: float | None,
+    verdict: Verdict = Verdict.CORRECT,
+    k: int = 4,
+    given: float | None = 0.3,
+) -> Row:
+    return Row(suite, test, engine, k, 2, 2, verdict, cpu, cpu, 30.0, "", given)
+
+
+def _ratio_rows() -> list[Row]:
+    """Four official tests: two with ratios, one under the floor, one failed."""
+    return [
+        _r("official", "test001", "python", 0.01),  # both under 50 ms: 1.0x
+        _r("official", "test001", "cpsat", 0.002),
+        _r("official", "test002", "python", 0.2),  # 0.2 / max(0.01, 0.05) = 4.0x
+        _r("official", "test002", "cpsat", 0.01),
+        _r("official", "test003", "python", 1.0),  # 0.5x
+        _r("official", "test003", "cpsat", 2.0),
+        _r("official", "test004", "python", None, Verdict.TIMEOUT),
+        _r("official", "test004", "cpsat", 0.5),
+        _r("official", "test005", "python", 0.3),
+        _r("official", "test005", "cpsat", 0.1, Verdict.WRONG),
+    ]
+
+
+def test_per_test_ratios_count_times_under_50_ms_as_50_ms() -> None:
+    ratios = bench.ratios_for(_ratio_rows(), "official", "python")
+    by_test = {t.test: t.ratio for t in ratios.tests}
+    assert by_test == pytest.approx({"test001": 1.0, "test002": 4.0, "test003": 0.5})
+
+
+def test_the_ratio_table_has_total_median_worst_and_failures_apart() -> None:
+    ratios = bench.ratios_for(_ratio_rows(), "official", "python")
+    # The total is raw CPU (no floor), over the three tests both solved.
+    assert ratios.seconds == pytest.approx(1.21)
+    assert ratios.peer_seconds == pytest.approx(2.012)
+    assert ratios.total == pytest.approx(1.21 / 2.012)
+    assert ratios.median == pytest.approx(1.0)
+    assert ratios.worst is not None and ratios.worst.test == "test002"
+    assert [str(f) for f in ratios.failures] == [
+        "test004 (python: timeout)",
+        "test005 (cpsat: wrong)",
+    ]
+    assert [f.test for f in ratios.engine_failures] == ["test004"]
+
+
+def _targets_run(tmp_path: Path, rows: list[Row]) -> BenchRun:
+    settings = BenchSettings(
+        suites=(
+            SuiteSpec("official", tmp_path, Rules.ODDSUM),
+            SuiteSpec("stress-oddsum", tmp_path, Rules.ODDSUM),
+        ),
+        time_limit=60.0,
+        out_dir=tmp_path / "out",
+    )
+    return BenchRun(settings, [("CPU", "test machine")], rows, {})
+
+
+def _target(run: BenchRun, start: str) -> bench.Target:
+    return next(t for t in bench.targets(run) if t.name.startswith(start))
+
+
+def test_ratio_targets_are_judged_from_totals_and_the_worst_test(tmp_path: Path) -> None:
+    rows = [
+        _r("official", "test001", "prolog", 2.0),
+        _r("official", "test001", "python", 0.9),
+        _r("official", "test001", "cpsat", 1.0),
+        _r("stress-oddsum", "test001", "prolog", 4.8),  # 4.8x: within 5x
+        _r("stress-oddsum", "test001", "python", 3.5),  # 3.5x: over 3x
+        _r("stress-oddsum", "test001", "cpsat", 1.0),
+    ]
+    run = _targets_run(tmp_path, rows)
+    python_total = _target(run, "python total ≤ 1x")
+    assert (python_total.status, python_total.measured) == ("met", "0.90x (0.9 s / 1.0 s)")
+    python_each = _target(run, "python ≤ 3x")
+    assert python_each.status == "not met"
+    assert python_each.measured == "worst 3.50x (stress-oddsum/test001)"
+    prolog_total = _target(run, "prolog total ≤ 3x")
+    assert (prolog_total.status, prolog_total.measured) == ("met", "2.00x (2.0 s / 1.0 s)")
+    assert _target(run, "prolog ≤ 5x").status == "met"
+
+
+def test_a_failed_engine_misses_its_targets_and_is_named(tmp_path: Path) -> None:
+    rows = [
+        _r("official", "test001", "prolog", 0.1),
+        _r("official", "test001", "python", 0.1),
+        _r("official", "test001", "cpsat", 1.0),
+        _r("official", "test002", "prolog", 0.1),
+        _r("official", "test002", "python", None, Verdict.TIMEOUT),
+        _r("official", "test002", "cpsat", 1.0),
+    ]
+    run = _targets_run(tmp_path, rows)
+    for start in ("python total", "python ≤ 3x"):
+        target = _target(run, start)
+        assert target.status == "not met", start
+        assert "test002 (python: timeout)" in target.note
+    assert _target(run, "prolog total").status == "met"
+
+
+def test_the_k_target_takes_the_slowest_mostly_given_test_per_k(tmp_path: Path) -> None:
+    rows = [
+        _r("official", "test001", "prolog", 3.0, k=2, given=0.7),
+        _r("official", "test001", "python", 1.0, k=2, given=0.7),
+        _r("official", "test001", "cpsat", 1.0, k=2, given=0.7),
+        # Sparse: outside the K target however slow.
+        _r("official", "test002", "prolog", 50.0, k=2, given=0.2),
+        _r("official", "test002", "python", 50.0, k=2, given=0.2),
+        _r("official", "test002", "cpsat", 1.0, k=2, given=0.2),
+        _r("stress-oddsum", "test001", "prolog", 12.5, k=9, given=0.8),
+        _r("stress-oddsum", "test001", "python", 2.0, k=9, given=0.8),
+        _r("stress-oddsum", "test001", "cpsat", 0.3, k=9, given=0.8),
+    ]
+    run = _targets_run(tmp_path, rows)
+    worst = {(w.k, w.engine): w for w in bench.worst_by_k(run)}
+    assert set(worst) == {(k, e) for k in (2, 9) for e in ("prolog", "python", "cpsat")}
+    assert worst[2, "prolog"].worst is not None and worst[2, "prolog"].worst.test == "test001"
+    assert worst[2, "prolog"].within and not worst[9, "prolog"].within
+    target = _target(run, "every K up to 10")
+    assert target.status == "not met"
+    assert target.measured == "worst 12.500 s (prolog, K=9, stress-oddsum/test001)"
+    assert "K=9 prolog: 12.500 (stress-oddsum/test001)" in target.note
+    assert "no test for K = 3, 4, 5, 6, 7, 8, 10" in target.note
+
+
+def test_the_k_target_is_met_only_when_every_k_is_covered(tmp_path: Path) -> None:
+    rows = [
+        _r("stress-oddsum", f"test{k:03}", e, 1.0, k=k, given=0.6)
+        for k in range(2, 11)
+        for e in ("prolog", "python", "cpsat")
+    ]
+    assert _target(_targets_run(tmp_path, rows), "every K").status == "met"
+    assert _target(_targets_run(tmp_path, rows[3:]), "every K").status == "not measured"
+
+
+@pytest.mark.parametrize(
+    ("pyswip_wall", "status"), [(2.1, "met"), (2.4, "not met"), (None, "not measured")]
+)
+def test_the_overhead_target_shows_the_load(
+    tmp_path: Path, pyswip_wall: float | None, status: str
+) -> None:
+    run = _targets_run(tmp_path, [])
+    if pyswip_wall is not None:
+        run.overhead = [bench.Overhead("test140", 4, "large", 7, 3, 2.0, 2.0, 2.0, pyswip_wall)]
+    run.overhead_load = (0.5, 0.4, 0.3)
+    target = _target(run, "pyswip overhead")
+    assert target.status == status
+    if pyswip_wall is not None:
+        assert "load 0.50" in target.measured
+        assert "needs an idle machine" in target.note
+
+
+def test_without_cp_sat_the_ratio_targets_are_not_measured(tmp_path: Path) -> None:
+    run = _known_run(tmp_path)  # prolog and python only
+    assert bench.ratio_table(run) == []
+    assert _target(run, "python total").status == "not measured"
+    assert "Not measured: CP-SAT was not among the engines run." in bench.render_report(
+        run, "plot.png"
+    )
+
+
+def test_the_report_and_the_terminal_show_ratios_and_targets(tmp_path: Path) -> None:
+    run = _targets_run(tmp_path, _ratio_rows())
+    text = bench.render_report(run, "plot.png")
+    assert "## Engine / CP-SAT" in text
+    assert (
+        "| official | python | 3 | 0.60x (1.2 s / 2.0 s) | 1.00x | 4.00x (test002) "
+        "| 2: test004 (python: timeout), test005 (cpsat: wrong) |"
+    ) in text
+    assert "times under 50 ms counted as 50 ms" in text
+    assert "| python total ≤ 1x CP-SAT, official suite | 0.60x (1.2 s / 2.0 s) | not met |" in text
+    assert "| peer: cpsat |" in text  # the peer is a series of the summary table
+    terminal = "\n".join(bench.report_lines(run))
+    assert "official  python  3      0.60x (1.2 s / 2.0 s)  1.00x   4.00x (test002)" in terminal
+    assert "Targets (reported, not enforced):" in terminal
+
+
+def test_the_plot_has_the_peer_as_a_series(tmp_path: Path) -> None:
+    run = _targets_run(tmp_path, _ratio_rows())
+    series = bench.plot_series(run, "official")
+    assert [s.label for s in series] == ["ours: prolog", "ours: python", "peer: cpsat"]
+    assert len(series[2].points) == 5
+    path = tmp_path / "plot.png"
+    bench.write_plot(series, "title", path)
+    assert path.read_bytes().startswith(PNG_MAGIC)
+
+
+# --- the stress folder ----------------------------------------------------------------
+
+
+def test_a_missing_default_stress_folder_is_skipped_with_a_note(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    specs, notes = bench.stress_specs(None)
+    assert specs == []
+    assert notes == ["no stress folder `bench/stress`: the stress suites were skipped"]
+
+
+def test_a_stress_folder_may_hold_one_of_the_two_suites(tmp_path: Path) -> None:
+    (tmp_path / "consecutive").mkdir()
+    specs, notes = bench.stress_specs(tmp_path)
+    assert [(s.label, s.rules) for s in specs] == [("stress-consecutive", Rules.CONSECUTIVE)]
+    assert notes == [f"`{tmp_path / 'oddsum'}` is missing: that stress suite was skipped"]
+
+
+@pytest.mark.parametrize("make", [False, True])
+def test_a_named_stress_folder_must_exist_and_hold_a_suite(
+    official_suite: Path, tmp_path: Path, make: bool
+) -> None:
+    stress = tmp_path / "stress"
+    if make:
+        (stress / "other").mkdir(parents=True)
+    run = plpuzzle(
+        "sudoku",
+        "bench",
+        "--suite",
+        official_suite / "tests",
+        "--stress",
+        stress,
+        "--out",
+        tmp_path / "out",
+    )
+    assert run.returncode == 2
+    assert ("no oddsum/ or consecutive/ subfolder" if make else "no such stress folder") in (
+        run.stderr
+    )
+    assert "Traceback" not in run.stderr
+    assert not (tmp_path / "out").exists()
+
+
 # --- the worker's peak memory ------------------------------------------------------
 
 
@@ -169,15 +409,35 @@ def test_the_worker_reports_each_requests_own_peak_memory() -> None:
 # --- the command on a slice of both suites -----------------------------------------
 
 
+SUITES = ("official", "consecutive", "stress-oddsum", "stress-consecutive")
+
+
+def _tiny_stress(official_suite: Path, root: Path) -> Path:
+    """A stress folder of tiny K=2 puzzles: two official, two bundled."""
+    stress = root / "stress"
+    sources = {
+        "oddsum": official_suite / "tests",
+        "consecutive": REPO / "puzzles/sudoku/consecutive",
+    }
+    for sub, source in sources.items():
+        (stress / sub).mkdir(parents=True)
+        for name in ("test001d.txt", "test001s.txt", "test002d.txt", "test002s.txt"):
+            shutil.copy(source / name, stress / sub / name)
+    return stress
+
+
 @pytest.fixture(scope="module")
-def slice_run(official_suite: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Two K=2 official tests and two bundled ones, both engines, one job."""
+def slice_run(official_suite: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """Two K=2 tests of every suite, the three engines, one job: the output
+    folder and the terminal text."""
     out = tmp_path_factory.mktemp("bench")
     run = plpuzzle(
         "sudoku",
         "bench",
         "--suite",
         official_suite / "tests",
+        "--stress",
+        _tiny_stress(official_suite, out),
         "--only",
         "test00[12]",
         "--jobs",
@@ -189,20 +449,20 @@ def slice_run(official_suite: Path, tmp_path_factory: pytest.TempPathFactory) ->
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "official / prolog: 2 tests: 2 correct" in run.stdout
-    return out
+    return out, run.stdout
 
 
 @pytest.mark.slow
-def test_the_csv_has_a_row_per_suite_test_and_engine(slice_run: Path) -> None:
-    with (slice_run / "results.csv").open() as f:
+def test_the_csv_has_a_row_per_suite_test_and_engine(slice_run: tuple[Path, str]) -> None:
+    with (slice_run[0] / "results.csv").open() as f:
         rows = list(csv.DictReader(f))
     assert list(rows[0]) == list(bench.CSV_FIELDS)
     keys = [(r["suite"], r["test"], r["engine"]) for r in rows]
     assert keys == [
         (suite, test, engine)
-        for suite in ("official", "consecutive")
+        for suite in SUITES
         for test in ("test001", "test002")
-        for engine in ("prolog", "python")
+        for engine in ("prolog", "python", "cpsat")
     ]
     assert {r["verdict"] for r in rows} == {"correct"}
     assert {r["K"] for r in rows} == {"2"}
@@ -212,17 +472,22 @@ def test_the_csv_has_a_row_per_suite_test_and_engine(slice_run: Path) -> None:
         ("official", "test002"): "1",
         ("consecutive", "test001"): "1",
         ("consecutive", "test002"): "4",
+        ("stress-oddsum", "test001"): "1",
+        ("stress-oddsum", "test002"): "1",
+        ("stress-consecutive", "test001"): "1",
+        ("stress-consecutive", "test002"): "4",
     }
     for r in rows:
         assert r["solutions"] == r["expected_solutions"]
         assert float(r["cpu_seconds"]) >= 0
         assert float(r["wall_seconds"]) > 0
         assert float(r["peak_rss_mb"]) > 5  # a Python process at least
+        assert 0 <= float(r["given_percent"]) <= 100
 
 
 @pytest.mark.slow
-def test_the_report_has_every_section(slice_run: Path) -> None:
-    text = (slice_run / "REPORT.md").read_text()
+def test_the_report_has_every_section(slice_run: tuple[Path, str]) -> None:
+    text = (slice_run[0] / "REPORT.md").read_text()
     for needle in (
         "## Machine",
         "- CPU: ",
@@ -234,16 +499,27 @@ def test_the_report_has_every_section(slice_run: Path) -> None:
         "- Date: ",
         "## Settings",
         "- Time limit: 60 s",
+        "- Engines: prolog, python, cpsat;",
+        "## Engine / CP-SAT",
+        "| official | prolog | 2 |",
+        "| stress-consecutive | python | 2 |",
+        "## Targets",
+        "| python total ≤ 1x CP-SAT, official suite |",
+        "| pyswip overhead vs plain swipl ≤ 10% (large tests, wall) |",
+        "### Slowest test per K",
         "## Solved within 1/10/60/120 s (official suite, 2 tests)",
         "| ours: prolog | 2/2 |",
         "| ours: python | 2/2 |",
+        "| peer: cpsat | 2/2 |",
         "| course Prolog (SICStus) | 2/2 |",
         "| course Erlang | 2/2 |",
         "![Per-test CPU seconds by K](times-by-k.png)",
         "### K = 2 (2 tests)",
         "## The slowest 10 per engine",
         "## The consecutive set",
-        "2 tests (prolog: 2/2 correct, python: 2/2 correct)",
+        "2 tests (prolog: 2/2 correct, python: 2/2 correct, cpsat: 2/2 correct)",
+        "## Stress suite: oddsum",
+        "## Stress suite: consecutive",
         "## Interop overhead: plain swipl against pyswip",
         "The fair comparison",
         "| test001 | tiny | 2 | 1 | 20 |",
@@ -253,8 +529,22 @@ def test_the_report_has_every_section(slice_run: Path) -> None:
 
 
 @pytest.mark.slow
-def test_the_plot_of_a_run_is_a_png(slice_run: Path) -> None:
-    data = (slice_run / "times-by-k.png").read_bytes()
+def test_the_terminal_shows_the_ratio_table_and_the_targets(
+    slice_run: tuple[Path, str],
+) -> None:
+    text = slice_run[1]
+    assert "official / cpsat: 2 tests: 2 correct" in text
+    assert "Engine / CP-SAT, CPU seconds" in text
+    for suite in SUITES:
+        for engine in ("prolog", "python"):
+            assert any(line.split()[:3] == [suite, engine, "2"] for line in text.splitlines())
+    assert "Targets (reported, not enforced):" in text
+    assert "every K up to 10 within 10 s" in text
+
+
+@pytest.mark.slow
+def test_the_plot_of_a_run_is_a_png(slice_run: tuple[Path, str]) -> None:
+    data = (slice_run[0] / "times-by-k.png").read_bytes()
     assert data.startswith(PNG_MAGIC)
     assert len(data) > 10_000
 
@@ -274,3 +564,38 @@ def test_an_unknown_engine_is_a_clean_error(official_suite: Path, tmp_path: Path
     assert run.returncode == 2
     assert "--engines" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+@pytest.mark.slow
+def test_the_json_report_has_ratios_and_targets(official_suite: Path, tmp_path: Path) -> None:
+    run = plpuzzle(
+        "sudoku",
+        "bench",
+        "--suite",
+        official_suite / "tests",
+        "--stress",
+        _tiny_stress(official_suite, tmp_path),
+        "--only",
+        "test001",
+        "--engines",
+        "python,cpsat",
+        "--no-overhead",
+        "--format",
+        "json",
+        "--out",
+        tmp_path / "out",
+    )
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["ratio_floor_seconds"] == 0.05
+    assert [(r["suite"], r["engine"], r["tests"]) for r in report["ratios"]] == [
+        (suite, "python", 1) for suite in SUITES
+    ]
+    assert all(r["failed"] == [] and r["total_ratio"] > 0 for r in report["ratios"])
+    statuses = {t["target"]: t["status"] for t in report["targets"]}
+    assert len(statuses) == 4  # python total, python each, every K, overhead
+    assert statuses["pyswip overhead vs plain swipl ≤ 10% (large tests, wall)"] == "not measured"
+    assert {(w["K"], w["engine"]) for w in report["worst_by_k"]} <= {
+        (2, "python"),
+        (2, "cpsat"),
+    }

@@ -770,18 +770,25 @@ def _print_result(
     "Default: the bundled puzzles/sudoku/consecutive.",
 )
 @click.option(
+    "--stress",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Stress suites: a folder with oddsum/ and/or consecutive/ subfolders of "
+    "testNNNd.txt/testNNNs.txt pairs. Default: bench/stress, skipped with a note when missing.",
+)
+@click.option(
     "--engines",
-    default="prolog,python",
+    default="prolog,python,cpsat",
     show_default=True,
     metavar="LIST",
-    help="Which of our engines to time, comma-separated.",
+    help="Which engines to time, comma-separated: prolog, python and cpsat "
+    "(the peer the others are measured against).",
 )
 @jobs_option("tests run at once, each in its own worker process")
 @time_limit_option
 @click.option(
     "--only",
     metavar="PATTERN",
-    help="Run only the tests whose name matches, in both suites, e.g. 'test0[0-4]?' or '017'.",
+    help="Run only the tests whose name matches, in every suite, e.g. 'test0[0-4]?' or '017'.",
 )
 @click.option(
     "--out",
@@ -807,6 +814,7 @@ def bench(
     suite: Path | None,
     rules: str,
     consecutive: Path | None,
+    stress: Path | None,
     engines: str,
     jobs: int,
     time_limit: float,
@@ -816,16 +824,20 @@ def bench(
     overhead: bool,
     fmt: str,
 ) -> None:
-    """Time both engines beside the course's reference solvers.
+    """Time our engines beside CP-SAT and the course's reference solvers.
 
-    Every test of the official suite and of the consecutive set is solved by each
-    engine in worker processes, --jobs at once, and judged as `test` judges
-    it. Writes OUT/results.csv (a row per suite, test and engine),
-    OUT/times-by-k.png and OUT/REPORT.md (machine, settings, times beside
-    the course's, the slowest tests, and the cost of the pyswip interface).
-    Exit code 0 when no engine gave a wrong answer or failed (timeouts are
-    results), 1 otherwise, 2 for bad usage. Without matplotlib (the `plots`
-    extra) the plot is left out with a warning and the rest is written.
+    Every test of the official suite, the consecutive set and the stress
+    suites is solved by each engine in worker processes, --jobs at once,
+    and judged as `test` judges it. Prints verdict counts, the engine /
+    CP-SAT ratios per suite (total, median and worst test), the slowest
+    test per K and the issue's targets (met or not; reported, not
+    enforced). Writes OUT/results.csv (a row per suite, test and engine),
+    OUT/times-by-k.png and OUT/REPORT.md (machine, settings, ratios,
+    targets, times beside the course's, the slowest tests, and the cost of
+    the pyswip interface). Exit code 0 when no engine gave a wrong answer
+    or failed (timeouts are results), 1 otherwise, 2 for bad usage. Without
+    matplotlib (the `plots` extra) the plot is left out with a warning and
+    the rest is written.
     """
     from plpuzzle.sudoku.services import bench as bm
 
@@ -841,9 +853,12 @@ def bench(
             out_dir,
             reference,
             overhead,
+            stress,
         )
     except bm.BenchRequestError as e:
         raise InputError(str(e)) from None
+    for line in settings.notes:
+        note(line)
     console = stdout_console() if fmt == "text" else stderr_console()
     with progress_bar(console) as progress:
 
@@ -858,7 +873,7 @@ def bench(
     if fmt == "json":
         write_json(bm.to_json(run, paths))
     else:
-        console.print("\n".join(bm.summary_lines(run)), markup=False)
+        console.print("\n".join(bm.report_lines(run)), markup=False, soft_wrap=True)
         if not quiet():
             console.print("Wrote " + ", ".join(str(p) for p in paths), markup=False)
     sys.exit(1 if run.failed else 0)

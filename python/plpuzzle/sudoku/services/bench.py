@@ -1,4 +1,4 @@
-"""`plpuzzle sudoku bench`: how fast our engines are, next to the course's.
+"""`plpuzzle sudoku bench`: how fast our engines are, next to CP-SAT and the course's.
 
 The course timed its own "relatively fast" reference solvers on its official
 suite: a SICStus Prolog one and an Erlang one, 120 s per test, and published
@@ -7,6 +7,13 @@ our engines beside them we run every test of that suite, and of the bundled
 consecutive set, with each of our engines through the ordinary suite runner:
 the same workers, time limit and judge as `plpuzzle sudoku test`, so a
 benchmark cannot count an answer that the test command would call wrong.
+
+CP-SAT (OR-tools, one worker) runs in the same run as the peer a user would
+pick instead of our engines: every engine is measured beside it, test by
+test, as ratios (engine / CP-SAT), and the issue's targets are judged from
+those ratios. Stress suites (a folder with oddsum/ and consecutive/
+subfolders, bench/stress by default) add sparse puzzles with hundreds of
+solutions and large K.
 
 A test's time is the CPU seconds its engine reports for it, measured inside
 the worker around the search (Prolog's statistics(cputime) around findall;
@@ -39,9 +46,9 @@ from pathlib import Path
 
 from plpuzzle.engine import WorkerError, quote_atom
 from plpuzzle.machine import load_average, load_text, machine_info, machine_markdown
-from plpuzzle.sudoku.domain.model import Puzzle, Rules
+from plpuzzle.sudoku.domain.model import MAX_K, Puzzle, Rules
 from plpuzzle.sudoku.domain.results import Status
-from plpuzzle.sudoku.domain.textformat import parse_puzzle
+from plpuzzle.sudoku.domain.textformat import FormatError, load_puzzle, parse_puzzle
 from plpuzzle.sudoku.engines import Engine, make_engine
 from plpuzzle.sudoku.engines.prolog_bridge import own_solver
 from plpuzzle.sudoku.services.runner import RunSettings, SuiteRunner
@@ -64,11 +71,33 @@ REFERENCE_LIMIT = 120.0
 #: Times below this are drawn at it: a log axis has no zero.
 PLOT_FLOOR = 1e-3
 
+#: The peer every engine is measured against.
+PEER = "cpsat"
+
+#: Per-test times under this count as this in per-test ratios (both sides):
+#: below it a ratio measures start-up noise, not search.
+RATIO_FLOOR = 0.05
+
+#: The stress suites' subfolders and their rules, in report order.
+STRESS_SUITES = (("oddsum", Rules.ODDSUM), ("consecutive", Rules.CONSECUTIVE))
+
+#: The label of the course's official suite (the first).
+OFFICIAL = "official"
+
+#: Where the stress suites are when --stress is not given.
+DEFAULT_STRESS = Path("bench/stress")
+
+#: The K target: puzzles with at least this share of values given ...
+K_TARGET_GIVEN = 0.6
+#: ... solved within this many CPU seconds, for every K up to MAX_K.
+K_TARGET_SECONDS = 10.0
+
 CSV_FIELDS = (
     "suite",
     "test",
     "engine",
     "K",
+    "given_percent",
     "expected_solutions",
     "solutions",
     "verdict",
@@ -100,20 +129,28 @@ class BenchSettings:
     """Everything that decides what the benchmark runs."""
 
     suites: tuple[SuiteSpec, ...]
-    engines: tuple[str, ...] = ("prolog", "python")
+    engines: tuple[str, ...] = ("prolog", "python", PEER)
     jobs: int = 1
     time_limit: float = 120.0
     only: str | None = None
     out_dir: Path = Path("bench")
     reference: Path | None = None
     overhead: bool = True
+    #: What was left out and why (e.g. no stress folder), for the report.
+    notes: tuple[str, ...] = ()
+
+    @property
+    def ours(self) -> tuple[str, ...]:
+        """Our engines, the ones measured against the peer."""
+        return tuple(e for e in self.engines if e != PEER)
 
 
 @dataclass(frozen=True)
 class Row:
     """One test run by one engine: a line of results.csv.
 
-    `cpu_seconds` is None when the engine did not finish in time.
+    `cpu_seconds` is None when the engine did not finish in time; `given`
+    is the share of cells whose value the puzzle gives (None if unreadable).
     """
 
     suite: str
@@ -127,6 +164,7 @@ class Row:
     wall_seconds: float | None
     peak_rss_mb: float | None
     reason: str = ""
+    given: float | None = None
 
     @property
     def correct(self) -> bool:
@@ -285,10 +323,26 @@ def run_suite(
     )
     runner = _MeteredRunner(run_settings)
     results = runner.run(cases, on_result)
-    return [_row(spec.label, engine, r, runner.peak_kb.get(r.case)) for r in results]
+    return [
+        _row(spec.label, engine, r, runner.peak_kb.get(r.case), given_share(r.case))
+        for r in results
+    ]
 
 
-def _row(suite: str, engine: str, result: CaseResult, peak_kb: int | None) -> Row:
+def given_share(case: SuiteCase) -> float | None:
+    """The share of cells whose value the puzzle gives (the K target is
+    about puzzles with most values given), or None if it does not load."""
+    try:
+        puzzle = load_puzzle(case.puzzle_path)
+    except (FormatError, OSError):
+        return None
+    given = sum(1 for row in puzzle.fields for f in row if f.value is not None)
+    return given / (puzzle.n * puzzle.n)
+
+
+def _row(
+    suite: str, engine: str, result: CaseResult, peak_kb: int | None, given: float | None
+) -> Row:
     primary = result.primary
     finished = primary is not None and result.verdict is not Verdict.TIMEOUT
     return Row(
@@ -303,6 +357,7 @@ def _row(suite: str, engine: str, result: CaseResult, peak_kb: int | None) -> Ro
         wall_seconds=primary.wall_seconds if primary else None,
         peak_rss_mb=None if peak_kb is None else peak_kb / 1024,
         reason=result.summary(),
+        given=given,
     )
 
 
@@ -451,6 +506,279 @@ def measure_overhead(
     return table, ""
 
 
+# --- engine / CP-SAT ratios and the targets -------------------------------------
+
+
+@dataclass(frozen=True)
+class TestRatio:
+    """One test both sides solved correctly: their CPU seconds."""
+
+    suite: str
+    test: str
+    seconds: float
+    peer_seconds: float
+
+    @property
+    def ratio(self) -> float:
+        """engine / peer, each side counted as at least RATIO_FLOOR."""
+        return max(self.seconds, RATIO_FLOOR) / max(self.peer_seconds, RATIO_FLOOR)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A test left out of the ratios: `side` did not answer correctly."""
+
+    test: str
+    side: str
+    verdict: Verdict
+
+    def __str__(self) -> str:
+        return f"{self.test} ({self.side}: {self.verdict.value})"
+
+
+@dataclass(frozen=True)
+class Ratios:
+    """One engine against the peer on one suite."""
+
+    suite: str
+    engine: str
+    tests: list[TestRatio]
+    failures: list[Failure]
+
+    @property
+    def seconds(self) -> float:
+        return sum(t.seconds for t in self.tests)
+
+    @property
+    def peer_seconds(self) -> float:
+        return sum(t.peer_seconds for t in self.tests)
+
+    @property
+    def total(self) -> float | None:
+        """Total CPU over total CPU (no floor), on the tests both solved."""
+        return self.seconds / self.peer_seconds if self.peer_seconds > 0 else None
+
+    @property
+    def median(self) -> float | None:
+        return statistics.median(t.ratio for t in self.tests) if self.tests else None
+
+    @property
+    def worst(self) -> TestRatio | None:
+        return max(self.tests, key=lambda t: t.ratio, default=None)
+
+    @property
+    def engine_failures(self) -> list[Failure]:
+        """The tests this engine itself failed (not only the peer)."""
+        return [f for f in self.failures if f.side == self.engine]
+
+
+def ratios_for(rows: Sequence[Row], suite: str, engine: str) -> Ratios:
+    """`engine` against the peer on `suite`, from the rows of one run.
+
+    A test where either side did not answer correctly has no ratio: it is
+    listed as a failure, once per side that failed.
+    """
+    mine = {r.test: r for r in rows if r.suite == suite and r.engine == engine}
+    peer = {r.test: r for r in rows if r.suite == suite and r.engine == PEER}
+    tests, failures = [], []
+    for name in sorted(mine.keys() & peer.keys(), key=natural_key):
+        a, b = mine[name], peer[name]
+        ok = True
+        for side in (a, b):
+            if not side.correct or side.cpu_seconds is None:
+                failures.append(Failure(name, side.engine, side.verdict))
+                ok = False
+        if ok and a.cpu_seconds is not None and b.cpu_seconds is not None:
+            tests.append(TestRatio(suite, name, a.cpu_seconds, b.cpu_seconds))
+    return Ratios(suite, engine, tests, failures)
+
+
+def ratio_table(run: BenchRun) -> list[Ratios]:
+    """Every suite and every engine of ours against the peer (none without it)."""
+    if PEER not in run.settings.engines:
+        return []
+    return [
+        ratios_for(run.rows, spec.label, engine)
+        for spec in run.settings.suites
+        for engine in run.settings.ours
+        if run.engine_rows(engine, spec.label)
+    ]
+
+
+def _x(ratio: float | None) -> str:
+    return "-" if ratio is None else f"{ratio:.2f}x"
+
+
+@dataclass(frozen=True)
+class Target:
+    """One of the issue's performance goals, judged on this run."""
+
+    name: str
+    measured: str
+    status: str  # "met", "not met" or "not measured"
+    note: str = ""
+
+
+MET, NOT_MET, NOT_MEASURED = "met", "not met", "not measured"
+
+#: (engine, total on the official suite at most, every puzzle at most).
+RATIO_GOALS = (("python", 1.0, 3.0), ("prolog", 3.0, 5.0))
+
+
+def _total_target(table: list[Ratios], engine: str, goal: float) -> Target:
+    name = f"{engine} total ≤ {goal:g}x CP-SAT, official suite"
+    found = [r for r in table if r.engine == engine and r.suite == OFFICIAL]
+    if not found or found[0].total is None:
+        return Target(name, "-", NOT_MEASURED, "no official test solved by both")
+    r = found[0]
+    assert r.total is not None
+    measured = f"{r.total:.2f}x ({r.seconds:.1f} s / {r.peer_seconds:.1f} s)"
+    failed = r.engine_failures
+    note = _failure_note(r.failures)
+    met = r.total <= goal and not failed
+    return Target(name, measured, MET if met else NOT_MET, note)
+
+
+def _each_target(table: list[Ratios], engine: str, goal: float) -> Target:
+    name = f"{engine} ≤ {goal:g}x CP-SAT on every puzzle of every suite"
+    mine = [r for r in table if r.engine == engine]
+    every = [t for r in mine for t in r.tests]
+    failures = [f for r in mine for f in (_labelled(r.suite, x) for x in r.failures)]
+    if not every and not failures:
+        return Target(name, "-", NOT_MEASURED, "no test solved by both")
+    worst = max(every, key=lambda t: t.ratio, default=None)
+    measured = f"worst {worst.ratio:.2f}x ({worst.suite}/{worst.test})" if worst else "-"
+    over = sum(1 for t in every if t.ratio > goal)
+    notes = [f"{over} of {len(every)} over"] if over else []
+    if failures:
+        notes.append(_failure_note(failures))
+    met = over == 0 and not any(f.side == engine for f in failures)
+    return Target(name, measured, MET if met else NOT_MET, "; ".join(notes))
+
+
+def _labelled(suite: str, failure: Failure) -> Failure:
+    return Failure(f"{suite}/{failure.test}", failure.side, failure.verdict)
+
+
+def _failure_note(failures: Sequence[Failure]) -> str:
+    if not failures:
+        return ""
+    shown_ = ", ".join(str(f) for f in failures[:5])
+    more = f" and {len(failures) - 5} more" if len(failures) > 5 else ""
+    return f"failed, counted apart: {shown_}{more}"
+
+
+@dataclass(frozen=True)
+class KWorst:
+    """The slowest test of one K for one engine, over the tests the K target
+    covers (at least K_TARGET_GIVEN of the values given), in every suite."""
+
+    k: int
+    engine: str
+    tests: int
+    worst: Row | None  # None when there are none
+    failures: list[Row]
+
+    @property
+    def within(self) -> bool:
+        return not self.failures and (
+            self.worst is None or (self.worst.cpu_seconds or 0.0) <= K_TARGET_SECONDS
+        )
+
+
+def worst_by_k(run: BenchRun) -> list[KWorst]:
+    """Per K and engine (the peer too, for comparison) the slowest test."""
+    covered = [r for r in run.rows if r.k is not None and (r.given or 0.0) >= K_TARGET_GIVEN]
+    out = []
+    for k in sorted({r.k for r in covered if r.k is not None}):
+        for engine in run.settings.engines:
+            rows = [r for r in covered if r.k == k and r.engine == engine]
+            solved = [r for r in rows if r.correct and r.cpu_seconds is not None]
+            worst = max(solved, key=lambda r: r.cpu_seconds or 0.0, default=None)
+            failures = [r for r in rows if r not in solved]
+            out.append(KWorst(k, engine, len(rows), worst, failures))
+    return out
+
+
+def _k_target(run: BenchRun) -> Target:
+    name = (
+        f"every K up to {MAX_K} within {K_TARGET_SECONDS:g} s in "
+        f"{' and '.join(run.settings.ours) or 'our engines'} "
+        f"(≥ {K_TARGET_GIVEN:.0%} of values given)"
+    )
+    cells = [w for w in worst_by_k(run) if w.engine in run.settings.ours]
+    if not cells:
+        return Target(name, "-", NOT_MEASURED, "no test with that many values given")
+    slow = [w for w in cells if not w.within]
+    worst = max(
+        (w for w in cells if w.worst is not None),
+        key=lambda w: w.worst.cpu_seconds or 0.0 if w.worst else 0.0,
+        default=None,
+    )
+    measured = "-"
+    if worst is not None and worst.worst is not None:
+        measured = (
+            f"worst {_fmt(worst.worst.cpu_seconds or 0.0)} s "
+            f"({worst.engine}, K={worst.k}, {worst.worst.suite}/{worst.worst.test})"
+        )
+    missing = [k for k in range(2, MAX_K + 1) if k not in {w.k for w in cells}]
+    notes = [f"K={w.k} {w.engine}: {_k_cell(w)}" for w in slow]
+    if missing:
+        notes.append(f"no test for K = {', '.join(map(str, missing))}")
+    status = NOT_MET if slow else NOT_MEASURED if missing else MET
+    return Target(name, measured, status, "; ".join(notes))
+
+
+def _k_cell(w: KWorst) -> str:
+    parts = []
+    if w.worst is not None:
+        parts.append(f"{_fmt(w.worst.cpu_seconds or 0.0)} ({w.worst.suite}/{w.worst.test})")
+    if w.failures:
+        parts.append(", ".join(f"{r.suite}/{r.test} {r.verdict.value}" for r in w.failures[:3]))
+    return "; ".join(parts) or "-"
+
+
+OVERHEAD_GOAL = 0.10
+
+
+def _overhead_target(run: BenchRun) -> Target:
+    name = f"pyswip overhead vs plain swipl ≤ {OVERHEAD_GOAL:.0%} (large tests, wall)"
+    large = [o for o in run.overhead if o.size == "large"]
+    if not large:
+        return Target(name, "-", NOT_MEASURED, run.overhead_note or "no large test measured")
+    worst = max(large, key=lambda o: o.extra_fraction)
+    cores = os.cpu_count() or 1
+    load = run.overhead_load
+    measured = f"{worst.extra_fraction * 100:+.1f} % ({worst.test}); load {load_text(load)}"
+    note = f"needs an idle machine; {cores} cores"
+    if load and load[0] > cores:
+        note += ", load above that: unreliable, rerun idle"
+    met = worst.extra_fraction <= OVERHEAD_GOAL
+    return Target(name, measured, MET if met else NOT_MET, note)
+
+
+def targets(run: BenchRun) -> list[Target]:
+    """The issue's targets, measured on this run; reported, never enforced."""
+    table = ratio_table(run)
+    out = []
+    ours = run.settings.ours
+    for engine, total, each in RATIO_GOALS:
+        if engine not in ours:
+            continue
+        if PEER not in run.settings.engines:
+            why = "CP-SAT was not run"
+            out.append(Target(f"{engine} total ≤ {total:g}x CP-SAT", "-", NOT_MEASURED, why))
+            out.append(
+                Target(f"{engine} ≤ {each:g}x CP-SAT on every puzzle", "-", NOT_MEASURED, why)
+            )
+            continue
+        out.append(_total_target(table, engine, total))
+        out.append(_each_target(table, engine, each))
+    out.append(_k_target(run))
+    out.append(_overhead_target(run))
+    return out
+
+
 # --- outputs: CSV, plot, report --------------------------------------------------
 
 
@@ -470,6 +798,7 @@ def to_csv(rows: Iterable[Row]) -> str:
                 r.test,
                 r.engine,
                 "" if r.k is None else r.k,
+                "" if r.given is None else f"{r.given * 100:.1f}",
                 "" if r.expected_solutions is None else r.expected_solutions,
                 r.solutions,
                 r.verdict.value,
@@ -480,6 +809,15 @@ def to_csv(rows: Iterable[Row]) -> str:
             ]
         )
     return buffer.getvalue()
+
+
+#: The plot's colour per engine (the course's references are green and red).
+ENGINE_COLORS = {"prolog": "tab:blue", "python": "tab:orange", PEER: "tab:purple"}
+
+
+def engine_label(engine: str) -> str:
+    """How tables and the plot name an engine: ours, or the peer."""
+    return f"peer: {engine}" if engine == PEER else f"ours: {engine}"
 
 
 @dataclass(frozen=True)
@@ -495,7 +833,6 @@ class Series:
 def plot_series(run: BenchRun, suite: str) -> list[Series]:
     """Our engines and the two references, on the same tests."""
     limit = run.settings.time_limit
-    colors = iter(("tab:blue", "tab:orange"))
     out = []
     for engine in run.settings.engines:
         points = [
@@ -503,7 +840,8 @@ def plot_series(run: BenchRun, suite: str) -> list[Series]:
             for r in run.engine_rows(engine, suite)
             if r.k is not None and (r.cpu_seconds is not None or r.verdict is Verdict.TIMEOUT)
         ]
-        out.append(Series(f"ours: {engine}", points, limit, next(colors, "tab:gray")))
+        color = ENGINE_COLORS.get(engine, "tab:gray")
+        out.append(Series(engine_label(engine), points, limit, color))
     refs = [run.references[r.test] for r in _tests_of(run, suite) if r.test in run.references]
     if refs:
         course_prolog = [(x.k, x.prolog_seconds) for x in refs]
@@ -650,7 +988,7 @@ def tallies(run: BenchRun, suite: str) -> list[Tally]:
         times = {r.test: r.cpu_seconds if r.correct else None for r in rows}
         timeouts = sum(1 for r in rows if r.verdict is Verdict.TIMEOUT)
         peak = max(peaks) if peaks else None
-        out.append(Tally(f"ours: {engine}", run.settings.time_limit, times, timeouts, peak))
+        out.append(Tally(engine_label(engine), run.settings.time_limit, times, timeouts, peak))
     refs = [run.references[r.test] for r in _tests_of(run, suite) if r.test in run.references]
     if refs:
         out.append(_reference_tally("course Prolog (SICStus)", refs, "prolog"))
@@ -738,7 +1076,7 @@ def _per_k_tables(run: BenchRun, suite: SuiteSpec) -> list[str]:
     index = {(r.test, r.engine): r for r in run.rows if r.suite == suite.label}
     tests = _tests_of(run, suite.label)
     has_refs = any(r.test in run.references for r in tests)
-    header = ["test", "solutions", *(f"ours: {e}" for e in run.settings.engines)]
+    header = ["test", "solutions", *(engine_label(e) for e in run.settings.engines)]
     if has_refs:
         header += ["course Prolog", "course Erlang"]
     lines = [
@@ -784,18 +1122,26 @@ def _slowest_section(run: BenchRun, n: int = 10) -> list[str]:
             ]
             for r in rows[:n]
         ]
-        lines += [f"### ours: {engine}", ""]
+        lines += [f"### {engine_label(engine)}", ""]
         lines += _table(["suite", "test", "K", "solutions", "CPU s", "verdict"], body, "llrrrl")
         lines.append("")
     return lines[:-1]
 
 
-def _consecutive_section(run: BenchRun, suite: SuiteSpec | None) -> list[str]:
-    lines = ["## The consecutive set", ""]
-    if suite is None:
-        return [*lines, "Not run."]
+SUITE_HEADINGS = {
+    "consecutive": "The consecutive set",
+    "stress-oddsum": "Stress suite: oddsum",
+    "stress-consecutive": "Stress suite: consecutive",
+}
+
+
+def _suite_section(run: BenchRun, suite: SuiteSpec) -> list[str]:
+    """A suite other than the official one, test by test (no course times)."""
+    lines = [f"## {SUITE_HEADINGS.get(suite.label, suite.label)}", ""]
     index = {(r.test, r.engine): r for r in run.rows if r.suite == suite.label}
     tests = _tests_of(run, suite.label)
+    if not tests:
+        return [*lines, f"`{shown(suite.folder)}`: no test selected."]
     counts = ", ".join(
         f"{e}: {sum(1 for r in run.engine_rows(e, suite.label) if r.correct)}/{len(tests)} correct"
         for e in run.settings.engines
@@ -809,12 +1155,19 @@ def _consecutive_section(run: BenchRun, suite: SuiteSpec | None) -> list[str]:
         [
             r.test,
             r.k if r.k is not None else "?",
+            "?" if r.given is None else f"{r.given:.0%}",
             r.expected_solutions if r.expected_solutions is not None else "?",
             *(_our_cell(index.get((r.test, e))) for e in run.settings.engines),
         ]
         for r in tests
     ]
-    header = ["test", "K", "solutions", *(f"ours: {e} (CPU s)" for e in run.settings.engines)]
+    header = [
+        "test",
+        "K",
+        "given",
+        "solutions",
+        *(f"{engine_label(e)} (CPU s)" for e in run.settings.engines),
+    ]
     return lines + _table(header, body)
 
 
@@ -908,12 +1261,133 @@ def _overhead_verdict(table: list[Overhead], busy: bool = False) -> list[str]:
     return out
 
 
-def render_report(run: BenchRun, plot_name: str) -> str:
-    """REPORT.md: machine, settings, results, plot, interop overhead."""
-    main = run.settings.suites[0]
-    consecutive = next((s for s in run.settings.suites[1:]), None)
+RATIO_TEXT = (
+    "CP-SAT (Google OR-tools, 1 worker) is the peer a user would pick instead of our "
+    "engines; it ran in this same run, on the same tests, machine and settings. A ratio is "
+    "engine CPU seconds / CP-SAT CPU seconds. *Total*: the sums over the tests both solved "
+    "correctly, as measured. *Median* and *worst*: per test, with times under "
+    f"{RATIO_FLOOR * 1000:g} ms counted as {RATIO_FLOOR * 1000:g} ms on both sides, so that "
+    "noise on trivial tests does not count as speed. Tests where either side failed or "
+    "timed out have no ratio: they are counted apart and named."
+)
+
+
+def _ratio_body(table: list[Ratios], names: int | None = None) -> list[list[str]]:
+    body = []
+    for r in table:
+        worst = r.worst
+        failed = str(len(r.failures))
+        if r.failures:
+            listed = r.failures if names is None else r.failures[:names]
+            more = len(r.failures) - len(listed)
+            failed += ": " + ", ".join(str(f) for f in listed) + (f", +{more}" if more else "")
+        body.append(
+            [
+                r.suite,
+                r.engine,
+                str(len(r.tests)),
+                f"{_x(r.total)} ({r.seconds:.1f} s / {r.peer_seconds:.1f} s)",
+                _x(r.median),
+                f"{_x(worst.ratio)} ({worst.test})" if worst else "-",
+                failed,
+            ]
+        )
+    return body
+
+
+RATIO_HEADER = ("suite", "engine", "tests", "total", "median", "worst (test)", "failed apart")
+
+
+def _ratio_section(run: BenchRun) -> list[str]:
+    lines = ["## Engine / CP-SAT", ""]
+    if PEER not in run.settings.engines:
+        return [*lines, "Not measured: CP-SAT was not among the engines run."]
+    lines += [RATIO_TEXT, ""]
+    return lines + _table(RATIO_HEADER, _ratio_body(ratio_table(run)), "llrrrll")
+
+
+TARGET_HEADER = ("target", "measured", "status", "note")
+
+
+def _target_body(run: BenchRun) -> list[list[str]]:
+    return [[t.name, t.measured, t.status, t.note] for t in targets(run)]
+
+
+def _k_body(run: BenchRun) -> tuple[list[str], list[list[str]]]:
+    cells = worst_by_k(run)
+    engines = run.settings.engines
+    header = ["K", "tests", *(engine_label(e) for e in engines)]
+    body = []
+    for k in sorted({w.k for w in cells}):
+        row = {w.engine: w for w in cells if w.k == k}
+        tests = max(w.tests for w in row.values())
+        body.append([str(k), str(tests), *(_k_cell(row[e]) if e in row else "" for e in engines)])
+    return header, body
+
+
+def _targets_section(run: BenchRun) -> list[str]:
     lines = [
-        "# Benchmark: our sudoku engines beside the course's reference solvers",
+        "## Targets",
+        "",
+        "The goals of issue 17, judged on this run. They are reported, not enforced: the exit "
+        "code only says whether an engine gave a wrong answer or failed.",
+        "",
+    ]
+    lines += _table(TARGET_HEADER, _target_body(run), "llll")
+    header, body = _k_body(run)
+    lines += [
+        "",
+        f"### Slowest test per K (at least {K_TARGET_GIVEN:.0%} of the values given)",
+        "",
+        f"Over every suite: CPU seconds of the slowest correctly solved test, and any test "
+        f"not solved correctly. The goal is at most {K_TARGET_SECONDS:g} s in both of our "
+        f"engines for every K up to {MAX_K}; CP-SAT is shown for comparison.",
+        "",
+    ]
+    lines += _table(header, body, "lr" + "l" * (len(header) - 2)) if body else ["No such test."]
+    return lines
+
+
+def text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """A plain table for the terminal: columns padded, two spaces apart."""
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=True)]
+    return [
+        "  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+        for row in (header, *rows)
+    ]
+
+
+def report_lines(run: BenchRun) -> list[str]:
+    """What the terminal shows: verdict counts, the ratio table, the slowest
+    test per K and the targets."""
+    lines = summary_lines(run)
+    if PEER in run.settings.engines:
+        lines += [
+            "",
+            f"Engine / CP-SAT, CPU seconds (total: sums over tests both solved; median and "
+            f"worst: per test, times under {RATIO_FLOOR * 1000:g} ms counted as "
+            f"{RATIO_FLOOR * 1000:g} ms):",
+            *text_table(RATIO_HEADER, _ratio_body(ratio_table(run), names=3)),
+        ]
+    header, body = _k_body(run)
+    if body:
+        lines += [
+            "",
+            f"Slowest test per K, CPU s (tests with ≥ {K_TARGET_GIVEN:.0%} of values given):",
+            *text_table(header, body),
+        ]
+    lines += ["", "Targets (reported, not enforced):"]
+    lines += text_table(TARGET_HEADER, _target_body(run))
+    return lines
+
+
+def render_report(run: BenchRun, plot_name: str) -> str:
+    """REPORT.md: machine, settings, ratios to CP-SAT, targets, results,
+    plot, the other suites, interop overhead."""
+    main = run.settings.suites[0]
+    others = [line for spec in run.settings.suites[1:] for line in ["", *_suite_section(run, spec)]]
+    lines = [
+        "# Benchmark: our sudoku engines beside CP-SAT and the course's reference solvers",
         "",
         "Written by `plpuzzle sudoku bench`; the per-test data is in `results.csv`.",
         "",
@@ -922,6 +1396,10 @@ def render_report(run: BenchRun, plot_name: str) -> str:
         *machine_markdown(run.machine),
         "",
         *_settings_section(run),
+        "",
+        *_ratio_section(run),
+        "",
+        *_targets_section(run),
         "",
         *_summary_section(run, main),
         "",
@@ -934,8 +1412,7 @@ def render_report(run: BenchRun, plot_name: str) -> str:
         *_per_k_tables(run, main),
         "",
         *_slowest_section(run),
-        "",
-        *_consecutive_section(run, consecutive),
+        *others,
         "",
         *_overhead_section(run),
     ]
@@ -961,11 +1438,13 @@ def _settings_section(run: BenchRun) -> list[str]:
         f"- Course reference times: {reference} (SICStus Prolog on an Intel i3-2120, and "
         "Erlang; 120 s limit)",
         f"- Benchmark run time: {run.wall_seconds / 60:.1f} min of wall clock",
+        *(f"- Note: {n}" for n in s.notes),
         "",
         "A test's time is the CPU seconds its engine reports: for the Prolog engine "
-        "`statistics(cputime)` around the findall in the worker, for the Python engine the "
-        "worker's process time around the search. Each worker solves a warm-up puzzle before "
-        "its first timed test, so no time includes starting a worker or loading the solver.",
+        "`statistics(cputime)` around the findall in the worker, for the Python engine and "
+        "CP-SAT the worker's process time around the call (for CP-SAT: building the model "
+        "and enumerating every solution). Each worker solves a warm-up puzzle before its "
+        "first timed test, so no time includes starting a worker or loading the solver.",
     ]
 
 
@@ -1068,9 +1547,13 @@ def plan(
     out_dir: Path,
     reference: Path | None,
     overhead: bool,
+    stress: Path | None = None,
 ) -> tuple[BenchSettings, dict[str, Reference], dict[str, list[SuiteCase]]]:
     """Settings, reference times and cases for a run; BenchRequestError
-    for a missing folder or file, an unknown engine, or nothing to run."""
+    for a missing folder or file, an unknown engine, or nothing to run.
+
+    `stress` None means the default folder, which may be missing (a note
+    says so); a folder named explicitly must exist and hold a suite."""
     suite = suite or default_suite()
     if not suite.is_dir():
         raise BenchRequestError(
@@ -1082,14 +1565,16 @@ def plan(
     if reference is not None and not reference.is_file():
         raise BenchRequestError(f"{reference}: no such file")
     names = list(dict.fromkeys(e.strip().lower() for e in engines.split(",") if e.strip()))
-    known = ("prolog", "python")
+    known = ("prolog", "python", PEER)
     unknown = [e for e in names if e not in known]
     if unknown or not names:
         raise BenchRequestError(f"--engines: choose from {', '.join(known)}, got {engines!r}")
+    stress_suites, notes = stress_specs(stress)
     settings = BenchSettings(
         suites=(
-            SuiteSpec("official", suite, rules),
+            SuiteSpec(OFFICIAL, suite, rules),
             SuiteSpec("consecutive", consecutive, Rules.CONSECUTIVE),
+            *stress_suites,
         ),
         engines=tuple(names),
         jobs=jobs,
@@ -1098,6 +1583,7 @@ def plan(
         out_dir=out_dir,
         reference=reference or suite.parent / "reference-times.csv",
         overhead=overhead,
+        notes=tuple(notes),
     )
     try:
         references = load_reference(settings.reference)
@@ -1110,12 +1596,79 @@ def plan(
     return settings, references, cases
 
 
+def stress_specs(folder: Path | None) -> tuple[list[SuiteSpec], list[str]]:
+    """The stress suites in `folder` (None: the default, DEFAULT_STRESS) and
+    notes on what is missing; BenchRequestError when a folder named by
+    the user is missing or holds neither subfolder."""
+    explicit = folder is not None
+    folder = folder or DEFAULT_STRESS
+    subs = ", ".join(f"{name}/" for name, _ in STRESS_SUITES)
+    if not folder.is_dir():
+        if explicit:
+            raise BenchRequestError(f"{folder}: no such stress folder (--stress DIR)")
+        return [], [f"no stress folder `{folder}`: the stress suites were skipped"]
+    specs = [
+        SuiteSpec(f"stress-{name}", folder / name, rules)
+        for name, rules in STRESS_SUITES
+        if (folder / name).is_dir()
+    ]
+    if not specs:
+        if explicit:
+            raise BenchRequestError(
+                f"{folder}: no {subs.replace(', ', ' or ')} subfolder (--stress DIR)"
+            )
+        return [], [f"`{folder}` has no {subs} subfolder: the stress suites were skipped"]
+    notes = [
+        f"`{folder / name}` is missing: that stress suite was skipped"
+        for name, _ in STRESS_SUITES
+        if not (folder / name).is_dir()
+    ]
+    return specs, notes
+
+
 def to_json(run: BenchRun, paths: list[Path]) -> dict[str, object]:
-    """The `--format json` report: a row per suite, test and engine."""
+    """The `--format json` report: a row per suite, test and engine, the
+    ratios to CP-SAT, the slowest test per K and the targets."""
     return {
         "failed": run.failed,
         "outputs": [str(p) for p in paths],
+        "notes": list(run.settings.notes),
         "rows": list(csv.DictReader(io.StringIO(to_csv(run.rows)))),
+        "ratio_floor_seconds": RATIO_FLOOR,
+        "ratios": [_ratios_json(r) for r in ratio_table(run)],
+        "worst_by_k": [
+            {
+                "K": w.k,
+                "engine": w.engine,
+                "tests": w.tests,
+                "worst_test": None if w.worst is None else f"{w.worst.suite}/{w.worst.test}",
+                "worst_cpu_seconds": None if w.worst is None else w.worst.cpu_seconds,
+                "failed": [f"{r.suite}/{r.test}" for r in w.failures],
+            }
+            for w in worst_by_k(run)
+        ],
+        "targets": [
+            {"target": t.name, "measured": t.measured, "status": t.status, "note": t.note}
+            for t in targets(run)
+        ],
+    }
+
+
+def _ratios_json(r: Ratios) -> dict[str, object]:
+    worst = r.worst
+    return {
+        "suite": r.suite,
+        "engine": r.engine,
+        "tests": len(r.tests),
+        "cpu_seconds": r.seconds,
+        "peer_cpu_seconds": r.peer_seconds,
+        "total_ratio": r.total,
+        "median_ratio": r.median,
+        "worst_ratio": None if worst is None else worst.ratio,
+        "worst_test": None if worst is None else worst.test,
+        "failed": [
+            {"test": f.test, "side": f.side, "verdict": f.verdict.value} for f in r.failures
+        ],
     }
 
 
