@@ -298,20 +298,27 @@ def test_the_k_target_needs_a_test_of_every_k_from_7_to_10(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize(
-    ("pyswip_wall", "status"), [(2.1, "met"), (2.4, "not met"), (None, "not measured")]
+    ("pyswip_wall", "load", "status"),
+    [
+        (2.1, 0.5, "met"),
+        (2.4, 0.5, "not met"),
+        (2.1, 1000.0, "not judged"),
+        (None, 0.5, "not measured"),
+    ],
 )
 def test_the_overhead_target_shows_the_load(
-    tmp_path: Path, pyswip_wall: float | None, status: str
+    tmp_path: Path, pyswip_wall: float | None, load: float, status: str
 ) -> None:
     run = _targets_run(tmp_path, [])
     if pyswip_wall is not None:
         run.overhead = [bench.Overhead("test140", 4, "large", 7, 3, 2.0, 2.0, 2.0, pyswip_wall)]
-    run.overhead_load = (0.5, 0.4, 0.3)
+    run.overhead_load = (load, load, load)
     target = _target(run, "pyswip overhead")
     assert target.status == status
     if pyswip_wall is not None:
-        assert "load 0.50" in target.measured
+        assert f"(test140); load {load:.2f}" in target.measured
         assert "needs an idle machine" in target.note
+        assert ("unreliable" in target.note) == (load > 100)
 
 
 def test_without_cp_sat_the_ratio_targets_are_not_measured(tmp_path: Path) -> None:

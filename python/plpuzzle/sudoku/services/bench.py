@@ -619,11 +619,11 @@ class Target:
 
     name: str
     measured: str
-    status: str  # "met", "not met" or "not measured"
+    status: str  # "met", "not met", "not measured", or "not judged" (busy machine)
     note: str = ""
 
 
-MET, NOT_MET, NOT_MEASURED = "met", "not met", "not measured"
+MET, NOT_MET, NOT_MEASURED, NOT_JUDGED = "met", "not met", "not measured", "not judged"
 
 #: (engine, total on the official suite at most, every puzzle at most).
 RATIO_GOALS = (("python", 1.0, 3.0), ("prolog", 3.0, 5.0))
@@ -756,7 +756,9 @@ def _overhead_target(run: BenchRun) -> Target:
     measured = f"{worst.extra_fraction * 100:+.1f} % ({worst.test}); load {load_text(load)}"
     note = f"needs an idle machine; {cores} cores"
     if load and load[0] > cores:
+        # As in the overhead section: a busy machine inflates both sides unevenly.
         note += ", load above that: unreliable, rerun idle"
+        return Target(name, measured, NOT_JUDGED, note)
     met = worst.extra_fraction <= OVERHEAD_GOAL
     return Target(name, measured, MET if met else NOT_MET, note)
 
@@ -1509,7 +1511,7 @@ def summary_lines(run: BenchRun) -> list[str]:
                 parts = ", ".join(f"{n} {v}" for v, n in counts.items())
                 cpu = sum(r.cpu_seconds or 0.0 for r in rows)
                 lines.append(
-                    f"{spec.label} / {engine}: {len(rows)} tests: {parts}; {cpu:.1f} s CPU"
+                    f"{spec.label} / {engine}: {len(rows)} tests: {parts}; {_fmt(cpu)} s CPU"
                 )
     return lines
 
