@@ -237,6 +237,7 @@ def test_ratio_targets_are_judged_from_totals_and_the_worst_test(tmp_path: Path)
     python_each = _target(run, "python ≤ 3x")
     assert python_each.status == "not met"
     assert python_each.measured == "worst 3.50x (stress-oddsum/test001)"
+    assert python_each.note == "1 of 2 over: stress-oddsum/test001 3.5x"
     prolog_total = _target(run, "prolog total ≤ 3x")
     assert (prolog_total.status, prolog_total.measured) == ("met", "2.00x (2.000 s / 1.000 s)")
     assert _target(run, "prolog ≤ 5x").status == "met"

@@ -652,11 +652,13 @@ def _each_target(table: list[Ratios], engine: str, goal: float) -> Target:
         return Target(name, "-", NOT_MEASURED, "no test solved by both")
     worst = max(every, key=lambda t: t.ratio, default=None)
     measured = f"worst {worst.ratio:.2f}x ({worst.suite}/{worst.test})" if worst else "-"
-    over = sum(1 for t in every if t.ratio > goal)
-    notes = [f"{over} of {len(every)} over"] if over else []
+    over = sorted((t for t in every if t.ratio > goal), key=lambda t: -t.ratio)
+    listed = ", ".join(f"{t.suite}/{t.test} {t.ratio:.1f}x" for t in over[:3])
+    more = f", +{len(over) - 3}" if len(over) > 3 else ""
+    notes = [f"{len(over)} of {len(every)} over: {listed}{more}"] if over else []
     if failures:
         notes.append(_failure_note(failures))
-    met = over == 0 and not any(f.side == engine for f in failures)
+    met = not over and not any(f.side == engine for f in failures)
     return Target(name, measured, MET if met else NOT_MET, "; ".join(notes))
 
 
