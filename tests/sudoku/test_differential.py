@@ -290,9 +290,20 @@ def misses_only(faults: list[str]) -> bool:
     return bool(faults) and all(f.startswith("misses ") for f in faults)
 
 
+#: Where each lossy mutant is hunted. Under oddsum the probing mutant shows
+#: no loss: the search there runs on half-boards (one parity), whose small
+#: units seldom give a pair one side of which fails; Hypothesis found no
+#: such puzzle in 1000 examples, nor does the bundled suite hold one.
+HUNTS = [
+    pytest.param(name, rules, id=f"{name}-{rules.value}")
+    for name in sorted(LOSSY)
+    for rules in Rules
+    if (name, rules) != ("probe_drops_the_live_side", Rules.ODDSUM)
+]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("rules", list(Rules), ids=lambda r: r.value)
-@pytest.mark.parametrize("name", sorted(LOSSY))
+@pytest.mark.parametrize(("name", "rules"), HUNTS)
 def test_each_lossy_mutant_is_caught_by_the_oracle_on_a_shrunk_puzzle(
     engines: Referees, lossy_solvers: dict[str, Path], name: str, rules: Rules
 ) -> None:
@@ -316,34 +327,38 @@ def test_each_lossy_mutant_is_caught_by_the_oracle_on_a_shrunk_puzzle(
     print(f"{name}: {faults[0]} on\n{shown}")
 
 
-def sample_puzzles() -> list[tuple[str, Puzzle]]:
-    """The hand-made part of the bundled suite (K = 1..3)."""
+@pytest.fixture(scope="module")
+def sample(engines: Referees) -> list[tuple[str, Rules, Puzzle, SolveResult]]:
+    """The hand-made part of the bundled suite (K = 1..3) under both rules,
+    with the oracle's answers, computed once for every mutant."""
     folder = REPO_ROOT / "puzzles" / "sudoku" / "consecutive"
-    return [
-        (f"test{i:03d}", parse_puzzle((folder / f"test{i:03d}d.txt").read_text()))
-        for i in range(1, 11)
-    ]
+    cases = []
+    for rules in Rules:
+        for test in (f"test{i:03d}" for i in range(1, 11)):
+            puzzle = parse_puzzle((folder / f"{test}d.txt").read_text())
+            cases.append((test, rules, puzzle, engines.oracle.solve(puzzle, rules, TIME_LIMIT)))
+    return cases
 
 
 @pytest.mark.parametrize("name", sorted(LOSSY))
 def test_each_lossy_mutant_is_a_subtle_bug(
-    engines: Referees, lossy_solvers: dict[str, Path], name: str
+    lossy_solvers: dict[str, Path],
+    sample: list[tuple[str, Rules, Puzzle, SolveResult]],
+    name: str,
 ) -> None:
     """A mutant is not a broken build: on the hand-made puzzles, under both
-    rules, it agrees with the oracle most of the time, and whatever it
-    gets wrong it gets wrong by missing solutions, never by a wrong one."""
-    wrong = PrologSudokuEngine(lossy_solvers[name], own=True)
+    rules, it agrees with the oracle at least two times out of three, and
+    whatever it gets wrong it gets wrong by missing solutions, never by
+    giving a wrong one."""
     agreed = []
-    try:
-        for rules in Rules:
-            for test, puzzle in sample_puzzles():
-                faults = faults_of(wrong, engines.oracle, (puzzle, rules))
-                assert not faults or misses_only(faults), (test, rules, faults)
-                if not faults:
-                    agreed.append((test, rules))
-    finally:
-        wrong.close()
-    assert len(agreed) >= 2 * len(sample_puzzles()) * 2 // 3, agreed
+    with PrologSudokuEngine(lossy_solvers[name], own=True) as wrong:
+        for test, rules, puzzle, oracle in sample:
+            mine = wrong.solve(puzzle, rules, TIME_LIMIT)
+            faults = compare(puzzle, rules, [mine, oracle]).findings[0].faults
+            assert not faults or misses_only(faults), (test, rules, faults)
+            if not faults:
+                agreed.append((test, rules.value))
+    assert len(agreed) * 3 >= len(sample) * 2, agreed
 
 
 def test_a_mutant_whose_rule_has_changed_fails_to_build(tmp_path: Path) -> None:
