@@ -183,6 +183,11 @@ def text_puzzle(text: str) -> tuple[Puzzle, Rules]:
 def test_engines_give_the_same_valid_solutions_once(
     engines: Referees, case: tuple[Puzzle, Rules]
 ) -> None:
+    """Our search, the Python engine and the oracle agree on every drawn
+    puzzle. The oracle needs no restriction: the drawn puzzles are small
+    enough (K = 3 ones have at most 50 holes and under 300 solutions) that
+    it took 0.3 s of CPU at most in 300 examples, and about five times as
+    long as our search in all."""
     puzzle, rules = case
     results = solve_all(engines.all, puzzle, rules)
     context = f"{rules}\n{puzzle_to_text(puzzle)}"
@@ -324,17 +329,21 @@ def test_each_lossy_mutant_is_caught_by_the_oracle_on_a_shrunk_puzzle(
         wrong.close()
     shown = f"{case[1]}\n{puzzle_to_text(case[0])}"
     assert misses_only(faults), f"{faults}\n{shown}"
+    assert len(infos_of(case[0])) <= 4, shown
     print(f"{name}: {faults[0]} on\n{shown}")
 
 
 @pytest.fixture(scope="module")
 def sample(engines: Referees) -> list[tuple[str, Rules, Puzzle, SolveResult]]:
     """The hand-made part of the bundled suite (K = 1..3) under both rules,
-    with the oracle's answers, computed once for every mutant."""
+    with the oracle's answers, computed once for every mutant. Under oddsum
+    test008 has 1228 solutions, which take the oracle seconds: left out."""
     folder = REPO_ROOT / "puzzles" / "sudoku" / "consecutive"
     cases = []
     for rules in Rules:
         for test in (f"test{i:03d}" for i in range(1, 11)):
+            if (test, rules) == ("test008", Rules.ODDSUM):
+                continue
             puzzle = parse_puzzle((folder / f"{test}d.txt").read_text())
             cases.append((test, rules, puzzle, engines.oracle.solve(puzzle, rules, TIME_LIMIT)))
     return cases
