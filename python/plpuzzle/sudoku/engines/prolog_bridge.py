@@ -8,6 +8,7 @@ answers non-ground or malformed grids gets those reported, not a crash.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from plpuzzle.engine import (
     DEFAULT_DIALECT,
@@ -26,20 +27,30 @@ from plpuzzle.sudoku.domain.textformat import grid_shape_problem
 
 OWN_SOLVER = "sudoku.pl"
 
+#: Our solver's searches (its search/1 option): `board`, the fast one, and
+#: `labeling`, plain labeling/2 on the core relation, an oracle for it.
+Search = Literal["board", "labeling"]
+
 
 def own_solver() -> Path:
     """The project's clpfd solver, prolog/sudoku.pl."""
     return prolog_file(OWN_SOLVER)
 
 
-def goal_text(puzzle: Puzzle, rules: Rules, own: bool) -> tuple[str, str]:
+def goal_text(
+    puzzle: Puzzle, rules: Rules, own: bool, search: Search = "board"
+) -> tuple[str, str]:
     """The goal to run and the predicate it needs.
 
-    Our solver takes the rule variant as an option (sudoku/3); any other
-    solver implements the assignment's sudoku/2, whose rules are its own.
+    Our solver takes the rule variant and the search as options
+    (sudoku/3); any other solver implements the assignment's sudoku/2,
+    whose rules are its own.
     """
     if own:
-        return f"sudoku({puzzle.to_term()}, Sol, [rules({rules.value})])", "sudoku/3"
+        options = f"rules({rules.value})"
+        if search != "board":
+            options += f", search({search})"
+        return f"sudoku({puzzle.to_term()}, Sol, [{options}])", "sudoku/3"
     return f"sudoku({puzzle.to_term()}, Sol)", "sudoku/2"
 
 
@@ -70,6 +81,10 @@ class PrologSudokuEngine(PrologInWorker):
     """Solve puzzles with a Prolog `sudoku.pl` (ours unless told otherwise).
 
     Our own solver is always loaded as SWI-Prolog; another in `dialect`.
+    `search` picks our solver's search: `labeling` makes this engine the
+    plain clpfd oracle (named so in results). `own` says whether the
+    solver takes our sudoku/3 options: by default only prolog/sudoku.pl
+    does; a copy of it (the tests' mutants of our solver) can say so.
     """
 
     name = "prolog"
@@ -80,11 +95,20 @@ class PrologSudokuEngine(PrologInWorker):
         dialect: Dialect = DEFAULT_DIALECT,
         worker: Worker | None = None,
         grace: float = GRACE_SECONDS,
+        *,
+        search: Search = "board",
+        own: bool | None = None,
     ) -> None:
         program = (solver or own_solver()).resolve()
-        own = solver is None or program == own_solver().resolve()
+        if own is None:
+            own = solver is None or program == own_solver().resolve()
+        if search != "board" and not own:
+            raise ValueError(f"search({search}) is an option of our own solver only")
         super().__init__(program, "swi" if own else dialect, worker, grace)
         self.own = own
+        self.search: Search = search
+        if search != "board":
+            self.name = search
 
     @property
     def solver(self) -> Path:
@@ -97,7 +121,7 @@ class PrologSudokuEngine(PrologInWorker):
         Raises EngineUnavailable when SWI-Prolog cannot be loaded at all:
         that is the machine's fault, not the solver's.
         """
-        goal, predicate = goal_text(puzzle, rules, self.own)
+        goal, predicate = goal_text(puzzle, rules, self.own, self.search)
         run = self.query(predicate, goal, "Sol", time_limit)
         grids, bad = decode_answers(run.answers, puzzle.n)
         return SolveResult(self.name, run.status, grids, bad, run.cpu, run.wall, run.message)
