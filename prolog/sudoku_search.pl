@@ -554,23 +554,30 @@ narrow(Board, Doms, Places, I, Keep, Events0, Events) :-
     clear_values(Gone, Units, Board, Doms, Places, [I-Gone|Events0],
                  Events).
 
-clear_values(0, _, _, _, _, Events, Events) :- !.
 clear_values(Gone, Units, Board, Doms, Places, Events0, Events) :-
-    V is lsb(Gone),
-    clear_positions(Units, V, Board, Doms, Places, Events0, Events1),
-    Gone1 is Gone xor (1 << V),
-    clear_values(Gone1, Units, Board, Doms, Places, Events1, Events).
-
-clear_positions([], _, _, _, _, Events, Events).
-clear_positions([U-P|Us], V, Board, Doms, Places, Events0, Events) :-
     board_n(Board, N),
+    clear_values(Gone, Units, N, Board, Doms, Places, Events0, Events).
+
+clear_values(0, _, _, _, _, _, Events, Events) :- !.
+clear_values(Gone, Units, N, Board, Doms, Places, Events0, Events) :-
+    V is lsb(Gone),
+    clear_positions(Units, V, N, Board, Doms, Places, Events0, Events1),
+    Gone1 is Gone xor (1 << V),
+    clear_values(Gone1, Units, N, Board, Doms, Places, Events1, Events).
+
+%   Only a value left with at most one place in a unit needs more work.
+clear_positions([], _, _, _, _, _, Events, Events).
+clear_positions([U-P|Us], V, N, Board, Doms, Places, Events0, Events) :-
     A is (U-1)*N + V,
     arg(A, Places, Old),
     Left is Old /\ \ (1 << P),
     setarg(A, Places, Left),
-    Left =\= 0,
-    only_place(Left, U, V, Board, Doms, Places, Events0, Events1),
-    clear_positions(Us, V, Board, Doms, Places, Events1, Events).
+    (   Left /\ (Left-1) =:= 0
+    ->  Left =\= 0,
+        only_place(Left, U, V, Board, Doms, Places, Events0, Events1)
+    ;   Events1 = Events0
+    ),
+    clear_positions(Us, V, N, Board, Doms, Places, Events1, Events).
 
 %   settle(+Board, +Doms, +Places, +Events, +R0, -R, -Log): work through
 %   the events to a fixpoint of the singles, failing on a contradiction.
