@@ -1,49 +1,48 @@
 /*  The fast search behind sudoku/3's search(board) option.
 
-    search_board/4 solves a puzzle with models of its own, shaped for a
-    search of its own, instead of labelling the plain model of sudoku.pl:
-    first-fail labelling explores tens of thousands of nodes on the hard
-    puzzles, and SWI-Prolog's all_distinct makes each node slow.  Every
-    answer is still a labelling that a CLP(FD) model of the same rules
-    accepts.
+    search_board/4 solves a puzzle on bit masks of its own instead of
+    labelling the plain model of sudoku.pl: first-fail labelling explores
+    tens of thousands of nodes on the hard puzzles, and SWI-Prolog's
+    all_distinct makes each node slow.  Every answer is still a labelling
+    that a CLP(FD) model of the same rules accepts (the tests check it).
 
-    Under `oddsum` the search runs in two stages, each a model of its own:
+    A board's state is a cell's candidates and a unit's places per value
+    (see "The value search" below), changed with setarg/3: backtracking
+    undoes each change, so a child node starts from its parent's state
+    and nothing is rebuilt per node.
 
-    1.  Parities.  Every s or w info means that the two values have
-        different parities, and every unit holds exactly ceil(N/2) odd
-        values.  The 0/1 model also carries value variables, each value
-        once per unit, so that it does not offer parity grids no values
-        can fill; on the course's puzzles it usually fixes every parity
-        before any search.
-    2.  Values, for one labelled parity grid.  Odd cells take odd values
-        and even cells even ones, so each unit splits into an odd and an
-        even part, each holding the values of its parity once.  Nothing
-        else links the two halves: they are solved apart and their
-        solutions combined, so a failure in one half never makes the
-        search revisit the other.
+    Under `oddsum` the search runs in two stages:
+
+    1.  Parities.  The value rules run on the whole grid, an s or w info
+        meaning that the two values have different parities; Hall's
+        theorem on the values sees that every unit holds exactly
+        ceil(N/2) odd ones, so no parity grid that no values can fill
+        gets through.  The search branches on a cell's parity (odd or
+        even candidates) until every cell has one; on the course's
+        puzzles the rules usually fix every parity without a branch.
+    2.  Values, for one parity grid.  Odd cells take odd values and even
+        cells even ones, so each unit splits into an odd and an even
+        part, each holding the values of its parity once.  Nothing else
+        links the two halves: they are solved apart, from the candidates
+        the first stage left, and their solutions combined, so a failure
+        in one half never makes the search revisit the other.
 
     Every solution has exactly one parity grid, so the stages together
     still produce each solution once.  Under `consecutive` an s/w pair
     ties values, not only parities, and parity grids are many, so the
     values are searched directly, the s/w pairs as |A-B| = 1.
 
-    The value search (see "The value search" below) reads the domains of
-    the constraint store into bit masks at each node.  On them it applies
-    the naked and hidden singles, Hall's theorem on each unit and on each
-    value's rows and columns, and box-line confinement, then probes
-    failed literals: it tries both sides of every bivalue cell (two
-    candidates left) and bilocal value (two places left in a unit) with
-    the singles alone.  A side that fails is excluded, and the node
-    branches on the pair whose two sides remove most candidates.  What a
-    node concludes is posted back to the store as domains, and the
-    branches as X #= V and X #\= V.  A node's masks are rebuilt from the
-    store; all a child gets from its parent is the domains the parent
-    posted, to see what changed since.
+    The value search applies the naked and hidden singles, Hall's
+    theorem on each unit and on each value's rows and columns, and
+    box-line confinement, then probes failed literals: it tries both
+    sides of every bivalue cell (two candidates left) and bilocal value
+    (two places left in a unit) with the singles alone.  A side that
+    fails is excluded, and the node branches on the pair whose two sides
+    remove most candidates: the cell takes the value, or it does not.
 */
 
 :- module(sudoku_search, [search_board/4]).
 
-:- use_module(library(clpfd)).
 :- use_module(library(apply)).
 :- use_module(library(assoc)).
 :- use_module(library(lists)).
@@ -60,168 +59,60 @@
 %   (`consecutive` or `oddsum`); every solution comes once on
 %   backtracking.
 
-search_board(consecutive, K, Board, Rows) :-
-    consecutive_model(K, Board, Rows),
-    label_consecutive(K, Board, Rows).
-search_board(oddsum, K, Board, Rows) :-
-    parity_model(K, Board, Parities),
-    append(Parities, Ps),
-    labeling([ff], Ps),
-    halves_model(K, Board, Parities, Rows),
-    label_halves(K, Rows, Parities).
-
-%!  parity_model(+K, +Board, -Parities) is semidet.
-%
-%   Parities is an N x N matrix of 0/1 variables (1 = odd) constrained by
-%   the infos and by the odd count of every unit.  The model also carries
-%   value variables, tied to the parities and holding each value once per
-%   unit, but never labelled: they keep the parity search away from grids
-%   that no values can fill, which parity counts alone do not see.
-
-parity_model(K, Board, Parities) :-
-    N is K*K,
-    matrix(N, Parities),
-    matrix(N, Values),
-    append(Parities, Ps),
-    append(Values, Vs),
-    Vs ins 1..N,
-    findall([V, P], (between(1, N, V), P is V mod 2), ParityOf),
-    maplist(has_parity(ParityOf), Vs, Ps),
-    cells(Board, Parities, ParityCells),
-    maplist(parity_infos, ParityCells),
-    cells(Board, Values, ValueCells),
-    maplist(given_value, ValueCells),
-    units(K, Values, Units),
-    numlist(1, N, All),
-    maplist(each_once(All), Units),
-    Odds is (N+1) // 2,
-    units(K, Parities, ParityUnits),
-    maplist(sum_is(Odds), ParityUnits).
-
-has_parity(ParityOf, V, P) :-
-    tuples_in([[V, P]], ParityOf).
-
-parity_infos(cell(Infos, P, South, West)) :-
-    maplist(parity_info(P, South, West), Infos).
-
-parity_info(P, _, _, v(M)) :- P #= M mod 2.
-parity_info(P, _, _, o) :- P #= 1.
-parity_info(P, _, _, e) :- P #= 0.
-parity_info(P, South, _, s) :- differ(P, South).
-parity_info(P, _, West, w) :- differ(P, West).
-
-%   Both relations join an odd and an even value; `none` is off the board.
-differ(P, Q) :-
-    (   Q == none
-    ->  true
-    ;   P + Q #= 1
-    ).
-
-given_value(cell(Infos, V, _, _)) :-
-    (   memberchk(v(M), Infos)
-    ->  V #= M
-    ;   true
-    ).
-
-%   The variables Vs hold each of Values exactly once (there are as many
-%   of them as values).  With value consistency this propagates the naked
-%   and hidden singles, far more cheaply than all_distinct's matching.
-each_once(Values, Vs) :-
-    findall(V-1, member(V, Values), Counts),
-    global_cardinality(Vs, Counts, [consistency(value)]).
-
-sum_is(Total, Vars) :-
-    sum(Vars, #=, Total).
-
-%!  halves_model(+K, +Board, +Parities, -Rows) is semidet.
-%
-%   Rows is an N x N matrix of value variables for the ground parity grid
-%   Parities: a cell's domain holds the values of its parity, the given
-%   values are posted, and each unit's odd part and even part are
-%   all_different.  The parity grid gives each part as many cells as its
-%   parity has values, so each part holds each of them once.  The search
-%   does the stronger reasoning itself, so the cheapest propagation will
-%   do here.
-
-halves_model(K, Board, Parities, Rows) :-
+search_board(Rules, K, Board, Rows) :-
     N is K*K,
     matrix(N, Rows),
     append(Rows, Vs),
-    append(Parities, Ps),
-    maplist(parity_domain(N), Vs, Ps),
-    cells(Board, Rows, Cells),
-    maplist(given_value, Cells),
-    units(K, Rows, Units),
-    units(K, Parities, ParityUnits),
-    maplist(different_halves, Units, ParityUnits).
+    Size is N*N,
+    numlist(1, Size, Is),
+    numlist(1, N, Values),
+    foldl(value_bit, Values, 0, All),
+    parity_masks(N, Odd, Even),
+    append(Board, Fields),
+    maplist(field_mask(N, All, Odd, Even), Fields, Masks),
+    matrix_of(K, Is, Index),
+    cells(Board, Index, Cells),
+    foldl(cell_links, Cells, Links, []),
+    relation(Rules, Odd, Even, Relation),
+    make_board(K, Vs, Is, Links, Relation, Whole),
+    start_board(Whole, Masks, All, Doms, Places, Units, Touched),
+    (   Rules == consecutive
+    ->  board_search(Whole, Doms, Places, Units, Touched)
+    ;   parity_search(Whole, Doms, Places, Units, Touched, K, Odd)
+    ).
 
-parity_domain(N, V, P) :-
-    parity_values(N, P, Xs),
-    list_to_fdset(Xs, Set),
-    V in_set Set.
+%   What an s/w link asks of the two values: `next`, they differ by one
+%   (`consecutive`), or parity(Odd, Even), their parities differ
+%   (`oddsum`; the masks of the odd and the even values).
+relation(consecutive, _, _, next).
+relation(oddsum, Odd, Even, parity(Odd, Even)).
+
+%   The masks of the odd and of the even values among 1..N.
+parity_masks(N, Odd, Even) :-
+    parity_values(N, 1, Os),
+    parity_values(N, 0, Es),
+    foldl(value_bit, Os, 0, Odd),
+    foldl(value_bit, Es, 0, Even).
 
 %   The values 1..N of parity P (1 = odd).
 parity_values(N, P, Xs) :-
     findall(X, (between(1, N, X), X mod 2 =:= P), Xs).
 
-different_halves(Unit, Parities) :-
-    parity_part(Unit, Parities, 1, Odd),
-    parity_part(Unit, Parities, 0, Even),
-    all_different(Odd),
-    all_different(Even).
+%   A field's candidates by its value and parity infos; fails if none.
+field_mask(N, All, Odd, Even, Infos, Mask) :-
+    foldl(info_mask(N, Odd, Even), Infos, All, Mask),
+    Mask =\= 0.
 
-%   The entries of Xs whose parity (in Ps) is P.
-parity_part([], [], _, []).
-parity_part([X|Xs], [Q|Qs], P, Part) :-
-    (   Q =:= P
-    ->  Part = [X|Part1]
-    ;   Part = Part1
-    ),
-    parity_part(Xs, Qs, P, Part1).
-
-%!  consecutive_model(+K, +Board, -Rows) is semidet.
-%
-%   Rows is an N x N matrix of value variables: the infos narrow their
-%   domains, each s/w pair differs by one, and every unit is
-%   all_different (N cells, N values: each value once).  As above, the
-%   search does the stronger reasoning.
-
-consecutive_model(K, Board, Rows) :-
-    N is K*K,
-    matrix(N, Rows),
-    append(Rows, Vs),
-    Vs ins 1..N,
-    cells(Board, Rows, Cells),
-    maplist(consecutive_infos(N), Cells),
-    units(K, Rows, Units),
-    maplist(all_different, Units).
-
-consecutive_infos(N, cell(Infos, V, South, West)) :-
-    maplist(consecutive_info(N, V, South, West), Infos).
-
-consecutive_info(_, V, _, _, v(M)) :- V #= M.
-consecutive_info(N, V, _, _, o) :- parity_domain(N, V, 1).
-consecutive_info(N, V, _, _, e) :- parity_domain(N, V, 0).
-consecutive_info(_, V, South, _, s) :- next_to(V, South).
-consecutive_info(_, V, _, West, w) :- next_to(V, West).
-
-next_to(A, B) :-
-    (   B == none
-    ->  true
-    ;   abs(A-B) #= 1
+info_mask(N, _, _, v(M), M0, M1) :-
+    (   integer(M),
+        between(1, N, M)
+    ->  M1 is M0 /\ (1 << M)
+    ;   M1 = 0
     ).
-
-%   Search the whole grid, its s/w pairs linked.
-label_consecutive(K, Board, Rows) :-
-    append(Rows, Vs),
-    length(Vs, Size),
-    numlist(1, Size, Is),
-    matrix_of(K, Is, Index),
-    cells(Board, Index, Cells),
-    foldl(cell_links, Cells, Links, []),
-    N is K*K,
-    numlist(1, N, Values),
-    solve_board(K, Vs, Is, Values, Links).
+info_mask(_, Odd, _, o, M0, M1) :- M1 is M0 /\ Odd.
+info_mask(_, _, Even, e, M0, M1) :- M1 is M0 /\ Even.
+info_mask(_, _, _, s, M, M).
+info_mask(_, _, _, w, M, M).
 
 %   A cell's s and w infos, as links between grid indices.
 cell_links(cell(Infos, I, South, West), Links0, Links) :-
@@ -237,47 +128,108 @@ info_link(I, South, West, Info, Links0, Links) :-
     ;   Links0 = Links
     ).
 
-%   The odd and the even cells are independent problems: every solution
-%   of the one with fewer open cells is collected once, then paired with
-%   each solution of the other, so neither is searched again for the
-%   other's sake.
-label_halves(K, Rows, Parities) :-
-    half(K, Rows, Parities, 1, Odd),
-    half(K, Rows, Parities, 0, Even),
-    free_first(Odd, Even, Small-SmallIs-SmallP, Large-LargeIs-LargeP),
-    N is K*K,
-    parity_values(N, SmallP, SmallValues),
-    parity_values(N, LargeP, LargeValues),
-    findall(Small, solve_board(K, Small, SmallIs, SmallValues, []),
-            Solutions),
-    Solutions \== [],
-    solve_board(K, Large, LargeIs, LargeValues, []),
-    member(Small, Solutions).
-
-%   Vs-Is-P: the cells of parity P and their row-major grid indices.
-half(K, Rows, Parities, P, Vs-Is-P) :-
-    append(Rows, All),
-    append(Parities, Ps),
-    N is K*K,
-    Size is N*N,
-    numlist(1, Size, AllIs),
-    parity_part(All, Ps, P, Vs),
-    parity_part(AllIs, Ps, P, Is).
-
-%   The half with fewer unlabelled variables comes first.
-free_first(A, B, Small, Large) :-
-    A = VsA-_-_,
-    B = VsB-_-_,
-    include(var, VsA, FreeA),
-    include(var, VsB, FreeB),
-    length(FreeA, NA),
-    length(FreeB, NB),
-    (   NA =< NB
-    ->  Small = A,
-        Large = B
-    ;   Small = B,
-        Large = A
+%   parity_search(+Whole, +Doms, +Places, +Units, +Values, +K, +Odd)
+%
+%   The first stage under `oddsum`: the value rules on the whole grid
+%   (Hall's theorem sees the odd count of every unit, and the links
+%   their parities), branching on a cell's parity until every cell has
+%   one; then the halves.  Every solution has one parity grid, so each
+%   comes once.
+parity_search(Whole, Doms, Places, Units, Values, K, Odd) :-
+    tighten(Whole, Doms, Places, Units, Values),
+    functor(Doms, _, Size),
+    (   mixed_cell(Size, Doms, Odd, 0, 0, I),
+        I > 0
+    ->  arg(I, Doms, D),
+        (   Keep is D /\ Odd
+        ;   Keep is D /\ \Odd
+        ),
+        narrow_settle(Whole, Doms, Places, I, Keep, [], Log),
+        touched(Log, Whole, 0, Units1, 0, Values1),
+        parity_search(Whole, Doms, Places, Units1, Values1, K, Odd)
+    ;   label_halves(Whole, Doms, K, Odd)
     ).
+
+%   The cell with both odd and even candidates and fewest candidates (0
+%   if there is none).
+mixed_cell(0, _, _, _, I, I) :- !.
+mixed_cell(J, Doms, Odd, Best0, I0, I) :-
+    arg(J, Doms, D),
+    (   D /\ Odd =\= 0,
+        D /\ \Odd =\= 0,
+        C is popcount(D),
+        (   I0 =:= 0
+        ;   C =< Best0
+        )
+    ->  Best1 = C,
+        I1 = J
+    ;   Best1 = Best0,
+        I1 = I0
+    ),
+    J1 is J - 1,
+    mixed_cell(J1, Doms, Odd, Best1, I1, I).
+
+%   The odd and the even cells are independent problems: Odd cells take
+%   odd values, even ones even values, and each unit holds each value of
+%   a parity once among its cells of that parity.  Every solution of the
+%   half with fewer open cells is collected once, then paired with each
+%   solution of the other, so neither is searched again for the other's
+%   sake.  The halves start from the candidates the first stage left.
+label_halves(Whole, Doms, K, Odd) :-
+    board_vars(Whole, VarT),
+    functor(VarT, _, Size),
+    numlist(1, Size, Is),
+    foldl(split_cell(VarT, Doms, Odd), Is, []-[], OddR-EvenR),
+    reverse(OddR, OddH),
+    reverse(EvenR, EvenH),
+    board_n(Whole, N),
+    All is ((1 << N) - 1) << 1,
+    Even is All /\ \Odd,
+    free_first(OddH-Odd, EvenH-Even, Small-SmallVs, Large-LargeVs),
+    findall(SmallVs, solve_half(K, Small, SmallVs), Solutions),
+    Solutions \== [],
+    solve_half(K, Large, LargeVs),
+    member(SmallVs, Solutions).
+
+%   Put cell I into its half, a list of I-Var-Mask (in reverse order).
+split_cell(VarT, Doms, Odd, I, Os0-Es0, Os-Es) :-
+    arg(I, VarT, X),
+    arg(I, Doms, D),
+    (   D /\ Odd =\= 0
+    ->  Os = [I-X-D|Os0],
+        Es = Es0
+    ;   Os = Os0,
+        Es = [I-X-D|Es0]
+    ).
+
+%   H-Values-Vs: a half, the mask of its values and its variables.
+free_first(A-VA, B-VB, Small-SVs, Large-LVs) :-
+    include(open_cell, A, OpenA),
+    include(open_cell, B, OpenB),
+    length(OpenA, NA),
+    length(OpenB, NB),
+    (   NA =< NB
+    ->  Small = A-VA,
+        Large = B-VB
+    ;   Small = B-VB,
+        Large = A-VA
+    ),
+    Small = S-_,
+    Large = L-_,
+    maplist(cell_var, S, SVs),
+    maplist(cell_var, L, LVs).
+
+open_cell(_-_-D) :-
+    D /\ (D-1) =\= 0.
+
+cell_var(_-X-_, X).
+
+%   Every labelling Vs of one half (its cells I-Var-Mask).
+solve_half(K, Cells-Values, Vs) :-
+    maplist(cell_parts, Cells, Is, Vs, Masks),
+    solve_board(K, Vs, Masks, Is, Values, [], next).
+
+cell_parts(I-X-D, I, X, D).
 
 
 /*  The value search.
@@ -285,47 +237,55 @@ free_first(A, B, Small, Large) :-
     A board is a set of cells to label, numbered 1..Size, and the units
     that must hold each of their values exactly once: units 1..N are the
     rows, N+1..2N the columns and 2N+1..3N the boxes, cut down to the
-    board's cells (under `oddsum` a board holds the cells of one parity).
+    board's cells (under `oddsum` the first stage's board holds every
+    cell, a half's board the cells of one parity).
 
-        board(Vars, CellUnits, UnitCells, Coords, Links, Cross, N)
+        board(Vars, CellUnits, UnitCells, Coords, Rel-Links, Cross, N)
 
     Vars holds the cell variables.  The cells of a unit have positions
     0, 1, ... in it: UnitCells gives, per unit, the cells in position
     order (`none` for a unit without cells), and CellUnits, per cell, its
     row, column and box as Unit-Position pairs.  Coords gives each cell's
     c(Row, Column, Box), counted from 0, Links the cells linked to each
-    cell by s/w infos under `consecutive`, and Cross, per unit, the units
-    crossing it (a row's or a column's boxes, a box's rows and columns)
-    as x(Unit, Here, There): the positions of their common cells in this
-    unit and in the other.
+    cell by s/w infos, related as Rel says (relation/4), and Cross, per
+    unit, the units crossing it (a row's or a column's boxes, a box's rows
+    and columns) as x(Unit, Here, There): the positions of their common
+    cells in this unit and in the other.
 
     A node's state is two mutable terms that say the same thing from both
     sides: Doms, per cell, its candidates (bit V for value V), and Places,
     per unit and value (argument (Unit-1)*N + Value), the positions in the
-    unit that can still take the value.  Both are built afresh from the
-    constraint store at each node; the rules change them with setarg/3,
-    which backtracking undoes, so a probe leaves them as they were.
+    unit that can still take the value.  Both are built once, at the root;
+    the rules and the branches change them with setarg/3, which
+    backtracking undoes, so a probe leaves them as they were and a branch
+    that fails hands its sibling the parent's state.
 */
 
-%   solve_board(+K, +Vars, +Positions, +Values, +Links) is nondet.
+%   solve_board(+K, +Vars, +Masks, +Positions, +Values, +Links, +Rel)
+%   is nondet.
 %
 %   Every labelling of Vars that the model allows, each once.  Vars are
 %   the cells at Positions (row-major grid indices) of a K*K x K*K grid,
-%   each unit of which holds each of Values once; Links are pairs of grid
-%   indices whose values differ by one.
-solve_board(K, Vars, Positions, Values, Links) :-
-    (   ground(Vars)
-    ->  true
-    ;   make_board(K, Vars, Positions, Links, Board),
-        foldl(value_bit, Values, 0, ValueMask),
-        board_search(Board, root(ValueMask))
-    ).
+%   Masks their candidates, each unit of which holds each value of the
+%   mask Values once; Links are pairs of grid indices whose values are
+%   related by Rel (see relation/4).
+solve_board(_, [], _, _, _, _, _) :- !.
+solve_board(K, Vars, Masks, Positions, Values, Links, Rel) :-
+    make_board(K, Vars, Positions, Links, Rel, Board),
+    start_board(Board, Masks, Values, Doms, Places, Units, Touched),
+    board_search(Board, Doms, Places, Units, Touched).
+
+%   The root node's state and what Hall's theorem must look at first.
+start_board(Board, Masks, Values, Doms, Places, Units, Touched) :-
+    node_state(Board, Masks, Doms, Places),
+    root(Values, Masks, Board, Doms, Places, Units, Touched).
 
 value_bit(V, M0, M) :-
     M is M0 \/ (1 << V).
 
-make_board(K, Vars, Positions, Links, Board) :-
-    Board = board(VarT, CellUnitT, UnitCellT, CoordT, LinkT, CrossT, N),
+make_board(K, Vars, Positions, Links, Rel, Board) :-
+    Board = board(VarT, CellUnitT, UnitCellT, CoordT, Rel-LinkT, CrossT,
+                  N),
     N is K*K,
     VarT =.. [v|Vars],
     length(Vars, Size),
@@ -431,71 +391,79 @@ link_cells(Index, LinkT, A, B) :-
     ;   true
     ).
 
-%   A variable's domain as a bit mask.
-dom_mask(X, M) :-
-    (   integer(X)
-    ->  M is 1 << X
-    ;   fd_dom(X, Dom),
-        drep_mask(Dom, M)
-    ).
-
-drep_mask(I, M) :-
-    integer(I),
-    !,
-    M is 1 << I.
-drep_mask(A..B, M) :-
-    !,
-    M is ((1 << (B+1)) - 1) xor ((1 << A) - 1).
-drep_mask(D1 \/ D2, M) :-
-    drep_mask(D1, M1),
-    drep_mask(D2, M2),
-    M is M1 \/ M2.
-
 mask_bits(0, []) :- !.
 mask_bits(M, [V|Vs]) :-
     V is lsb(M),
     M1 is M xor (1 << V),
     mask_bits(M1, Vs).
 
-%   board_search(+Board, +Parent) is nondet: every labelling of the
-%   board's cells that the model allows, each once.  Parent is the
-%   domains (masks) the parent node handed to the constraint store, or
-%   root(Values) at the root (Values: the mask of the values each unit
-%   holds): only what changed since then needs looking at again.
-board_search(Board, Parent) :-
-    board_vars(Board, VarT),
-    VarT =.. [_|Vars],
-    maplist(dom_mask, Vars, Masks),
-    (   maplist(single, Masks)
-    ->  true
-    ;   node_state(Board, Masks, Doms, Places),
-        start(Parent, Masks, Board, Doms, Places, Units, Values),
-        tighten(Board, Doms, Places, Units, Values),
-        probe_failed_literals(Board, Doms, Places, Result),
-        post_domains(Vars, Masks, Doms),
-        Doms =.. [_|Final],
-        (   Result = best([I-V|_]),
-            arg(I, VarT, X),
-            fd_var(X),
-            fd_dom(X, Dom),
-            V in Dom
-        ->  branch(X, V, Board, Final)
-        ;   include(fd_var, Vars, Open),
-            Open \== []
-        ->  smallest(Open, X),
-            fd_inf(X, V),
-            branch(X, V, Board, Final)
-        ;   board_search(Board, Final)
-        )
+%   board_search(+Board, +Doms, +Places, +Units, +Values) is nondet:
+%   every labelling of the board's cells that the node Doms/Places
+%   allows, each once.  Units and Values (masks) are what changed since
+%   the rules last looked, and so what Hall's theorem must look at.  The
+%   node's state lives on in its children: a branch narrows it with
+%   setarg/3, which backtracking undoes, so nothing is rebuilt per node.
+board_search(Board, Doms, Places, Units, Values) :-
+    tighten(Board, Doms, Places, Units, Values),
+    probe_failed_literals(Board, Doms, Places, Result),
+    (   Result = best([I-V|_]),
+        arg(I, Doms, D),
+        D /\ (D-1) =\= 0,
+        D /\ (1 << V) =\= 0
+    ->  branch(I, V, Board, Doms, Places)
+    ;   functor(Doms, _, Size),
+        smallest_open(Size, Doms, 0, 0, I),
+        I > 0
+    ->  arg(I, Doms, D),
+        V is lsb(D),
+        branch(I, V, Board, Doms, Places)
+    ;   board_vars(Board, VarT),
+        bind_vars(1, VarT, Doms)
     ).
 
-%   Bring the node to a fixpoint of the singles and say which units and
-%   values Hall's theorem must look at.  At the root that is everything,
-%   after the singles and a search for values with one place in a unit
-%   (or none: then the node fails); below, the cells that changed since
-%   the parent are the events.
-start(root(ValueMask), Masks, Board, Doms, Places, Units, Values) :-
-    !,
+%   Either cell I takes V or it does not, each followed by the rest of
+%   the search.
+branch(I, V, Board, Doms, Places) :-
+    Bit is 1 << V,
+    (   Keep = Bit
+    ;   arg(I, Doms, D),
+        Keep is D /\ \Bit
+    ),
+    narrow_settle(Board, Doms, Places, I, Keep, [], Log),
+    touched(Log, Board, 0, Units, 0, Values),
+    board_search(Board, Doms, Places, Units, Values).
+
+%   The open cell with fewest candidates (0 if none is open).
+smallest_open(0, _, _, I, I) :- !.
+smallest_open(J, Doms, Best0, I0, I) :-
+    arg(J, Doms, D),
+    (   D /\ (D-1) =\= 0,
+        C is popcount(D),
+        (   I0 =:= 0
+        ;   C =< Best0
+        )
+    ->  Best1 = C,
+        I1 = J
+    ;   Best1 = Best0,
+        I1 = I0
+    ),
+    J1 is J - 1,
+    smallest_open(J1, Doms, Best1, I1, I).
+
+%   Every cell is decided: give the variables their values.
+bind_vars(I, VarT, Doms) :-
+    (   arg(I, VarT, X)
+    ->  arg(I, Doms, D),
+        X is lsb(D),
+        I1 is I + 1,
+        bind_vars(I1, VarT, Doms)
+    ;   true
+    ).
+
+%   Bring the root to a fixpoint of the singles, after a search for
+%   values with one place in a unit (or none: then the root fails), and
+%   say that Hall's theorem must look at every unit and value.
+root(ValueMask, Masks, Board, Doms, Places, Units, ValueMask) :-
     length(Masks, Size),
     numlist(1, Size, Is),
     maplist(no_loss, Is, Events),
@@ -504,25 +472,9 @@ start(root(ValueMask), Masks, Board, Doms, Places, Units, Values) :-
     NU is 3*N,
     mask_bits(ValueMask, Vs),
     hidden_singles(1, NU, Vs, Board, Doms, Places),
-    Units is ((1 << NU) - 1) << 1,
-    Values = ValueMask.
-start(Parent, Masks, Board, Doms, Places, Units, Values) :-
-    lost_since(Parent, Masks, 1, Events0),
-    foldl(lost_values(Board, Doms, Places), Events0, Events0, Events),
-    settle(Board, Doms, Places, Events, 0, _, Log),
-    touched(Log, Board, 0, Units, 0, Values).
+    Units is ((1 << NU) - 1) << 1.
 
 no_loss(I, I-0).
-
-lost_since([], [], _, []).
-lost_since([P|Ps], [M|Ms], I, Events) :-
-    (   P =:= M
-    ->  Events = Events1
-    ;   Gone is P /\ \M,
-        Events = [I-Gone|Events1]
-    ),
-    I1 is I + 1,
-    lost_since(Ps, Ms, I1, Events1).
 
 hidden_singles(U, NU, Vs, Board, Doms, Places) :-
     (   U > NU
@@ -554,45 +506,10 @@ hidden_single(U, Cells, Board, Doms, Places, V) :-
     ;   true
     ).
 
-single(M) :-
-    M /\ (M-1) =:= 0.
-
 unit_bits([], U, U).
 unit_bits([W-_|Ws], U0, U) :-
     U1 is U0 \/ (1 << W),
     unit_bits(Ws, U1, U).
-
-%   Either X = V or not, each followed by the rest of the search.
-branch(X, V, Board, Final) :-
-    (   X #= V
-    ;   X #\= V
-    ),
-    board_search(Board, Final).
-
-%   Hand what the node learnt to the constraint store.
-post_domains(Vars, Masks, Doms) :-
-    foldl(post_domain(Doms), Vars, Masks, 1, _).
-
-post_domain(Doms, X, M0, I, I1) :-
-    I1 is I + 1,
-    arg(I, Doms, M),
-    (   M =:= M0
-    ->  true
-    ;   mask_bits(M, Vs),
-        list_to_fdset(Vs, Set),
-        X in_set Set
-    ).
-
-smallest([X|Xs], Min) :-
-    fd_size(X, S),
-    foldl(smaller, Xs, X-S, Min-_).
-
-smaller(X, Y-SY, Min) :-
-    fd_size(X, SX),
-    (   SX < SY
-    ->  Min = X-SX
-    ;   Min = Y-SY
-    ).
 
 %   The node's Doms and Places, for the cells' domains Masks (bit masks).
 node_state(Board, Masks, Doms, Places) :-
@@ -637,23 +554,30 @@ narrow(Board, Doms, Places, I, Keep, Events0, Events) :-
     clear_values(Gone, Units, Board, Doms, Places, [I-Gone|Events0],
                  Events).
 
-clear_values(0, _, _, _, _, Events, Events) :- !.
 clear_values(Gone, Units, Board, Doms, Places, Events0, Events) :-
-    V is lsb(Gone),
-    clear_positions(Units, V, Board, Doms, Places, Events0, Events1),
-    Gone1 is Gone xor (1 << V),
-    clear_values(Gone1, Units, Board, Doms, Places, Events1, Events).
-
-clear_positions([], _, _, _, _, Events, Events).
-clear_positions([U-P|Us], V, Board, Doms, Places, Events0, Events) :-
     board_n(Board, N),
+    clear_values(Gone, Units, N, Board, Doms, Places, Events0, Events).
+
+clear_values(0, _, _, _, _, _, Events, Events) :- !.
+clear_values(Gone, Units, N, Board, Doms, Places, Events0, Events) :-
+    V is lsb(Gone),
+    clear_positions(Units, V, N, Board, Doms, Places, Events0, Events1),
+    Gone1 is Gone xor (1 << V),
+    clear_values(Gone1, Units, N, Board, Doms, Places, Events1, Events).
+
+%   Only a value left with at most one place in a unit needs more work.
+clear_positions([], _, _, _, _, _, Events, Events).
+clear_positions([U-P|Us], V, N, Board, Doms, Places, Events0, Events) :-
     A is (U-1)*N + V,
     arg(A, Places, Old),
     Left is Old /\ \ (1 << P),
     setarg(A, Places, Left),
-    Left =\= 0,
-    only_place(Left, U, V, Board, Doms, Places, Events0, Events1),
-    clear_positions(Us, V, Board, Doms, Places, Events1, Events).
+    (   Left /\ (Left-1) =:= 0
+    ->  Left =\= 0,
+        only_place(Left, U, V, Board, Doms, Places, Events0, Events1)
+    ;   Events1 = Events0
+    ),
+    clear_positions(Us, V, N, Board, Doms, Places, Events1, Events).
 
 %   settle(+Board, +Doms, +Places, +Events, +R0, -R, -Log): work through
 %   the events to a fixpoint of the singles, failing on a contradiction.
@@ -664,7 +588,7 @@ clear_positions([U-P|Us], V, Board, Doms, Places, Events0, Events) :-
 settle(_, _, _, [], R, R, []).
 settle(Board, Doms, Places, [I-Gone|Events], R0, R, [I-Gone|Log]) :-
     board_cell_units(Board, CellUnitT),
-    board_links(Board, Links),
+    board_links(Board, Rel-Links),
     R1 is R0 + popcount(Gone),
     arg(I, Doms, M),
     (   M /\ (M-1) =:= 0
@@ -674,7 +598,8 @@ settle(Board, Doms, Places, [I-Gone|Events], R0, R, [I-Gone|Log]) :-
     ;   Events1 = Events
     ),
     arg(I, Links, Partners),
-    link_partners(Partners, M, Board, Doms, Places, Events1, Events2),
+    link_partners(Partners, Rel, M, Board, Doms, Places, Events1,
+                  Events2),
     settle(Board, Doms, Places, Events2, R1, R, Log).
 
 leave_units([], _, _, _, _, _, Events, Events).
@@ -700,9 +625,26 @@ leave(Hit, Cells, M, Board, Doms, Places, Events0, Events) :-
     narrow(Board, Doms, Places, J, Left, Events0, Events1),
     leave(Hit1, Cells, M, Board, Doms, Places, Events1, Events).
 
-link_partners([], _, _, _, _, Events, Events).
-link_partners([J|Js], M, Board, Doms, Places, Events0, Events) :-
-    Allowed is (M << 1) \/ (M >> 1),
+link_partners([], _, _, _, _, _, Events, Events) :- !.
+link_partners(Js, Rel, M, Board, Doms, Places, Events0, Events) :-
+    (   allowed(Rel, M, Allowed)
+    ->  partners_keep(Js, Allowed, Board, Doms, Places, Events0, Events)
+    ;   Events = Events0
+    ).
+
+%   The values a partner of a cell with candidates M may take; fails
+%   when that is all of them.
+allowed(next, M, Allowed) :-
+    Allowed is (M << 1) \/ (M >> 1).
+allowed(parity(Odd, Even), M, Allowed) :-
+    (   M /\ Even =:= 0
+    ->  Allowed = Even
+    ;   M /\ Odd =:= 0
+    ->  Allowed = Odd
+    ).
+
+partners_keep([], _, _, _, _, Events, Events).
+partners_keep([J|Js], Allowed, Board, Doms, Places, Events0, Events) :-
     arg(J, Doms, DJ),
     Keep is DJ /\ Allowed,
     (   Keep =:= DJ
@@ -710,30 +652,7 @@ link_partners([J|Js], M, Board, Doms, Places, Events0, Events) :-
     ;   Keep =\= 0,
         narrow(Board, Doms, Places, J, Keep, Events0, Events1)
     ),
-    link_partners(Js, M, Board, Doms, Places, Events1, Events).
-
-%   The values Gone that cell I lost since the parent node: one with one
-%   place left in a unit of the cell goes there, one with none fails.
-lost_values(Board, Doms, Places, I-Gone, Events0, Events) :-
-    board_cell_units(Board, CellUnitT),
-    arg(I, CellUnitT, Units),
-    lost_values(Gone, Units, Board, Doms, Places, Events0, Events).
-
-lost_values(0, _, _, _, _, Events, Events) :- !.
-lost_values(Gone, Units, Board, Doms, Places, Events0, Events) :-
-    V is lsb(Gone),
-    Gone1 is Gone xor (1 << V),
-    last_places(Units, V, Board, Doms, Places, Events0, Events1),
-    lost_values(Gone1, Units, Board, Doms, Places, Events1, Events).
-
-last_places([], _, _, _, _, Events, Events).
-last_places([U-_|Us], V, Board, Doms, Places, Events0, Events) :-
-    board_n(Board, N),
-    A is (U-1)*N + V,
-    arg(A, Places, Left),
-    Left =\= 0,
-    only_place(Left, U, V, Board, Doms, Places, Events0, Events1),
-    last_places(Us, V, Board, Doms, Places, Events1, Events).
+    partners_keep(Js, Allowed, Board, Doms, Places, Events1, Events).
 
 %   only_place(+Left, +U, +V, +Board, +Doms, +Places, +Events0, -Events):
 %   Left is the mask of unit U's places still open to value V; when one

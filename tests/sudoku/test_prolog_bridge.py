@@ -12,7 +12,7 @@ from plpuzzle.engine import prolog_file
 from plpuzzle.sudoku.domain.model import Puzzle, Rules
 from plpuzzle.sudoku.domain.results import SolveResult, Status
 from plpuzzle.sudoku.domain.textformat import load_puzzle, load_solutions, parse_puzzle
-from plpuzzle.sudoku.engines.prolog_bridge import PrologSudokuEngine, decode_answers
+from plpuzzle.sudoku.engines.prolog_bridge import PrologSudokuEngine, decode_answers, stack_limit
 
 SOLVERS = Path(__file__).resolve().parents[1] / "fixtures" / "solvers"
 EXAMPLE = parse_puzzle("2\new2s  w  e  -\n-  esw  -  o\n-  -  1  -\nw  s  -  -\n")
@@ -209,3 +209,24 @@ def test_official_suite(official_suite: Path, ours: PrologSudokuEngine, k: int) 
         assert result.solutions and sorted(result.solutions) == expected, path.name
         checked += 1
     assert checked == {2: 24, 3: 75}[k]
+
+
+def test_the_stack_limit_grows_with_the_puzzle(tmp_path: Path) -> None:
+    """A solver sees a stack limit set for the puzzle it is given, the same
+    on every path (the goal sets it), larger for K=10 than the default."""
+    spy = tmp_path / "spy.pl"
+    spy.write_text("sudoku(_, L) :- current_prolog_flag(stack_limit, L).\n")
+    engine = PrologSudokuEngine(spy)
+    try:
+        seen = {}
+        for k in (2, 10, 2):
+            n = k * k
+            puzzle = Puzzle.from_rows(k, [[[] for _ in range(n)] for _ in range(n)])
+            result = engine.solve(puzzle, Rules.ODDSUM, 30)
+            assert result.status is Status.OK, result.message
+            (bad,) = result.bad_answers
+            seen[k] = int(bad.text)
+    finally:
+        engine.close()
+    assert seen[2] == stack_limit(2) == 1 << 30
+    assert seen[10] == stack_limit(10) > 2 * (1 << 30)

@@ -31,27 +31,42 @@ OWN_SOLVER = "sudoku.pl"
 #: `labeling`, plain labeling/2 on the core relation, an oracle for it.
 Search = Literal["board", "labeling"]
 
+#: SWI-Prolog's default stack limit (1 GiB), which a puzzle never gets less of.
+BASE_STACK_LIMIT = 1 << 30
+#: Stack allowed per cell beyond that: a solver's terms grow with the N*N
+#: cells (and their N candidates), so a K=10 puzzle (10,000 cells) must
+#: not be refused for its size alone where a K=6 one (1,296) fits.
+STACK_PER_CELL = 1 << 18
+
 
 def own_solver() -> Path:
     """The project's clpfd solver, prolog/sudoku.pl."""
     return prolog_file(OWN_SOLVER)
 
 
-def goal_text(
-    puzzle: Puzzle, rules: Rules, own: bool, search: Search = "board"
-) -> tuple[str, str]:
+def stack_limit(k: int) -> int:
+    """The Prolog stack limit (bytes) for a puzzle of cell size `k`: the
+    default up to K=8, then growing with the number of cells (K**4)."""
+    return max(BASE_STACK_LIMIT, k**4 * STACK_PER_CELL)
+
+
+def goal_text(puzzle: Puzzle, rules: Rules, own: bool, search: Search = "board") -> tuple[str, str]:
     """The goal to run and the predicate it needs.
 
     Our solver takes the rule variant and the search as options
     (sudoku/3); any other solver implements the assignment's sudoku/2,
-    whose rules are its own.
+    whose rules are its own. The goal first sets the stack limit for the
+    puzzle's size: a worker serves puzzles of every size, so each query
+    sets its own, and every path (solve, test, check, bench) runs the
+    same goal.
     """
+    limit = f"system:set_prolog_flag(stack_limit, {stack_limit(puzzle.k)})"
     if own:
         options = f"rules({rules.value})"
         if search != "board":
             options += f", search({search})"
-        return f"sudoku({puzzle.to_term()}, Sol, [{options}])", "sudoku/3"
-    return f"sudoku({puzzle.to_term()}, Sol)", "sudoku/2"
+        return f"{limit}, sudoku({puzzle.to_term()}, Sol, [{options}])", "sudoku/3"
+    return f"{limit}, sudoku({puzzle.to_term()}, Sol)", "sudoku/2"
 
 
 def decode_answers(answers: list[Answer], n: int) -> tuple[list[Grid], list[BadAnswer]]:
