@@ -10,6 +10,7 @@ import math
 import random
 import re
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from plpuzzle.sudoku.domain.results import Status
 from plpuzzle.sudoku.domain.textformat import load_puzzle, load_solutions
 from plpuzzle.sudoku.domain.validator import validate
 from plpuzzle.sudoku.engines import make_engine, python_engine
+from plpuzzle.sudoku.services.generation import GenerateRequest, generate_all, plan
 from plpuzzle.sudoku.services.generator import (
     Generated,
     GenerationError,
@@ -162,7 +164,7 @@ def test_contradictory_puzzles_have_no_solution(k: int, keep: float | None) -> N
         assert len(broken) == 1
 
 
-def test_both_engines_confirm_the_counts() -> None:
+def test_every_engine_confirms_the_counts() -> None:
     rules = Rules.CONSECUTIVE
     made = [
         generate(2, rules, random.Random(11), (1, 1)),
@@ -172,7 +174,7 @@ def test_both_engines_confirm_the_counts() -> None:
         generate(3, rules, random.Random(15), (0, 0), keep=0.4),
     ]
     assert [m.solutions for m in made] == [1, made[1].solutions, 0, 1, 0]
-    for name in ("prolog", "python"):
+    for name in ("prolog", "python", "cpsat"):
         engine = make_engine(name)
         try:
             for m in made:
@@ -292,8 +294,6 @@ def test_command_overwrites_with_force(tmp_path: Path) -> None:
 def test_a_source_grid_missing_from_every_side_is_caught() -> None:
     """Engines that share a pruning bug agree with each other and with the
     generator's count; the grid the puzzle was made from still shows it."""
-    from dataclasses import replace
-
     from plpuzzle.sudoku.services.crosscheck import compare
     from plpuzzle.sudoku.services.generation import generated_problem
 
@@ -309,3 +309,59 @@ def test_a_source_grid_missing_from_every_side_is_caught() -> None:
     assert outcome.agree
     problem = generated_problem(undercounted, outcome, [lost, lost], 60)
     assert problem == "the grid the puzzle was made from is not among the solutions found"
+
+
+# --- the three-way confirmation ----------------------------------------------------
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "solvers"
+
+
+def generation_request(out_dir: Path, **changes: object) -> GenerateRequest:
+    """A small K=2 request with several solutions, `changes` applied."""
+    base = GenerateRequest(
+        k=2,
+        rules=Rules.CONSECUTIVE,
+        count=1,
+        solutions=(3, 8),
+        seed=5,
+        kind=Kind.MIXED,
+        keep=None,
+        out_dir=out_dir,
+        start=None,
+        force=False,
+        time_limit=60,
+    )
+    return replace(base, **changes)
+
+
+def test_every_puzzle_is_confirmed_by_all_three_engines(tmp_path: Path) -> None:
+    request = generation_request(tmp_path)
+    [made] = generate_all(request, plan(request))
+    assert [r.engine for r in made.results] == ["prolog", "python", "cpsat"]
+    assert [f.engine for f in made.outcome.findings] == ["prolog", "python", "cpsat"]
+    assert made.confirmed, made.problem
+    assert set(made.to_json()["cpu_seconds"]) == {"prolog", "python", "cpsat"}  # type: ignore[arg-type]
+    assert len(load_solutions(made.solutions_path)) == made.made.solutions >= 3
+
+
+def test_an_engine_that_loses_solutions_leaves_the_puzzle_unconfirmed(tmp_path: Path) -> None:
+    """A real solver that stops after its first answer, in the Prolog engine's
+    seat: CP-SAT and Python outvote it, and no solutions file is written."""
+    request = generation_request(tmp_path)
+    names = plan(request)
+    (tmp_path / f"{names[0]}s.txt").write_text("stale\n")
+    engines = [make_engine("prolog", FIXTURES / "misses.pl"), make_engine("python")]
+    engines.append(make_engine("cpsat"))
+    try:
+        [made] = generate_all(request, names, engines=engines)
+    finally:
+        for each in engines:
+            each.close()
+    assert made.made.solutions >= 3
+    assert not made.confirmed
+    assert made.problem is not None
+    assert made.problem.startswith("the engines disagree: prolog misses")
+    assert "python" not in made.problem and "cpsat" not in made.problem
+    assert made.outcome.odd_one_out == "prolog"
+    assert made.puzzle_path.is_file()
+    assert not made.solutions_path.exists()

@@ -536,14 +536,15 @@ def generate_puzzles(
     time_limit: float,
     fmt: str,
 ) -> None:
-    """Make test puzzles with a given number of solutions, checked by both engines.
+    """Make test puzzles with a given number of solutions, checked by all three engines.
 
     Each puzzle comes from a random valid grid: the infos true for it are
     taken away in a random order while the solution count stays at most
     MAX. It is written to OUT/testNNNd.txt; its solutions go to
-    testNNNs.txt only when the Prolog and the Python engine find the same
-    solution set and the validator accepts every solution. Exit code 0 when
-    every puzzle was confirmed, 1 when not, 2 for bad options.
+    testNNNs.txt only when the Prolog, the Python and the CP-SAT engine
+    find the same solution set, that is as many solutions as the generator
+    counted, and the grid the puzzle was made from is among them. Exit
+    code 0 when every puzzle was confirmed, 1 when not, 2 for bad options.
     """
     try:
         request = generation.GenerateRequest(
@@ -591,7 +592,7 @@ def generate_puzzles(
         )
     else:
         console.print(
-            f"{confirmed} of {count} puzzles confirmed by both engines (seed {request.seed})."
+            f"{confirmed} of {count} puzzles confirmed by all three engines (seed {request.seed})."
         )
     sys.exit(0 if confirmed == count else 1)
 
