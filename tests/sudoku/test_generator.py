@@ -207,7 +207,7 @@ def test_impossible_requests_are_refused() -> None:
     with pytest.raises(GenerationError, match="at most 1 solutions"):
         generate(1, Rules.CONSECUTIVE, random.Random(0), (2, 3))
     with pytest.raises(GenerationError, match="K must be"):
-        generate(7, Rules.CONSECUTIVE, random.Random(0), (1, 1))
+        generate(11, Rules.CONSECUTIVE, random.Random(0), (1, 1))
     with pytest.raises(GenerationError, match="after 2 attempts"):
         generate(2, Rules.CONSECUTIVE, random.Random(0), (287, 287), attempts=2)
 
@@ -256,8 +256,9 @@ def test_command_numbers_on_and_makes_contradictions(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--k", "0"), "--k 0: the generator makes puzzles for K in 1..6"),
-        (("--k", "7"), "--k 7"),
+        (("--k", "0"), "--k 0: the generator makes puzzles for K in 1..10"),
+        (("--k", "11"), "--k 11"),
+        (("--k", "7", "--keep", "0.5"), "share of given values"),
         (("--k", "2", "--solutions", "1-3"), "expected MIN..MAX"),
         (("--k", "2", "--solutions", "4..2"), "MIN is greater than MAX"),
         (("--k", "1", "--solutions", "2..2"), "at most 1 solutions"),
@@ -365,3 +366,73 @@ def test_an_engine_that_loses_solutions_leaves_the_puzzle_unconfirmed(tmp_path: 
     assert made.outcome.odd_one_out == "prolog"
     assert made.puzzle_path.is_file()
     assert not made.solutions_path.exists()
+
+
+# --- big K: a share of given values -------------------------------------------------
+
+
+def values_given(puzzle: Puzzle) -> int:
+    return sum(isinstance(p.info, int) for p in placed_infos(puzzle))
+
+
+@pytest.mark.parametrize(
+    ("rules", "kind", "given", "least", "most"),
+    [
+        (Rules.CONSECUTIVE, Kind.CLASSIC, 0.5, 1, 4),
+        (Rules.ODDSUM, Kind.MIXED, 0.4, 2, 12),
+        (Rules.CONSECUTIVE, Kind.LEAN, 0.3, 1, 1),
+    ],
+)
+def test_a_share_of_values_is_given(
+    rules: Rules, kind: Kind, given: float, least: int, most: int
+) -> None:
+    for seed in range(2):
+        made = generate(3, rules, random.Random(seed), (least, most), kind, given=given)
+        solutions = all_solutions(made.puzzle, rules)
+        assert len(solutions) == made.solutions
+        assert least <= made.solutions <= most
+        assert made.grid in solutions
+        # down to the share, or short of it only where the count forbade more
+        target = round(given * 81)
+        assert target <= values_given(made.puzzle) <= target + 81 // 4, seed
+
+
+def test_given_values_stop_at_the_share() -> None:
+    """Far from the count's limit the values go down to the share exactly,
+    and a mixed puzzle loses some of its other infos on the way."""
+    rules = Rules.ODDSUM
+    made = generate(3, rules, random.Random(3), (1, 1000), Kind.MIXED, edges=0, given=0.8)
+    assert values_given(made.puzzle) == round(0.8 * 81)
+    others = len(true_infos(made.grid, rules)) - 81
+    assert 0 < made.info_count - values_given(made.puzzle) < others
+
+
+def test_given_puzzles_follow_the_seed_and_can_be_contradictions() -> None:
+    def make(seed: int, solutions: tuple[int, int] = (1, 3)) -> Generated:
+        return generate(3, Rules.CONSECUTIVE, random.Random(seed), solutions, given=0.5)
+
+    assert make(4) == make(4)
+    assert make(4).puzzle != make(5).puzzle
+    nothing = make(6, (0, 0))
+    assert nothing.solutions == 0
+    assert all_solutions(nothing.puzzle, Rules.CONSECUTIVE) == []
+
+
+def test_big_k_takes_a_share_of_values_not_of_infos() -> None:
+    with pytest.raises(GenerationError, match="share of given values"):
+        generate(7, Rules.CONSECUTIVE, random.Random(0), (1, 1), keep=0.5)
+    with pytest.raises(GenerationError, match="either"):
+        generate(3, Rules.CONSECUTIVE, random.Random(0), (1, 1), keep=0.5, given=0.5)
+
+
+@pytest.mark.slow
+def test_command_makes_a_k7_puzzle_confirmed_by_all_engines(tmp_path: Path) -> None:
+    args = ("--k", "7", "--rules", "oddsum", "--kind", "classic", "--given", "0.8")
+    run = generate_command(*args, "--solutions", "1..4", "--seed", "3", "--out", tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    puzzle = load_puzzle(tmp_path / "test001d.txt")
+    assert puzzle.k == 7
+    assert round(0.8 * 7**4) <= values_given(puzzle) <= 0.85 * 7**4
+    expected = load_solutions(tmp_path / "test001s.txt")
+    assert 1 <= len(expected) <= 4
+    assert "cpsat" in run.stdout

@@ -504,7 +504,16 @@ def _print_disagreement(console: Console, path: Path, outcome: CrossCheck) -> No
     metavar="SHARE",
     help="Keep at least this share of the grid's true infos, so that big puzzles stay quick "
     "to solve; 0 removes infos as far as the solution count allows. "
-    "Default: by K and kind (0 up to K=3).",
+    "Default: by K and kind (0 up to K=3). Not from K=7 up: see --given.",
+)
+@click.option(
+    "--given",
+    type=click.FloatRange(0, 1),
+    metavar="SHARE",
+    help="Instead of --keep: give this share of the cell values (e.g. 0.75), taking infos "
+    "away in large batches, which is what makes K=7..10 quick; with --kind mixed about "
+    "as large a share of the parities and s/w infos goes too. The share ends higher "
+    "where the count allows no more. Default from K=7 up: 0.75.",
 )
 @click.option(
     "--out",
@@ -530,6 +539,7 @@ def generate_puzzles(
     seed: int | None,
     kind: str,
     keep: float | None,
+    given: float | None,
     out_dir: Path,
     start: int | None,
     force: bool,
@@ -559,6 +569,7 @@ def generate_puzzles(
             start,
             force,
             time_limit,
+            given,
         )
         names = generation.plan(request)
     except generation.RequestError as e:

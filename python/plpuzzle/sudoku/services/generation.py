@@ -70,6 +70,8 @@ class GenerateRequest:
     start: int | None
     force: bool
     time_limit: float
+    #: The share of cell values to give (generator.reduce_to_given), or None.
+    given: float | None = None
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,7 @@ def plan(request: GenerateRequest) -> list[str]:
         )
     try:
         generator.check_request(request.k, least, most)
+        generator.check_shares(request.k, request.keep, request.given)
     except generator.GenerationError as e:
         raise RequestError(str(e)) from None
     start = request.start if request.start is not None else next_number(request.out_dir)
@@ -167,6 +170,7 @@ def generate_all(
                     request.solutions,
                     request.kind,
                     keep=request.keep,
+                    given=request.given,
                 )
             except generator.GenerationError as e:
                 raise RequestError(str(e)) from None
