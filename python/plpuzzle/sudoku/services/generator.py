@@ -447,9 +447,9 @@ def reduce_to_given(
     limit, where one count of a K=10 puzzle takes seconds, trying each info
     on its own would cost thousands of counts, and the order has plenty of
     other infos to take instead. The values may thus stay above `values`,
-    and the count below `least`, when the order runs out first. Non-value infos in `order`
-    before the values run out go too: a mixed puzzle loses about as large
-    a share of its other infos as of its values.
+    and the count below `least`, when the order runs out first. Non-value
+    infos met in `order` before the values are down go too: a mixed puzzle
+    loses about as large a share of its other infos as of its values.
     """
     n = k * k
     kept = list(infos)
