@@ -10,6 +10,7 @@ import math
 import random
 import re
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from plpuzzle.sudoku.domain.results import Status
 from plpuzzle.sudoku.domain.textformat import load_puzzle, load_solutions
 from plpuzzle.sudoku.domain.validator import validate
 from plpuzzle.sudoku.engines import make_engine, python_engine
+from plpuzzle.sudoku.services.generation import GenerateRequest, generate_all, plan
 from plpuzzle.sudoku.services.generator import (
     Generated,
     GenerationError,
@@ -162,7 +164,7 @@ def test_contradictory_puzzles_have_no_solution(k: int, keep: float | None) -> N
         assert len(broken) == 1
 
 
-def test_both_engines_confirm_the_counts() -> None:
+def test_every_engine_confirms_the_counts() -> None:
     rules = Rules.CONSECUTIVE
     made = [
         generate(2, rules, random.Random(11), (1, 1)),
@@ -172,7 +174,7 @@ def test_both_engines_confirm_the_counts() -> None:
         generate(3, rules, random.Random(15), (0, 0), keep=0.4),
     ]
     assert [m.solutions for m in made] == [1, made[1].solutions, 0, 1, 0]
-    for name in ("prolog", "python"):
+    for name in ("prolog", "python", "cpsat"):
         engine = make_engine(name)
         try:
             for m in made:
@@ -205,7 +207,7 @@ def test_impossible_requests_are_refused() -> None:
     with pytest.raises(GenerationError, match="at most 1 solutions"):
         generate(1, Rules.CONSECUTIVE, random.Random(0), (2, 3))
     with pytest.raises(GenerationError, match="K must be"):
-        generate(7, Rules.CONSECUTIVE, random.Random(0), (1, 1))
+        generate(11, Rules.CONSECUTIVE, random.Random(0), (1, 1))
     with pytest.raises(GenerationError, match="after 2 attempts"):
         generate(2, Rules.CONSECUTIVE, random.Random(0), (287, 287), attempts=2)
 
@@ -254,8 +256,9 @@ def test_command_numbers_on_and_makes_contradictions(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--k", "0"), "--k 0: the generator makes puzzles for K in 1..6"),
-        (("--k", "7"), "--k 7"),
+        (("--k", "0"), "--k 0: the generator makes puzzles for K in 1..10"),
+        (("--k", "11"), "--k 11"),
+        (("--k", "7", "--keep", "0.5"), "share of given values"),
         (("--k", "2", "--solutions", "1-3"), "expected MIN..MAX"),
         (("--k", "2", "--solutions", "4..2"), "MIN is greater than MAX"),
         (("--k", "1", "--solutions", "2..2"), "at most 1 solutions"),
@@ -292,8 +295,6 @@ def test_command_overwrites_with_force(tmp_path: Path) -> None:
 def test_a_source_grid_missing_from_every_side_is_caught() -> None:
     """Engines that share a pruning bug agree with each other and with the
     generator's count; the grid the puzzle was made from still shows it."""
-    from dataclasses import replace
-
     from plpuzzle.sudoku.services.crosscheck import compare
     from plpuzzle.sudoku.services.generation import generated_problem
 
@@ -309,3 +310,129 @@ def test_a_source_grid_missing_from_every_side_is_caught() -> None:
     assert outcome.agree
     problem = generated_problem(undercounted, outcome, [lost, lost], 60)
     assert problem == "the grid the puzzle was made from is not among the solutions found"
+
+
+# --- the three-way confirmation ----------------------------------------------------
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "solvers"
+
+
+def generation_request(out_dir: Path, **changes: object) -> GenerateRequest:
+    """A small K=2 request with several solutions, `changes` applied."""
+    base = GenerateRequest(
+        k=2,
+        rules=Rules.CONSECUTIVE,
+        count=1,
+        solutions=(3, 8),
+        seed=5,
+        kind=Kind.MIXED,
+        keep=None,
+        out_dir=out_dir,
+        start=None,
+        force=False,
+        time_limit=60,
+    )
+    return replace(base, **changes)
+
+
+def test_every_puzzle_is_confirmed_by_all_three_engines(tmp_path: Path) -> None:
+    request = generation_request(tmp_path)
+    [made] = generate_all(request, plan(request))
+    assert [r.engine for r in made.results] == ["prolog", "python", "cpsat"]
+    assert [f.engine for f in made.outcome.findings] == ["prolog", "python", "cpsat"]
+    assert made.confirmed, made.problem
+    assert set(made.to_json()["cpu_seconds"]) == {"prolog", "python", "cpsat"}  # type: ignore[arg-type]
+    assert len(load_solutions(made.solutions_path)) == made.made.solutions >= 3
+
+
+def test_an_engine_that_loses_solutions_leaves_the_puzzle_unconfirmed(tmp_path: Path) -> None:
+    """A real solver that stops after its first answer, in the Prolog engine's
+    seat: CP-SAT and Python outvote it, and no solutions file is written."""
+    request = generation_request(tmp_path)
+    names = plan(request)
+    (tmp_path / f"{names[0]}s.txt").write_text("stale\n")
+    engines = [make_engine("prolog", FIXTURES / "misses.pl"), make_engine("python")]
+    engines.append(make_engine("cpsat"))
+    try:
+        [made] = generate_all(request, names, engines=engines)
+    finally:
+        for each in engines:
+            each.close()
+    assert made.made.solutions >= 3
+    assert not made.confirmed
+    assert made.problem is not None
+    assert made.problem.startswith("the engines disagree: prolog misses")
+    assert "python" not in made.problem and "cpsat" not in made.problem
+    assert made.outcome.odd_one_out == "prolog"
+    assert made.puzzle_path.is_file()
+    assert not made.solutions_path.exists()
+
+
+# --- big K: a share of given values -------------------------------------------------
+
+
+def values_given(puzzle: Puzzle) -> int:
+    return sum(isinstance(p.info, int) for p in placed_infos(puzzle))
+
+
+@pytest.mark.parametrize(
+    ("rules", "kind", "given", "least", "most"),
+    [
+        (Rules.CONSECUTIVE, Kind.CLASSIC, 0.5, 1, 4),
+        (Rules.ODDSUM, Kind.MIXED, 0.4, 2, 12),
+        (Rules.CONSECUTIVE, Kind.LEAN, 0.3, 1, 1),
+    ],
+)
+def test_a_share_of_values_is_given(
+    rules: Rules, kind: Kind, given: float, least: int, most: int
+) -> None:
+    for seed in range(2):
+        made = generate(3, rules, random.Random(seed), (least, most), kind, given=given)
+        solutions = all_solutions(made.puzzle, rules)
+        assert len(solutions) == made.solutions
+        assert least <= made.solutions <= most
+        assert made.grid in solutions
+        # down to the share, or short of it only where the count forbade more
+        target = round(given * 81)
+        assert target <= values_given(made.puzzle) <= target + 81 // 4, seed
+
+
+def test_given_values_stop_at_the_share() -> None:
+    """Far from the count's limit the values go down to the share exactly,
+    and a mixed puzzle loses some of its other infos on the way."""
+    rules = Rules.ODDSUM
+    made = generate(3, rules, random.Random(3), (1, 1000), Kind.MIXED, edges=0, given=0.8)
+    assert values_given(made.puzzle) == round(0.8 * 81)
+    others = len(true_infos(made.grid, rules)) - 81
+    assert 0 < made.info_count - values_given(made.puzzle) < others
+
+
+def test_given_puzzles_follow_the_seed_and_can_be_contradictions() -> None:
+    def make(seed: int, solutions: tuple[int, int] = (1, 3)) -> Generated:
+        return generate(3, Rules.CONSECUTIVE, random.Random(seed), solutions, given=0.5)
+
+    assert make(4) == make(4)
+    assert make(4).puzzle != make(5).puzzle
+    nothing = make(6, (0, 0))
+    assert nothing.solutions == 0
+    assert all_solutions(nothing.puzzle, Rules.CONSECUTIVE) == []
+
+
+def test_big_k_takes_a_share_of_values_not_of_infos() -> None:
+    with pytest.raises(GenerationError, match="share of given values"):
+        generate(7, Rules.CONSECUTIVE, random.Random(0), (1, 1), keep=0.5)
+    with pytest.raises(GenerationError, match="either"):
+        generate(3, Rules.CONSECUTIVE, random.Random(0), (1, 1), keep=0.5, given=0.5)
+
+
+@pytest.mark.slow
+def test_command_makes_a_k7_puzzle_confirmed_by_all_engines(tmp_path: Path) -> None:
+    args = ("--k", "7", "--rules", "oddsum", "--kind", "classic", "--given", "0.8")
+    run = generate_command(*args, "--solutions", "1..4", "--seed", "3", "--out", tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    puzzle = load_puzzle(tmp_path / "test001d.txt")
+    assert puzzle.k == 7
+    assert round(0.8 * 7**4) <= values_given(puzzle) <= 0.85 * 7**4
+    expected = load_solutions(tmp_path / "test001s.txt")
+    assert 1 <= len(expected) <= 4
+    assert "cpsat" in run.stdout

@@ -504,7 +504,16 @@ def _print_disagreement(console: Console, path: Path, outcome: CrossCheck) -> No
     metavar="SHARE",
     help="Keep at least this share of the grid's true infos, so that big puzzles stay quick "
     "to solve; 0 removes infos as far as the solution count allows. "
-    "Default: by K and kind (0 up to K=3).",
+    "Default: by K and kind (0 up to K=3). Not from K=7 up: see --given.",
+)
+@click.option(
+    "--given",
+    type=click.FloatRange(0, 1),
+    metavar="SHARE",
+    help="Instead of --keep: give this share of the cell values (e.g. 0.75), taking infos "
+    "away in large batches, which is what makes K=7..10 quick; with --kind mixed about "
+    "as large a share of the parities and s/w infos goes too. The share ends higher "
+    "where the count allows no more. Default from K=7 up: 0.75.",
 )
 @click.option(
     "--out",
@@ -530,20 +539,22 @@ def generate_puzzles(
     seed: int | None,
     kind: str,
     keep: float | None,
+    given: float | None,
     out_dir: Path,
     start: int | None,
     force: bool,
     time_limit: float,
     fmt: str,
 ) -> None:
-    """Make test puzzles with a given number of solutions, checked by both engines.
+    """Make test puzzles with a given number of solutions, checked by all three engines.
 
     Each puzzle comes from a random valid grid: the infos true for it are
     taken away in a random order while the solution count stays at most
     MAX. It is written to OUT/testNNNd.txt; its solutions go to
-    testNNNs.txt only when the Prolog and the Python engine find the same
-    solution set and the validator accepts every solution. Exit code 0 when
-    every puzzle was confirmed, 1 when not, 2 for bad options.
+    testNNNs.txt only when the Prolog, the Python and the CP-SAT engine
+    find the same solution set, that is as many solutions as the generator
+    counted, and the grid the puzzle was made from is among them. Exit
+    code 0 when every puzzle was confirmed, 1 when not, 2 for bad options.
     """
     try:
         request = generation.GenerateRequest(
@@ -558,6 +569,7 @@ def generate_puzzles(
             start,
             force,
             time_limit,
+            given,
         )
         names = generation.plan(request)
     except generation.RequestError as e:
@@ -591,7 +603,7 @@ def generate_puzzles(
         )
     else:
         console.print(
-            f"{confirmed} of {count} puzzles confirmed by both engines (seed {request.seed})."
+            f"{confirmed} of {count} puzzles confirmed by all three engines (seed {request.seed})."
         )
     sys.exit(0 if confirmed == count else 1)
 

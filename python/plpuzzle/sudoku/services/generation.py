@@ -1,8 +1,12 @@
 """`sudoku generate` as a service: make puzzles, confirm them, write files.
 
-A puzzle's testNNNs.txt is written only when both engines find the same
-solution set, the count is the generator's, and the validator accepts the
-grid the puzzle was made from; otherwise a stale one is removed. The
+A puzzle's testNNNs.txt is written only when all three engines (Prolog,
+Python and the independent CP-SAT model) find the same solution set, the
+count is the generator's, and the grid the puzzle was made from is among
+the solutions and accepted by the validator; otherwise a stale one is
+removed. Two engines that share a pruning bug could agree on a wrong set;
+CP-SAT shares no reasoning with them, and the source grid is one solution
+known without any engine. The
 command line parses options and prints what `generate_all` reports.
 """
 
@@ -10,7 +14,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,9 +22,12 @@ from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.domain.results import SolveResult, Status
 from plpuzzle.sudoku.domain.textformat import puzzle_to_text, solutions_to_text
 from plpuzzle.sudoku.domain.validator import validate
-from plpuzzle.sudoku.engines import make_engine
+from plpuzzle.sudoku.engines import Engine, make_engine
 from plpuzzle.sudoku.services import generator
 from plpuzzle.sudoku.services.crosscheck import CrossCheck, compare, status_text
+
+#: The engines that must agree on every generated puzzle's solution set.
+ENGINES = ("prolog", "python", "cpsat")
 
 _SOLUTION_RANGE = re.compile(r"\s*(\d+)\s*(?:\.\.\s*(\d+)\s*)?")
 _NUMBERED = re.compile(r"test(\d+)[ds]\.txt")
@@ -63,6 +70,8 @@ class GenerateRequest:
     start: int | None
     force: bool
     time_limit: float
+    #: The share of cell values to give (generator.reduce_to_given), or None.
+    given: float | None = None
 
 
 @dataclass(frozen=True)
@@ -107,6 +116,7 @@ def plan(request: GenerateRequest) -> list[str]:
         )
     try:
         generator.check_request(request.k, least, most)
+        generator.check_shares(request.k, request.keep, request.given)
     except generator.GenerationError as e:
         raise RequestError(str(e)) from None
     start = request.start if request.start is not None else next_number(request.out_dir)
@@ -136,11 +146,18 @@ def generate_all(
     names: list[str],
     on_step: Callable[[str], None] = lambda _what: None,
     on_made: Callable[[MadePuzzle], None] = lambda _made: None,
+    engines: Sequence[Engine] | None = None,
 ) -> list[MadePuzzle]:
     """Make, write and confirm each named puzzle; `on_step` says what is
-    under way, `on_made` gets each puzzle as soon as it is settled."""
+    under way, `on_made` gets each puzzle as soon as it is settled.
+
+    `engines` (default: one of each in ENGINES, closed at the end) lets a
+    caller confirm with other engines, e.g. a Prolog engine running another
+    solver; the caller then closes them.
+    """
     rng = random.Random(request.seed)
-    engines = [make_engine("prolog"), make_engine("python")]
+    own = engines is None
+    checkers = [make_engine(name) for name in ENGINES] if engines is None else list(engines)
     done: list[MadePuzzle] = []
     try:
         for name in names:
@@ -153,6 +170,7 @@ def generate_all(
                     request.solutions,
                     request.kind,
                     keep=request.keep,
+                    given=request.given,
                 )
             except generator.GenerationError as e:
                 raise RequestError(str(e)) from None
@@ -161,7 +179,7 @@ def generate_all(
             _write(puzzle_path, puzzle_to_text(made.puzzle))
             on_step(f"checking {name}")
             results = [
-                each.solve(made.puzzle, request.rules, request.time_limit) for each in engines
+                each.solve(made.puzzle, request.rules, request.time_limit) for each in checkers
             ]
             outcome = compare(made.puzzle, request.rules, results)
             problem = generated_problem(made, outcome, results, request.time_limit)
@@ -173,8 +191,9 @@ def generate_all(
             done.append(item)
             on_made(item)
     finally:
-        for each in engines:
-            each.close()
+        if own:
+            for each in checkers:
+                each.close()
     return done
 
 
@@ -189,7 +208,8 @@ def generated_problem(
         if r.status is not Status.OK:
             return status_text(r, time_limit).split("\n")[0].rstrip(":")
     if not outcome.agree:
-        return "the engines disagree"
+        faults = [f"{f.engine} {', '.join(f.faults)}" for f in outcome.findings if f.faults]
+        return "the engines disagree: " + "; ".join(faults)
     found = len(results[0].distinct)
     if found != made.solutions:
         return f"the engines find {found} solution(s), the generator counted {made.solutions}"

@@ -12,6 +12,11 @@ breaks: it looks like a sound puzzle, and only solving shows otherwise.
 From K = 4 up a puzzle keeps a floor of infos (see DEFAULT_KEEP): taken
 down to the minimum, big puzzles become too slow to count and to solve.
 
+From K = 7 up (and for any K when asked with `given`) the recipe aims at
+a share of the cell values instead: infos go in large batches until only
+that share of the values is left, so that a K=10 grid of 10,000 cells
+needs tens of counts rather than thousands (see `reduce_to_given`).
+
 Every choice comes from the one `random.Random` passed in, and nothing
 iterates over a set, so a seed fixes the output byte for byte. Solution
 counts come from the Python engine, capped: the generator never needs to
@@ -24,7 +29,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import islice
@@ -33,8 +38,15 @@ from typing import NamedTuple
 from plpuzzle.sudoku.domain.model import Grid, Info, Puzzle, Rules
 from plpuzzle.sudoku.engines import python_engine
 
-#: The cell sizes the generator supports; beyond 6 counting gets too slow.
-MIN_K, MAX_K = 1, 6
+#: The cell sizes the generator supports (the rules allow K up to 10).
+MIN_K, MAX_K = 1, 10
+
+#: From this K up, puzzles are made to a share of given values (`given`):
+#: taking infos away one run at a time is too slow there.
+GIVEN_FROM_K = 7
+
+#: The share of cell values a puzzle keeps by default from GIVEN_FROM_K up.
+DEFAULT_GIVEN = 0.75
 
 #: The longest run of infos `reduce_infos` tries to take away at once.
 MAX_RUN = 64
@@ -310,18 +322,24 @@ def generate(
     edges: int | None = None,
     keep: float | None = None,
     attempts: int = 20,
+    given: float | None = None,
 ) -> Generated:
     """A puzzle with between `solutions[0]` and `solutions[1]` solutions.
 
     `(0, 0)` asks for a contradictory puzzle. `edges` is how many ignored
     edge infos to sprinkle in (default: a random number from 0 to K).
     `keep` is the share of the grid's true infos to keep at least (default:
-    DEFAULT_KEEP); 0 reduces as far as the count allows. Each attempt
+    DEFAULT_KEEP); 0 reduces as far as the count allows. `given` is the
+    share of cell values to keep instead (see `reduce_to_given`; the
+    default from GIVEN_FROM_K up, where `keep` is refused). Each attempt
     starts from a fresh grid; GenerationError says the range was missed
     `attempts` times.
     """
     least, most = solutions
     check_request(k, least, most)
+    check_shares(k, keep, given)
+    if given is None and k >= GIVEN_FROM_K:
+        given = DEFAULT_GIVEN
     if keep is None:
         keep = default_keep(k, kind)
     if not 0 <= keep <= 1:
@@ -329,7 +347,9 @@ def generate(
     for _ in range(attempts):
         grid = random_grid(k, rng)
         if most == 0:
-            made = _contradictory(k, rules, grid, kind, keep, rng)
+            made = _contradictory(k, rules, grid, kind, keep, rng, given)
+        elif given is not None:
+            made = _with_given(k, rules, grid, kind, (least, most), given, rng)
         else:
             made = _with_count(k, rules, grid, kind, (least, most), keep, rng)
         if made is None or made[1] < least:
@@ -359,6 +379,20 @@ def check_request(k: int, least: int, most: int) -> None:
         raise GenerationError(f"a K={k} puzzle has at most {total} solutions, not {least}")
 
 
+def check_shares(k: int, keep: float | None, given: float | None) -> None:
+    """Reject a share of infos to keep where a share of values is needed,
+    and both at once."""
+    if given is not None and keep is not None:
+        raise GenerationError("give either a share of infos to keep or a share of values")
+    if k >= GIVEN_FROM_K and keep is not None:
+        raise GenerationError(
+            f"from K={GIVEN_FROM_K} up puzzles are made to a share of given values, "
+            "not a share of infos to keep"
+        )
+    if given is not None and not 0 <= given <= 1:
+        raise GenerationError(f"the share of values to give must be in 0..1, got {given}")
+
+
 def _with_count(
     k: int,
     rules: Rules,
@@ -377,15 +411,108 @@ def _with_count(
     return reduce_infos(k, rules, infos, order, most, least, floor, lowest)
 
 
+def _with_given(
+    k: int,
+    rules: Rules,
+    grid: Grid,
+    kind: Kind,
+    solutions: tuple[int, int],
+    given: float,
+    rng: random.Random,
+) -> tuple[list[Placed], int]:
+    """Reduce the grid's true infos to a share `given` of its values."""
+    infos = true_infos(grid, rules, kind)
+    order = removal_order(infos, kind, rng)
+    least, most = solutions
+    return reduce_to_given(k, rules, infos, order, most, least, round(given * k**4))
+
+
+def reduce_to_given(
+    k: int,
+    rules: Rules,
+    infos: Sequence[Placed],
+    order: Sequence[Placed],
+    most: int,
+    least: int,
+    values: int,
+) -> tuple[list[Placed], int]:
+    """Take infos away, in `order`, down to `values` cell values, while the
+    puzzle keeps at most `most` solutions; then, if it has fewer than
+    `least`, take other infos (parities, s/w) away until it has.
+
+    Returns the infos kept and their exact count. Removals go in batches
+    that start at N infos, double after each success (up to N*N/8) and
+    halve after a failure; a batch takes no more values than are still to
+    go. A refused batch of K infos or fewer stays as a whole: near the
+    limit, where one count of a K=10 puzzle takes seconds, trying each info
+    on its own would cost thousands of counts, and the order has plenty of
+    other infos to take instead. The values may thus stay above `values`,
+    and the count below `least`, when the order runs out first. Non-value
+    infos met in `order` before the values are down go too: a mixed puzzle
+    loses about as large a share of its other infos as of its values.
+    """
+    n = k * k
+    kept = list(infos)
+    count = count_solutions_up_to(build_puzzle(k, kept), rules, most + 1)
+    if count > most:
+        raise ValueError(f"the starting puzzle has more than {most} solutions")
+
+    def values_left() -> int:
+        return sum(isinstance(p.info, int) for p in kept)
+
+    def thin(queue: Sequence[Placed], done: Callable[[], bool]) -> None:
+        """Remove infos from `queue`, batch by batch, until `done`."""
+        nonlocal kept, count
+        i, size = 0, n
+        while i < len(queue) and not done():
+            room = values_left() - values
+            batch: list[Placed] = []
+            for p in queue[i : i + size]:
+                if isinstance(p.info, int):
+                    if room <= 0:
+                        break
+                    room -= 1
+                batch.append(p)
+            if not batch:
+                break
+            gone = set(batch)  # only for membership tests
+            trial = [p for p in kept if p not in gone]
+            trial_count = count_solutions_up_to(build_puzzle(k, trial), rules, most + 1)
+            if trial_count <= most:
+                kept, count = trial, trial_count
+                i += len(batch)
+                size = min(len(batch) * 2, max(1, n * n // 8))
+            elif len(batch) > k:
+                size = len(batch) // 2
+            else:
+                i += len(batch)  # these stay: near the limit, singles cost too many counts
+
+    thin(order, lambda: values_left() <= values)
+    if count < least:
+        still = set(kept)
+        others = [p for p in order if p in still and not isinstance(p.info, int)]
+        thin(others, lambda: count >= least)
+    return kept, count
+
+
 def _contradictory(
-    k: int, rules: Rules, grid: Grid, kind: Kind, keep: float, rng: random.Random
+    k: int,
+    rules: Rules,
+    grid: Grid,
+    kind: Kind,
+    keep: float,
+    rng: random.Random,
+    given: float | None = None,
 ) -> tuple[list[Placed], int] | None:
     """A unique puzzle for `grid` plus one info that `grid` breaks.
 
     The grid is the only solution, so the broken info leaves none; the
     count is confirmed all the same. A classic puzzle gets a wrong value.
     """
-    infos, _ = _with_count(k, rules, grid, kind, (1, 1), keep, rng)
+    if given is None:
+        infos, _ = _with_count(k, rules, grid, kind, (1, 1), keep, rng)
+    else:
+        infos, _ = _with_given(k, rules, grid, kind, (1, 1), given, rng)
     taken = {(p.row, p.col, _slot(p.info)) for p in infos}
     candidates = [
         p
