@@ -1337,7 +1337,7 @@ def _targets_section(run: BenchRun) -> list[str]:
     lines = [
         "## Targets",
         "",
-        "The goals of issue 17, judged on this run. They are reported, not enforced: the exit "
+        "The performance goals, judged on this run. They are reported, not enforced: the exit "
         "code only says whether an engine gave a wrong answer or failed.",
         "",
     ]
