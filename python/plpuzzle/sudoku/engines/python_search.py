@@ -48,6 +48,9 @@ Support = Callable[[int], int]
 Event = tuple[int, int]
 """A cell and the values (a bit mask) it has just lost."""
 
+Literal = tuple[int, int]
+"""A cell and one value (a single bit) it might take."""
+
 Branches = list[tuple[int, int]]
 """The children of a node: in each, narrow a cell to the given values."""
 
@@ -342,36 +345,67 @@ def remove_value(
 def look_ahead(board: Board, doms: list[int], places: list[int]) -> tuple[bool, Branches | None]:
     """Try both sides of every two-way choice with singles alone.
 
-    A literal whose trial fails is removed (and the node re-tightened); this
-    repeats until a whole pass removes nothing. Returns whether the node
-    survives, and the two-way choice whose two trials removed most
-    candidates (largest product), or None if there is none.
+    A literal whose trial fails is removed (and the node re-tightened). The
+    pass goes on from there rather than starting over, and passes repeat
+    until one finds no failure. Returns whether the node survives, and the
+    two-way choice whose two trials removed most candidates (largest
+    product), or None if there is none.
+
+    Trials are costly, so two kinds are skipped. One made since the last
+    removal is still valid. And a literal that an earlier trial decided
+    cannot fail (its own trial does a part of that one's work), so it is
+    only tried if its choice might be the favourite: its bound, the
+    earlier trial's reach, is then replaced by its own.
     """
+    reached: dict[Literal, int] = {}  # trials made since the last removal
+    implied: dict[Literal, int] = {}  # literals those trials decided, with a bound
     while True:
         best: Branches | None = None
         best_score, removed = 0, False
-        reached: dict[tuple[int, int], int] = {}
         for choice in two_way_choices(board, doms, places):
-            score = 1
-            for cell, value in choice:
-                reach = reached.get((cell, value))
-                if reach is None:
-                    reach = reached[cell, value] = trial(board, doms, places, cell, value)
-                if not reach:
-                    events: list[Event] = []
-                    drop(doms, places, cell, doms[cell] & ~value, events)
-                    if not tighten(board, doms, places, events):
-                        return False, None
-                    removed = True
-                    break
-                score *= reach
-            else:
-                if score > best_score:
-                    best, best_score = choice, score
-            if removed:
-                break
+            if any(not doms[cell] & value for cell, value in choice):
+                continue  # a literal went since the choice was listed
+            score, failed = probe(board, doms, places, choice, reached, implied, False)
+            if failed is None and score > best_score:
+                score, failed = probe(board, doms, places, choice, reached, implied, True)
+            if failed is not None:
+                cell, value = failed
+                events: list[Event] = []
+                drop(doms, places, cell, doms[cell] & ~value, events)
+                if not tighten(board, doms, places, events):
+                    return False, None
+                reached.clear()
+                implied.clear()
+                removed = True
+            elif score > best_score:
+                best, best_score = choice, score
         if not removed:
             return True, best
+
+
+def probe(
+    board: Board,
+    doms: list[int],
+    places: list[int],
+    choice: Branches,
+    reached: dict[Literal, int],
+    implied: dict[Literal, int],
+    exact: bool,
+) -> tuple[int, Literal | None]:
+    """The product of a choice's reaches and its first failing literal (or
+    None), trying the literals not yet tried; with `exact` False a literal
+    that an earlier trial decided counts with its bound instead."""
+    score = 1
+    for literal in choice:
+        reach = reached.get(literal)
+        if reach is None and not exact:
+            reach = implied.get(literal)
+        if reach is None:
+            reach = reached[literal] = trial(board, doms, places, *literal, implied)
+            if not reach:
+                return 0, literal
+        score *= reach
+    return score, None
 
 
 def two_way_choices(board: Board, doms: list[int], places: list[int]) -> Iterator[Branches]:
@@ -393,12 +427,30 @@ def two_way_choices(board: Board, doms: list[int], places: list[int]) -> Iterato
                 yield [(low.bit_length() - 1, 1 << v), ((can ^ low).bit_length() - 1, 1 << v)]
 
 
-def trial(board: Board, doms: list[int], places: list[int], cell: int, value: int) -> int:
-    """How far putting `value` into `cell` reaches by singles (0: it fails)."""
+def trial(
+    board: Board,
+    doms: list[int],
+    places: list[int],
+    cell: int,
+    value: int,
+    implied: dict[tuple[int, int], int],
+) -> int:
+    """How far putting `value` into `cell` reaches by singles (0: it fails).
+
+    Every other cell the trial decides is noted in `implied`, with this
+    reach as a bound: its own trial could only do less, so it cannot fail.
+    """
     doms, places = doms.copy(), places.copy()
     events: list[Event] = []
     drop(doms, places, cell, value, events)
-    return settle(board, doms, places, events, [])
+    log: list[Event] = []
+    reach = settle(board, doms, places, events, log)
+    if reach:
+        for other, _ in log:
+            d = doms[other]
+            if d & (d - 1) == 0 and other != cell:
+                implied[other, d] = reach
+    return reach
 
 
 def start(board: Board, domains: list[int]) -> tuple[list[int], list[int]] | None:
