@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 
-from plpuzzle.sudoku.engines.python_matching import bits_of, hall_prune
+from plpuzzle.sudoku.engines.python_matching import bits_of, hall_prune, small_hall_set, transpose
 
 Support = Callable[[int], int]
 """Given one linked cell's domain, the values its partner may take."""
@@ -155,36 +155,34 @@ def drop(doms: list[int], places: list[int], cell: int, keep: int, events: list[
 
 
 def settle(
-    board: Board, doms: list[int], places: list[int], events: list[Event], log: list[Event]
+    board: Board,
+    doms: list[int],
+    places: list[int],
+    events: list[Event],
+    log: list[Event] | None = None,
 ) -> int:
     """Apply singles and links until no event is left; 0 on a contradiction,
     else 1 + the number of candidates removed (how far the events reached).
-    Handled events go to `log`, for the costlier rules to look at."""
-    peers, units_of, unit_places = board.peers, board.units_of, board.unit_places
-    links, support = board.links, board.support
+    Handled events go to `log` (if given), for the costlier rules to look at.
+
+    Most events are a decided cell's value leaving its peers. Those are
+    handled on the spot (`clear_peers`), not queued: only a peer that
+    becomes decided or has links needs an event of its own."""
+    units_of, unit_places, links = board.units_of, board.unit_places, board.links
     removed = 1
     while events:
-        event = events.pop()
-        log.append(event)
-        cell, gone = event
+        cell, gone = event = events.pop()
+        if log is not None:
+            log.append(event)
         removed += gone.bit_count()
         d = doms[cell]
-        if d & (d - 1) == 0:  # decided: the value leaves the peers
-            v = d.bit_length() - 1
-            hit = places[v] & peers[cell]
-            if hit:
-                places[v] ^= hit
-                while hit:
-                    bit = hit & -hit
-                    hit ^= bit
-                    peer = bit.bit_length() - 1
-                    left = doms[peer] & ~d
-                    if not left:
-                        return 0
-                    doms[peer] = left
-                    events.append((peer, d))
+        if d & (d - 1) == 0:
+            cleared = clear_peers(board, doms, places, cell, events, log)
+            if cleared < 0:
+                return 0
+            removed += cleared
         if links[cell]:
-            allowed = support(d)
+            allowed = board.support(d)
             for other in links[cell]:
                 if doms[other] & ~allowed:
                     if not doms[other] & allowed:
@@ -204,6 +202,52 @@ def settle(
                     if doms[only] != bit:
                         drop(doms, places, only, bit, events)
     return removed
+
+
+def clear_peers(
+    board: Board,
+    doms: list[int],
+    places: list[int],
+    cell: int,
+    events: list[Event],
+    log: list[Event] | None,
+) -> int:
+    """Take a decided cell's value from its peers; how many lost it, or -1
+    on a contradiction. Each peer's other units may now have one place
+    left for the value (its units shared with the cell hold the value
+    already, so they are skipped)."""
+    d = doms[cell]
+    v = d.bit_length() - 1
+    hit = places[v] & board.peers[cell]
+    if not hit:
+        return 0
+    can = places[v] = places[v] ^ hit
+    own = board.units_of[cell]
+    units_of, unit_places, links = board.units_of, board.unit_places, board.links
+    count = 0
+    while hit:
+        bit = hit & -hit
+        hit ^= bit
+        peer = bit.bit_length() - 1
+        left = doms[peer] & ~d
+        if not left:
+            return -1
+        doms[peer] = left
+        count += 1
+        if left & (left - 1) == 0 or links[peer]:
+            events.append((peer, 0))
+        if log is not None:
+            log.append((peer, d))
+        for u in units_of[peer]:
+            if u not in own:
+                rest = can & unit_places[u]
+                if rest & (rest - 1) == 0:
+                    if not rest:
+                        return -1
+                    only = rest.bit_length() - 1
+                    if doms[only] != d:
+                        drop(doms, places, only, d, events)
+    return count
 
 
 def tighten(
@@ -242,13 +286,22 @@ def match_unit(
     board: Board, doms: list[int], places: list[int], u: int, events: list[Event]
 ) -> bool:
     """Keep in a unit's open cells only the values some matching of open
-    cells to missing values gives them."""
+    cells to missing values gives them. The open cells must be as many as
+    the values they can take (else one side is left over: a contradiction
+    that the gates below could let through, and that the matching assumes
+    away)."""
     open_cells = [c for c in board.unit_cells[u] if doms[c] & (doms[c] - 1)]
     domains = [doms[c] for c in open_cells]
+    missing = or_all(domains)
+    if missing.bit_count() != len(domains):
+        return False
     if not may_have_subset([d.bit_count() for d in domains]):
         return True
     unit = board.unit_places[u]
-    if not may_have_subset([(places[v] & unit).bit_count() for v in bits_of(or_all(domains))]):
+    value_places = [places[v] & unit for v in bits_of(missing)]
+    if not may_have_subset([p.bit_count() for p in value_places]):
+        return True
+    if not (small_hall_set(domains) or small_hall_set(value_places)):
         return True
     pruned = hall_prune(domains)
     if pruned is None:
@@ -276,8 +329,15 @@ def match_value(
         if row & (row - 1):
             lines.append(r)
             domains.append(row)
-    if may_have_subset([row.bit_count() for row in domains]) and may_have_subset(
-        [(can & board.unit_places[n + c]).bit_count() for c in bits_of(or_all(domains))]
+    columns = or_all(domains)
+    if columns.bit_count() != len(domains):  # as in match_unit
+        return False
+    if (
+        may_have_subset([row.bit_count() for row in domains])
+        and may_have_subset(
+            [(can & board.unit_places[n + c]).bit_count() for c in bits_of(columns)]
+        )
+        and (small_hall_set(domains) or small_hall_set(transpose(domains)))
     ):
         pruned = hall_prune(domains)
         if pruned is None:
