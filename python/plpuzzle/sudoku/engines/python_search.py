@@ -298,10 +298,7 @@ def match_unit(
     if not may_have_subset([d.bit_count() for d in domains]):
         return True
     unit = board.unit_places[u]
-    value_places = [places[v] & unit for v in bits_of(missing)]
-    if not may_have_subset([p.bit_count() for p in value_places]):
-        return True
-    if not (small_hall_set(domains) or small_hall_set(value_places)):
+    if not may_have_subset([(places[v] & unit).bit_count() for v in bits_of(missing)]):
         return True
     pruned = hall_prune(domains)
     if pruned is None:
