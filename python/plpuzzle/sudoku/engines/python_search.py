@@ -40,13 +40,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 
-from plpuzzle.sudoku.engines.python_matching import bits_of, hall_prune
+from plpuzzle.sudoku.engines.python_matching import bits_of, hall_prune, small_hall_set, transpose
 
 Support = Callable[[int], int]
 """Given one linked cell's domain, the values its partner may take."""
 
 Event = tuple[int, int]
 """A cell and the values (a bit mask) it has just lost."""
+
+Literal = tuple[int, int]
+"""A cell and one value (a single bit) it might take."""
 
 Branches = list[tuple[int, int]]
 """The children of a node: in each, narrow a cell to the given values."""
@@ -152,36 +155,34 @@ def drop(doms: list[int], places: list[int], cell: int, keep: int, events: list[
 
 
 def settle(
-    board: Board, doms: list[int], places: list[int], events: list[Event], log: list[Event]
+    board: Board,
+    doms: list[int],
+    places: list[int],
+    events: list[Event],
+    log: list[Event] | None = None,
 ) -> int:
     """Apply singles and links until no event is left; 0 on a contradiction,
     else 1 + the number of candidates removed (how far the events reached).
-    Handled events go to `log`, for the costlier rules to look at."""
-    peers, units_of, unit_places = board.peers, board.units_of, board.unit_places
-    links, support = board.links, board.support
+    Handled events go to `log` (if given), for the costlier rules to look at.
+
+    Most events are a decided cell's value leaving its peers. Those are
+    handled on the spot (`clear_peers`), not queued: only a peer that
+    becomes decided or has links needs an event of its own."""
+    units_of, unit_places, links = board.units_of, board.unit_places, board.links
     removed = 1
     while events:
-        event = events.pop()
-        log.append(event)
-        cell, gone = event
+        cell, gone = event = events.pop()
+        if log is not None:
+            log.append(event)
         removed += gone.bit_count()
         d = doms[cell]
-        if d & (d - 1) == 0:  # decided: the value leaves the peers
-            v = d.bit_length() - 1
-            hit = places[v] & peers[cell]
-            if hit:
-                places[v] ^= hit
-                while hit:
-                    bit = hit & -hit
-                    hit ^= bit
-                    peer = bit.bit_length() - 1
-                    left = doms[peer] & ~d
-                    if not left:
-                        return 0
-                    doms[peer] = left
-                    events.append((peer, d))
+        if d & (d - 1) == 0:
+            cleared = clear_peers(board, doms, places, cell, events, log)
+            if cleared < 0:
+                return 0
+            removed += cleared
         if links[cell]:
-            allowed = support(d)
+            allowed = board.support(d)
             for other in links[cell]:
                 if doms[other] & ~allowed:
                     if not doms[other] & allowed:
@@ -201,6 +202,52 @@ def settle(
                     if doms[only] != bit:
                         drop(doms, places, only, bit, events)
     return removed
+
+
+def clear_peers(
+    board: Board,
+    doms: list[int],
+    places: list[int],
+    cell: int,
+    events: list[Event],
+    log: list[Event] | None,
+) -> int:
+    """Take a decided cell's value from its peers; how many lost it, or -1
+    on a contradiction. Each peer's other units may now have one place
+    left for the value (its units shared with the cell hold the value
+    already, so they are skipped)."""
+    d = doms[cell]
+    v = d.bit_length() - 1
+    hit = places[v] & board.peers[cell]
+    if not hit:
+        return 0
+    can = places[v] = places[v] ^ hit
+    own = board.units_of[cell]
+    units_of, unit_places, links = board.units_of, board.unit_places, board.links
+    count = 0
+    while hit:
+        bit = hit & -hit
+        hit ^= bit
+        peer = bit.bit_length() - 1
+        left = doms[peer] & ~d
+        if not left:
+            return -1
+        doms[peer] = left
+        count += 1
+        if left & (left - 1) == 0 or links[peer]:
+            events.append((peer, 0))
+        if log is not None:
+            log.append((peer, d))
+        for u in units_of[peer]:
+            if u not in own:
+                rest = can & unit_places[u]
+                if rest & (rest - 1) == 0:
+                    if not rest:
+                        return -1
+                    only = rest.bit_length() - 1
+                    if doms[only] != d:
+                        drop(doms, places, only, d, events)
+    return count
 
 
 def tighten(
@@ -239,13 +286,19 @@ def match_unit(
     board: Board, doms: list[int], places: list[int], u: int, events: list[Event]
 ) -> bool:
     """Keep in a unit's open cells only the values some matching of open
-    cells to missing values gives them."""
+    cells to missing values gives them. The open cells must be as many as
+    the values they can take (else one side is left over: a contradiction
+    that the gates below could let through, and that the matching assumes
+    away)."""
     open_cells = [c for c in board.unit_cells[u] if doms[c] & (doms[c] - 1)]
     domains = [doms[c] for c in open_cells]
+    missing = or_all(domains)
+    if missing.bit_count() != len(domains):
+        return False
     if not may_have_subset([d.bit_count() for d in domains]):
         return True
     unit = board.unit_places[u]
-    if not may_have_subset([(places[v] & unit).bit_count() for v in bits_of(or_all(domains))]):
+    if not may_have_subset([(places[v] & unit).bit_count() for v in bits_of(missing)]):
         return True
     pruned = hall_prune(domains)
     if pruned is None:
@@ -273,8 +326,15 @@ def match_value(
         if row & (row - 1):
             lines.append(r)
             domains.append(row)
-    if may_have_subset([row.bit_count() for row in domains]) and may_have_subset(
-        [(can & board.unit_places[n + c]).bit_count() for c in bits_of(or_all(domains))]
+    columns = or_all(domains)
+    if columns.bit_count() != len(domains):  # as in match_unit
+        return False
+    if (
+        may_have_subset([row.bit_count() for row in domains])
+        and may_have_subset(
+            [(can & board.unit_places[n + c]).bit_count() for c in bits_of(columns)]
+        )
+        and (small_hall_set(domains) or small_hall_set(transpose(domains)))
     ):
         pruned = hall_prune(domains)
         if pruned is None:
@@ -342,36 +402,67 @@ def remove_value(
 def look_ahead(board: Board, doms: list[int], places: list[int]) -> tuple[bool, Branches | None]:
     """Try both sides of every two-way choice with singles alone.
 
-    A literal whose trial fails is removed (and the node re-tightened); this
-    repeats until a whole pass removes nothing. Returns whether the node
-    survives, and the two-way choice whose two trials removed most
-    candidates (largest product), or None if there is none.
+    A literal whose trial fails is removed (and the node re-tightened). The
+    pass goes on from there rather than starting over, and passes repeat
+    until one finds no failure. Returns whether the node survives, and the
+    two-way choice whose two trials removed most candidates (largest
+    product), or None if there is none.
+
+    Trials are costly, so two kinds are skipped. One made since the last
+    removal is still valid. And a literal that an earlier trial decided
+    cannot fail (its own trial does a part of that one's work), so it is
+    only tried if its choice might be the favourite: its bound, the
+    earlier trial's reach, is then replaced by its own.
     """
+    reached: dict[Literal, int] = {}  # trials made since the last removal
+    implied: dict[Literal, int] = {}  # literals those trials decided, with a bound
     while True:
         best: Branches | None = None
         best_score, removed = 0, False
-        reached: dict[tuple[int, int], int] = {}
         for choice in two_way_choices(board, doms, places):
-            score = 1
-            for cell, value in choice:
-                reach = reached.get((cell, value))
-                if reach is None:
-                    reach = reached[cell, value] = trial(board, doms, places, cell, value)
-                if not reach:
-                    events: list[Event] = []
-                    drop(doms, places, cell, doms[cell] & ~value, events)
-                    if not tighten(board, doms, places, events):
-                        return False, None
-                    removed = True
-                    break
-                score *= reach
-            else:
-                if score > best_score:
-                    best, best_score = choice, score
-            if removed:
-                break
+            if any(not doms[cell] & value for cell, value in choice):
+                continue  # a literal went since the choice was listed
+            score, failed = probe(board, doms, places, choice, reached, implied, False)
+            if failed is None and score > best_score:
+                score, failed = probe(board, doms, places, choice, reached, implied, True)
+            if failed is not None:
+                cell, value = failed
+                events: list[Event] = []
+                drop(doms, places, cell, doms[cell] & ~value, events)
+                if not tighten(board, doms, places, events):
+                    return False, None
+                reached.clear()
+                implied.clear()
+                removed = True
+            elif score > best_score:
+                best, best_score = choice, score
         if not removed:
             return True, best
+
+
+def probe(
+    board: Board,
+    doms: list[int],
+    places: list[int],
+    choice: Branches,
+    reached: dict[Literal, int],
+    implied: dict[Literal, int],
+    exact: bool,
+) -> tuple[int, Literal | None]:
+    """The product of a choice's reaches and its first failing literal (or
+    None), trying the literals not yet tried; with `exact` False a literal
+    that an earlier trial decided counts with its bound instead."""
+    score = 1
+    for literal in choice:
+        reach = reached.get(literal)
+        if reach is None and not exact:
+            reach = implied.get(literal)
+        if reach is None:
+            reach = reached[literal] = trial(board, doms, places, *literal, implied)
+            if not reach:
+                return 0, literal
+        score *= reach
+    return score, None
 
 
 def two_way_choices(board: Board, doms: list[int], places: list[int]) -> Iterator[Branches]:
@@ -393,12 +484,30 @@ def two_way_choices(board: Board, doms: list[int], places: list[int]) -> Iterato
                 yield [(low.bit_length() - 1, 1 << v), ((can ^ low).bit_length() - 1, 1 << v)]
 
 
-def trial(board: Board, doms: list[int], places: list[int], cell: int, value: int) -> int:
-    """How far putting `value` into `cell` reaches by singles (0: it fails)."""
+def trial(
+    board: Board,
+    doms: list[int],
+    places: list[int],
+    cell: int,
+    value: int,
+    implied: dict[tuple[int, int], int],
+) -> int:
+    """How far putting `value` into `cell` reaches by singles (0: it fails).
+
+    Every other cell the trial decides is noted in `implied`, with this
+    reach as a bound: its own trial could only do less, so it cannot fail.
+    """
     doms, places = doms.copy(), places.copy()
     events: list[Event] = []
     drop(doms, places, cell, value, events)
-    return settle(board, doms, places, events, [])
+    log: list[Event] = []
+    reach = settle(board, doms, places, events, log)
+    if reach:
+        for other, _ in log:
+            d = doms[other]
+            if d & (d - 1) == 0 and other != cell:
+                implied[other, d] = reach
+    return reach
 
 
 def start(board: Board, domains: list[int]) -> tuple[list[int], list[int]] | None:
