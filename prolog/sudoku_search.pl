@@ -138,7 +138,7 @@ info_link(I, South, West, Info, Links0, Links) :-
 parity_search(Whole, Doms, Places, Units, Values, K, Odd) :-
     tighten(Whole, Doms, Places, Units, Values),
     functor(Doms, _, Size),
-    (   mixed_cell(Size, Doms, Odd, 0, 0, I),
+    (   fewest(mixed(Odd), Size, Doms, 0, 0, I),
         I > 0
     ->  arg(I, Doms, D),
         (   Keep is D /\ Odd
@@ -149,25 +149,6 @@ parity_search(Whole, Doms, Places, Units, Values, K, Odd) :-
         parity_search(Whole, Doms, Places, Units1, Values1, K, Odd)
     ;   label_halves(Whole, Doms, K, Odd)
     ).
-
-%   The cell with both odd and even candidates and fewest candidates (0
-%   if there is none).
-mixed_cell(0, _, _, _, I, I) :- !.
-mixed_cell(J, Doms, Odd, Best0, I0, I) :-
-    arg(J, Doms, D),
-    (   D /\ Odd =\= 0,
-        D /\ \Odd =\= 0,
-        C is popcount(D),
-        (   I0 =:= 0
-        ;   C =< Best0
-        )
-    ->  Best1 = C,
-        I1 = J
-    ;   Best1 = Best0,
-        I1 = I0
-    ),
-    J1 is J - 1,
-    mixed_cell(J1, Doms, Odd, Best1, I1, I).
 
 %   The odd and the even cells are independent problems: Odd cells take
 %   odd values, even ones even values, and each unit holds each value of
@@ -412,7 +393,7 @@ board_search(Board, Doms, Places, Units, Values) :-
         D /\ (1 << V) =\= 0
     ->  branch(I, V, Board, Doms, Places)
     ;   functor(Doms, _, Size),
-        smallest_open(Size, Doms, 0, 0, I),
+        fewest(open, Size, Doms, 0, 0, I),
         I > 0
     ->  arg(I, Doms, D),
         V is lsb(D),
@@ -433,11 +414,15 @@ branch(I, V, Board, Doms, Places) :-
     touched(Log, Board, 0, Units, 0, Values),
     board_search(Board, Doms, Places, Units, Values).
 
-%   The open cell with fewest candidates (0 if none is open).
-smallest_open(0, _, _, I, I) :- !.
-smallest_open(J, Doms, Best0, I0, I) :-
+%   fewest(+Which, +J, +Doms, +Best0, +I0, -I)
+%
+%   Of cells 1..J, the one with fewest candidates among those Which
+%   selects (0 if there is none): `open` cells, with two candidates or
+%   more, or `mixed(Odd)` cells, with both odd and even ones.
+fewest(_, 0, _, _, I, I) :- !.
+fewest(Which, J, Doms, Best0, I0, I) :-
     arg(J, Doms, D),
-    (   D /\ (D-1) =\= 0,
+    (   selected(Which, D),
         C is popcount(D),
         (   I0 =:= 0
         ;   C =< Best0
@@ -448,7 +433,13 @@ smallest_open(J, Doms, Best0, I0, I) :-
         I1 = I0
     ),
     J1 is J - 1,
-    smallest_open(J1, Doms, Best1, I1, I).
+    fewest(Which, J1, Doms, Best1, I1, I).
+
+selected(open, D) :-
+    D /\ (D-1) =\= 0.
+selected(mixed(Odd), D) :-
+    D /\ Odd =\= 0,
+    D /\ \Odd =\= 0.
 
 %   Every cell is decided: give the variables their values.
 bind_vars(I, VarT, Doms) :-

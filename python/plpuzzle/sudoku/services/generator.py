@@ -393,6 +393,14 @@ def check_shares(k: int, keep: float | None, given: float | None) -> None:
         raise GenerationError(f"the share of values to give must be in 0..1, got {given}")
 
 
+def _infos_in_order(
+    grid: Grid, rules: Rules, kind: Kind, rng: random.Random
+) -> tuple[list[Placed], list[Placed]]:
+    """The grid's true infos, and the random order in which to try removing them."""
+    infos = true_infos(grid, rules, kind)
+    return infos, removal_order(infos, kind, rng)
+
+
 def _with_count(
     k: int,
     rules: Rules,
@@ -403,8 +411,7 @@ def _with_count(
     rng: random.Random,
 ) -> tuple[list[Placed], int]:
     """Reduce the grid's true infos towards a count in `solutions`."""
-    infos = true_infos(grid, rules, kind)
-    order = removal_order(infos, kind, rng)
+    infos, order = _infos_in_order(grid, rules, kind, rng)
     floor = math.ceil(keep * len(infos))
     lowest = floor - floor // BELOW_FLOOR
     least, most = solutions
@@ -421,8 +428,7 @@ def _with_given(
     rng: random.Random,
 ) -> tuple[list[Placed], int]:
     """Reduce the grid's true infos to a share `given` of its values."""
-    infos = true_infos(grid, rules, kind)
-    order = removal_order(infos, kind, rng)
+    infos, order = _infos_in_order(grid, rules, kind, rng)
     least, most = solutions
     return reduce_to_given(k, rules, infos, order, most, least, round(given * k**4))
 
