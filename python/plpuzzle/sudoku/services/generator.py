@@ -348,10 +348,8 @@ def generate(
         grid = random_grid(k, rng)
         if most == 0:
             made = _contradictory(k, rules, grid, kind, keep, rng, given)
-        elif given is not None:
-            made = _with_given(k, rules, grid, kind, (least, most), given, rng)
         else:
-            made = _with_count(k, rules, grid, kind, (least, most), keep, rng)
+            made = _reduced(k, rules, grid, kind, (least, most), rng, keep, given)
         if made is None or made[1] < least:
             continue
         infos, count = made
@@ -393,44 +391,27 @@ def check_shares(k: int, keep: float | None, given: float | None) -> None:
         raise GenerationError(f"the share of values to give must be in 0..1, got {given}")
 
 
-def _infos_in_order(
-    grid: Grid, rules: Rules, kind: Kind, rng: random.Random
-) -> tuple[list[Placed], list[Placed]]:
-    """The grid's true infos, and the random order in which to try removing them."""
-    infos = true_infos(grid, rules, kind)
-    return infos, removal_order(infos, kind, rng)
-
-
-def _with_count(
+def _reduced(
     k: int,
     rules: Rules,
     grid: Grid,
     kind: Kind,
     solutions: tuple[int, int],
-    keep: float,
     rng: random.Random,
+    keep: float,
+    given: float | None,
 ) -> tuple[list[Placed], int]:
-    """Reduce the grid's true infos towards a count in `solutions`."""
-    infos, order = _infos_in_order(grid, rules, kind, rng)
+    """Reduce the grid's true infos towards a count in `solutions`: down to
+    a share `given` of its values when that is set, else no lower than a
+    share `keep` of the infos (less a margin, see BELOW_FLOOR)."""
+    infos = true_infos(grid, rules, kind)
+    order = removal_order(infos, kind, rng)
+    least, most = solutions
+    if given is not None:
+        return reduce_to_given(k, rules, infos, order, most, least, round(given * k**4))
     floor = math.ceil(keep * len(infos))
     lowest = floor - floor // BELOW_FLOOR
-    least, most = solutions
     return reduce_infos(k, rules, infos, order, most, least, floor, lowest)
-
-
-def _with_given(
-    k: int,
-    rules: Rules,
-    grid: Grid,
-    kind: Kind,
-    solutions: tuple[int, int],
-    given: float,
-    rng: random.Random,
-) -> tuple[list[Placed], int]:
-    """Reduce the grid's true infos to a share `given` of its values."""
-    infos, order = _infos_in_order(grid, rules, kind, rng)
-    least, most = solutions
-    return reduce_to_given(k, rules, infos, order, most, least, round(given * k**4))
 
 
 def reduce_to_given(
@@ -515,10 +496,7 @@ def _contradictory(
     The grid is the only solution, so the broken info leaves none; the
     count is confirmed all the same. A classic puzzle gets a wrong value.
     """
-    if given is None:
-        infos, _ = _with_count(k, rules, grid, kind, (1, 1), keep, rng)
-    else:
-        infos, _ = _with_given(k, rules, grid, kind, (1, 1), given, rng)
+    infos, _ = _reduced(k, rules, grid, kind, (1, 1), rng, keep, given)
     taken = {(p.row, p.col, _slot(p.info)) for p in infos}
     candidates = [
         p
