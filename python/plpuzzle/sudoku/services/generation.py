@@ -72,6 +72,8 @@ class GenerateRequest:
     time_limit: float
     #: The share of cell values to give (generator.reduce_to_given), or None.
     given: float | None = None
+    #: The engine that counts solutions while the generator thins a grid.
+    counter: generator.Counter = generator.Counter.CPSAT
 
 
 @dataclass(frozen=True)
@@ -171,6 +173,7 @@ def generate_all(
                     request.kind,
                     keep=request.keep,
                     given=request.given,
+                    counter=request.counter,
                 )
             except generator.GenerationError as e:
                 raise RequestError(str(e)) from None

@@ -19,10 +19,13 @@ needs tens of counts rather than thousands (see `reduce_to_given`).
 
 Every choice comes from the one `random.Random` passed in, and nothing
 iterates over a set, so a seed fixes the output byte for byte. Solution
-counts come from the Python engine, capped: the generator never needs to
-know more than "at most MAX or not", and a count is a fact about the
-puzzle, so the output does not depend on how fast or in which order an
-engine finds solutions.
+counts are capped: the generator never needs to know more than "at most
+MAX or not". They come from CP-SAT by default, or from the Python engine
+(`Counter`); a count is a fact about the puzzle, so the output does not
+depend on which engine counted, nor on how fast or in which order it
+finds solutions. CP-SAT's clause learning is what keeps sparse puzzles
+with hundreds of solutions countable: there the Python engine's search
+took minutes per puzzle.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from itertools import islice
 from typing import NamedTuple
 
 from plpuzzle.sudoku.domain.model import Grid, Info, Puzzle, Rules
-from plpuzzle.sudoku.engines import python_engine
+from plpuzzle.sudoku.engines import cpsat_engine, python_engine
 
 #: The cell sizes the generator supports (the rules allow K up to 10).
 MIN_K, MAX_K = 1, 10
@@ -73,6 +76,13 @@ GRID_COUNTS = {1: 1, 2: 288}
 
 class GenerationError(Exception):
     """The requested puzzle could not be made (e.g. an unreachable count)."""
+
+
+class Counter(StrEnum):
+    """Which engine counts solutions while infos are taken away."""
+
+    CPSAT = "cpsat"  # the default: quick on sparse puzzles with many solutions
+    PYTHON = "python"  # quicker per count on tiny puzzles, minutes on sparse K >= 4
 
 
 class Kind(StrEnum):
@@ -247,9 +257,47 @@ def placed_infos(puzzle: Puzzle) -> list[Placed]:
 # --- counting and reducing --------------------------------------------------------
 
 
-def count_solutions_up_to(puzzle: Puzzle, rules: Rules, cap: int) -> int:
+def count_solutions_up_to(
+    puzzle: Puzzle, rules: Rules, cap: int, counter: Counter = Counter.CPSAT
+) -> int:
     """The number of solutions, but at most `cap`: the search stops there."""
-    return sum(1 for _ in islice(python_engine.solve_all(puzzle, rules), cap))
+    if counter is Counter.PYTHON:
+        return sum(1 for _ in islice(python_engine.solve_all(puzzle, rules), cap))
+    return count_with_cpsat(puzzle, rules, cap)
+
+
+def count_with_cpsat(puzzle: Puzzle, rules: Rules, cap: int) -> int:
+    """The number of solutions by CP-SAT (one worker), at most `cap`.
+
+    The engine's own model, enumerated with a callback that only counts
+    and stops the search at `cap`, so no grid is ever built.
+    """
+    from ortools.sat.python import cp_model
+
+    if cap <= 0:
+        return 0
+    model, _ = cpsat_engine.build_model(puzzle, rules)
+
+    class Tally(cp_model.CpSolverSolutionCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.found = 0
+
+        def on_solution_callback(self) -> None:
+            self.found += 1
+            if self.found >= cap:
+                self.stop_search()
+
+    solver = cp_model.CpSolver()
+    solver.parameters.enumerate_all_solutions = True
+    solver.parameters.num_workers = 1
+    tally = Tally()
+    status = solver.solve(model, tally)
+    # Searched to the end (OPTIMAL or INFEASIBLE), or stopped at the cap;
+    # anything else would make the count a guess.
+    if tally.found < cap and status not in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
+        raise RuntimeError(f"CP-SAT stopped counting early: {solver.status_name(status)}")
+    return min(tally.found, cap)
 
 
 def reduce_infos(
@@ -261,6 +309,7 @@ def reduce_infos(
     least: int = 0,
     floor: int = 0,
     lowest: int = 0,
+    counter: Counter = Counter.CPSAT,
 ) -> tuple[list[Placed], int]:
     """Take infos away, in `order`, while the puzzle keeps at most `most` solutions.
 
@@ -279,7 +328,7 @@ def reduce_infos(
     remaining info can go without exceeding `most`.
     """
     kept = list(infos)
-    count = count_solutions_up_to(build_puzzle(k, kept), rules, most + 1)
+    count = count_solutions_up_to(build_puzzle(k, kept), rules, most + 1, counter)
     if count > most:
         raise ValueError(f"the starting puzzle has more than {most} solutions")
     i, run = 0, 1
@@ -289,7 +338,7 @@ def reduce_infos(
         batch = order[i : i + size]
         gone = set(batch)  # only for membership tests
         trial = [p for p in kept if p not in gone]
-        trial_count = count_solutions_up_to(build_puzzle(k, trial), rules, most + 1)
+        trial_count = count_solutions_up_to(build_puzzle(k, trial), rules, most + 1, counter)
         if trial_count <= most:
             kept, count = trial, trial_count
             i += len(batch)
@@ -323,6 +372,7 @@ def generate(
     keep: float | None = None,
     attempts: int = 20,
     given: float | None = None,
+    counter: Counter = Counter.CPSAT,
 ) -> Generated:
     """A puzzle with between `solutions[0]` and `solutions[1]` solutions.
 
@@ -331,9 +381,10 @@ def generate(
     `keep` is the share of the grid's true infos to keep at least (default:
     DEFAULT_KEEP); 0 reduces as far as the count allows. `given` is the
     share of cell values to keep instead (see `reduce_to_given`; the
-    default from GIVEN_FROM_K up, where `keep` is refused). Each attempt
-    starts from a fresh grid; GenerationError says the range was missed
-    `attempts` times.
+    default from GIVEN_FROM_K up, where `keep` is refused). `counter` is
+    the engine that counts; it changes the time taken, never the puzzle.
+    Each attempt starts from a fresh grid; GenerationError says the range
+    was missed `attempts` times.
     """
     least, most = solutions
     check_request(k, least, most)
@@ -347,9 +398,9 @@ def generate(
     for _ in range(attempts):
         grid = random_grid(k, rng)
         if most == 0:
-            made = _contradictory(k, rules, grid, kind, keep, rng, given)
+            made = _contradictory(k, rules, grid, kind, keep, rng, given, counter)
         else:
-            made = _reduced(k, rules, grid, kind, (least, most), rng, keep, given)
+            made = _reduced(k, rules, grid, kind, (least, most), rng, keep, given, counter)
         if made is None or made[1] < least:
             continue
         infos, count = made
@@ -400,6 +451,7 @@ def _reduced(
     rng: random.Random,
     keep: float,
     given: float | None,
+    counter: Counter = Counter.CPSAT,
 ) -> tuple[list[Placed], int]:
     """Reduce the grid's true infos towards a count in `solutions`: down to
     a share `given` of its values when that is set, else no lower than a
@@ -408,10 +460,11 @@ def _reduced(
     order = removal_order(infos, kind, rng)
     least, most = solutions
     if given is not None:
-        return reduce_to_given(k, rules, infos, order, most, least, round(given * k**4))
+        values = round(given * k**4)
+        return reduce_to_given(k, rules, infos, order, most, least, values, counter)
     floor = math.ceil(keep * len(infos))
     lowest = floor - floor // BELOW_FLOOR
-    return reduce_infos(k, rules, infos, order, most, least, floor, lowest)
+    return reduce_infos(k, rules, infos, order, most, least, floor, lowest, counter)
 
 
 def reduce_to_given(
@@ -422,6 +475,7 @@ def reduce_to_given(
     most: int,
     least: int,
     values: int,
+    counter: Counter = Counter.CPSAT,
 ) -> tuple[list[Placed], int]:
     """Take infos away, in `order`, down to `values` cell values, while the
     puzzle keeps at most `most` solutions; then, if it has fewer than
@@ -440,7 +494,7 @@ def reduce_to_given(
     """
     n = k * k
     kept = list(infos)
-    count = count_solutions_up_to(build_puzzle(k, kept), rules, most + 1)
+    count = count_solutions_up_to(build_puzzle(k, kept), rules, most + 1, counter)
     if count > most:
         raise ValueError(f"the starting puzzle has more than {most} solutions")
 
@@ -464,7 +518,7 @@ def reduce_to_given(
                 break
             gone = set(batch)  # only for membership tests
             trial = [p for p in kept if p not in gone]
-            trial_count = count_solutions_up_to(build_puzzle(k, trial), rules, most + 1)
+            trial_count = count_solutions_up_to(build_puzzle(k, trial), rules, most + 1, counter)
             if trial_count <= most:
                 kept, count = trial, trial_count
                 i += len(batch)
@@ -490,13 +544,14 @@ def _contradictory(
     keep: float,
     rng: random.Random,
     given: float | None = None,
+    counter: Counter = Counter.CPSAT,
 ) -> tuple[list[Placed], int] | None:
     """A unique puzzle for `grid` plus one info that `grid` breaks.
 
     The grid is the only solution, so the broken info leaves none; the
     count is confirmed all the same. A classic puzzle gets a wrong value.
     """
-    infos, _ = _reduced(k, rules, grid, kind, (1, 1), rng, keep, given)
+    infos, _ = _reduced(k, rules, grid, kind, (1, 1), rng, keep, given, counter)
     taken = {(p.row, p.col, _slot(p.info)) for p in infos}
     candidates = [
         p
@@ -514,7 +569,7 @@ def _contradictory(
     for name in kinds:
         choice = rng.choice(by_kind[name])
         trial = [*infos, choice]
-        if count_solutions_up_to(build_puzzle(k, trial), rules, 1) == 0:
+        if count_solutions_up_to(build_puzzle(k, trial), rules, 1, counter) == 0:
             return trial, 0
     return None
 
