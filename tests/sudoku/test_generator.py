@@ -20,14 +20,18 @@ from plpuzzle.sudoku.domain.model import Puzzle, Rules
 from plpuzzle.sudoku.domain.results import Status
 from plpuzzle.sudoku.domain.textformat import load_puzzle, load_solutions
 from plpuzzle.sudoku.domain.validator import validate
-from plpuzzle.sudoku.engines import make_engine, python_engine
+from plpuzzle.sudoku.engines import cpsat_engine, make_engine, python_engine
+from plpuzzle.sudoku.services import generator
 from plpuzzle.sudoku.services.generation import GenerateRequest, generate_all, plan
 from plpuzzle.sudoku.services.generator import (
+    Counter,
     Generated,
     GenerationError,
     Kind,
     Placed,
     build_puzzle,
+    count_solutions_up_to,
+    count_with_cpsat,
     false_infos,
     generate,
     placed_infos,
@@ -117,6 +121,87 @@ def test_reduction_leaves_no_info_to_spare() -> None:
     for p in kept:
         rest = [q for q in kept if q != p]
         assert len(all_solutions(build_puzzle(2, rest), rules)) > 2, p
+
+
+# --- counting ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rules", list(Rules))
+def test_cpsat_counts_up_to_the_cap(rules: Rules) -> None:
+    assert count_with_cpsat(empty(2), rules, 1000) == 288  # every K=2 grid
+    assert count_with_cpsat(empty(2), rules, 10) == 10
+    assert count_with_cpsat(empty(2), rules, 1) == 1
+    assert count_with_cpsat(empty(2), rules, 0) == 0
+    grid = random_grid(2, random.Random(1))
+    others = [p for p in true_infos(grid, rules, Kind.CLASSIC) if (p.row, p.col) != (0, 0)]
+    wrong = grid[0][0] % 4 + 1
+    broken = build_puzzle(2, [*others, Placed(0, 0, wrong)])
+    assert count_with_cpsat(broken, rules, 5) == 0
+
+
+SHARES = (0.4, 0.25, 0.2)
+
+
+@pytest.mark.parametrize("rules", list(Rules))
+def test_both_counters_agree_with_full_enumeration(rules: Rules) -> None:
+    """Thinned K=3 puzzles with a few to hundreds of solutions, counted
+    in full by both engines' plain enumeration."""
+    rng = random.Random(8)
+    totals = []
+    for share in SHARES:
+        grid = random_grid(3, rng)
+        order = removal_order(true_infos(grid, rules), Kind.MIXED, rng)
+        puzzle = build_puzzle(3, order[: round(share * len(order))])
+        every = cpsat_engine.solve_all(puzzle, rules)
+        assert every is not None
+        total = len(every)
+        assert total == len(all_solutions(puzzle, rules))
+        totals.append(total)
+        for cap in (1, 50, total, total + 1):
+            expected = min(total, cap)
+            assert count_solutions_up_to(puzzle, rules, cap, Counter.CPSAT) == expected
+            assert count_solutions_up_to(puzzle, rules, cap, Counter.PYTHON) == expected
+    assert max(totals) > 50  # the cap of 50 stopped a count
+
+
+def test_the_counter_is_the_engine_that_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real engines count; the wrappers only note which one was asked."""
+    calls = {"cpsat": 0, "python": 0}
+    real_cpsat, real_python = generator.count_with_cpsat, python_engine.solve_all
+
+    def cpsat(*args: object) -> int:
+        calls["cpsat"] += 1
+        return real_cpsat(*args)  # type: ignore[arg-type]
+
+    def python(*args: object) -> object:
+        calls["python"] += 1
+        return real_python(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(generator, "count_with_cpsat", cpsat)
+    monkeypatch.setattr(python_engine, "solve_all", python)
+    made = {}
+    for counter in Counter:
+        before = dict(calls)
+        made[counter] = generate(
+            3, Rules.ODDSUM, random.Random(2), (5, 40), keep=0.2, counter=counter
+        )
+        used = {name: calls[name] - before[name] for name in calls}
+        assert used[counter.value] > 10, used
+        assert sum(used.values()) == used[counter.value], used
+    # counts are facts about the puzzle: the engine changes the time, not the output
+    assert made[Counter.CPSAT] == made[Counter.PYTHON]
+    assert 5 <= made[Counter.CPSAT].solutions <= 40
+
+
+def test_cpsat_is_the_default_counter(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_python(*_args: object) -> object:
+        raise AssertionError("the Python engine was asked to count")
+
+    monkeypatch.setattr(python_engine, "solve_all", no_python)
+    made = generate(2, Rules.CONSECUTIVE, random.Random(3), (2, 6))
+    assert 2 <= made.solutions <= 6
+    request = generation_request(Path("unused"))
+    assert request.counter is Counter.CPSAT
 
 
 # --- generated puzzles ------------------------------------------------------------
