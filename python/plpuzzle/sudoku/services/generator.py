@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import islice
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from plpuzzle.sudoku.domain.model import Grid, Info, Puzzle, Rules
 from plpuzzle.sudoku.engines import cpsat_engine, python_engine
@@ -267,16 +267,70 @@ def count_solutions_up_to(
 
 
 def count_with_cpsat(puzzle: Puzzle, rules: Rules, cap: int) -> int:
-    """The number of solutions by CP-SAT (one worker), at most `cap`.
+    """The number of solutions by CP-SAT (one worker), at most `cap`."""
+    model, _ = cpsat_engine.build_model(puzzle, rules)
+    return _cpsat_count(model, cap)
 
-    The engine's own model, enumerated with a callback that only counts
-    and stops the search at `cap`, so no grid is ever built.
+
+def count_after_removal(
+    k: int,
+    rules: Rules,
+    kept: Sequence[Placed],
+    removed: Sequence[Placed],
+    known: int,
+    cap: int,
+    counter: Counter = Counter.CPSAT,
+) -> int:
+    """The number of solutions of the puzzle of `kept`, at most `cap`, where
+    `known` is the exact count of `kept` plus `removed` (at most `cap`).
+
+    Taking infos away keeps every old solution and may add new ones, which
+    break at least one removed info. CP-SAT counts only those: near the
+    limit a refused removal then costs one solution found, not `cap`
+    solutions enumerated. The Python engine counts from scratch.
+    """
+    if counter is Counter.PYTHON:
+        return count_solutions_up_to(build_puzzle(k, kept), rules, cap, counter)
+    model, cells = cpsat_engine.build_model(build_puzzle(k, kept), rules)
+    model.add_bool_or([_broken(model, cells, rules, p) for p in removed])
+    return known + _cpsat_count(model, cap - known)
+
+
+def _broken(model: Any, cells: list[list[Any]], rules: Rules, placed: Placed) -> Any:
+    """A literal that is true exactly when the grid breaks `placed`."""
+    from ortools.sat.python.cp_model import Domain
+
+    n = len(cells)
+    r, c, info = placed
+    cell = cells[r][c]
+    if isinstance(info, int):
+        expr, allowed = cell, [v for v in range(1, n + 1) if v != info]
+    elif info in ("e", "o"):
+        expr, allowed = cell, [v for v in range(1, n + 1) if (v % 2 == 0) != (info == "e")]
+    else:
+        other = cells[r + 1][c] if info == "s" else cells[r][c - 1]
+        if rules is Rules.CONSECUTIVE:
+            expr, allowed = cell - other, [d for d in range(1 - n, n) if abs(d) != 1]
+        else:
+            expr, allowed = cell + other, list(range(2, 2 * n + 1, 2))
+    # Tied both ways to the cells: a free literal would count a grid twice.
+    literal = model.new_bool_var(f"breaks_{r}_{c}_{info}")
+    breaking = Domain.from_values(allowed)
+    model.add_linear_expression_in_domain(expr, breaking).only_enforce_if(literal)
+    model.add_linear_expression_in_domain(expr, breaking.complement()).only_enforce_if(~literal)
+    return literal
+
+
+def _cpsat_count(model: Any, cap: int) -> int:
+    """The number of solutions of a CP-SAT model (one worker), at most `cap`.
+
+    Enumerated with a callback that only counts and stops the search at
+    `cap`, so no grid is ever built.
     """
     from ortools.sat.python import cp_model
 
     if cap <= 0:
         return 0
-    model, _ = cpsat_engine.build_model(puzzle, rules)
 
     class Tally(cp_model.CpSolverSolutionCallback):
         def __init__(self) -> None:
@@ -338,7 +392,7 @@ def reduce_infos(
         batch = order[i : i + size]
         gone = set(batch)  # only for membership tests
         trial = [p for p in kept if p not in gone]
-        trial_count = count_solutions_up_to(build_puzzle(k, trial), rules, most + 1, counter)
+        trial_count = count_after_removal(k, rules, trial, batch, count, most + 1, counter)
         if trial_count <= most:
             kept, count = trial, trial_count
             i += len(batch)
@@ -518,7 +572,7 @@ def reduce_to_given(
                 break
             gone = set(batch)  # only for membership tests
             trial = [p for p in kept if p not in gone]
-            trial_count = count_solutions_up_to(build_puzzle(k, trial), rules, most + 1, counter)
+            trial_count = count_after_removal(k, rules, trial, batch, count, most + 1, counter)
             if trial_count <= most:
                 kept, count = trial, trial_count
                 i += len(batch)
