@@ -21,7 +21,6 @@ from plpuzzle.sudoku.domain.results import Status
 from plpuzzle.sudoku.domain.textformat import load_puzzle, load_solutions
 from plpuzzle.sudoku.domain.validator import validate
 from plpuzzle.sudoku.engines import cpsat_engine, make_engine, python_engine
-from plpuzzle.sudoku.services import generator
 from plpuzzle.sudoku.services.generation import GenerateRequest, generate_all, plan
 from plpuzzle.sudoku.services.generator import (
     Counter,
@@ -30,6 +29,7 @@ from plpuzzle.sudoku.services.generator import (
     Kind,
     Placed,
     build_puzzle,
+    count_after_removal,
     count_solutions_up_to,
     count_with_cpsat,
     false_infos,
@@ -167,9 +167,9 @@ def test_both_counters_agree_with_full_enumeration(rules: Rules) -> None:
 def test_the_counter_is_the_engine_that_counts(monkeypatch: pytest.MonkeyPatch) -> None:
     """The real engines count; the wrappers only note which one was asked."""
     calls = {"cpsat": 0, "python": 0}
-    real_cpsat, real_python = generator.count_with_cpsat, python_engine.solve_all
+    real_cpsat, real_python = cpsat_engine.build_model, python_engine.solve_all
 
-    def cpsat(*args: object) -> int:
+    def cpsat(*args: object) -> object:
         calls["cpsat"] += 1
         return real_cpsat(*args)  # type: ignore[arg-type]
 
@@ -177,7 +177,7 @@ def test_the_counter_is_the_engine_that_counts(monkeypatch: pytest.MonkeyPatch) 
         calls["python"] += 1
         return real_python(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(generator, "count_with_cpsat", cpsat)
+    monkeypatch.setattr(cpsat_engine, "build_model", cpsat)
     monkeypatch.setattr(python_engine, "solve_all", python)
     made = {}
     for counter in Counter:
@@ -191,6 +191,31 @@ def test_the_counter_is_the_engine_that_counts(monkeypatch: pytest.MonkeyPatch) 
     # counts are facts about the puzzle: the engine changes the time, not the output
     assert made[Counter.CPSAT] == made[Counter.PYTHON]
     assert 5 <= made[Counter.CPSAT].solutions <= 40
+
+
+@pytest.mark.parametrize("rules", list(Rules))
+def test_counting_after_a_removal_counts_the_new_solutions_once(rules: Rules) -> None:
+    """The count of the thinner puzzle, from the known count and the
+    solutions that break a removed info, equals a count from scratch; with
+    several infos removed a grid breaking more than one still counts once."""
+    rng = random.Random(5)
+    checked = 0
+    for trial in range(16):
+        k = 2 + trial % 2
+        grid = random_grid(k, rng)
+        order = removal_order(true_infos(grid, rules), Kind.MIXED, rng)
+        share = rng.uniform(0.25, 0.45) if k == 3 else rng.uniform(0.05, 0.4)
+        kept = order[: round(share * len(order))]
+        removed, rest = kept[: 1 + trial % 4], kept[1 + trial % 4 :]
+        known = count_with_cpsat(build_puzzle(k, kept), rules, 10**6)
+        full = count_with_cpsat(build_puzzle(k, rest), rules, 10**6)
+        assert full >= known
+        for cap in sorted({known, full, full + 1, known + 3}):
+            got = count_after_removal(k, rules, rest, removed, known, cap)
+            assert got == min(full, cap), (removed, known, full, cap)
+            assert count_after_removal(k, rules, rest, removed, known, cap, Counter.PYTHON) == got
+            checked += 1
+    assert checked > 40
 
 
 def test_cpsat_is_the_default_counter(monkeypatch: pytest.MonkeyPatch) -> None:
