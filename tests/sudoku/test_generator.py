@@ -6,6 +6,7 @@ generator's capped counting, and with the Prolog engine where it matters.
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import re
@@ -353,6 +354,19 @@ def test_command_writes_confirmed_pairs_repeatably(tmp_path: Path) -> None:
     assert "2 of 2 puzzles confirmed" in run.stdout
 
 
+def test_command_counter_changes_nothing_in_the_files(tmp_path: Path) -> None:
+    args = ("--k", "3", "--keep", "0.25", "--solutions", "3..30", "--seed", "4", "--format", "json")
+    runs = {
+        counter: generate_command(*args, "--counter", counter, "--out", tmp_path / counter)
+        for counter in ("cpsat", "python")
+    }
+    for counter, run in runs.items():
+        assert run.returncode == 0, run.stderr
+        assert json.loads(run.stdout)["counter"] == counter
+    assert files(tmp_path / "cpsat") == files(tmp_path / "python")
+    assert "--counter [cpsat|python]" in generate_command("--help").stdout
+
+
 def test_command_numbers_on_and_makes_contradictions(tmp_path: Path) -> None:
     (tmp_path / "test007d.txt").write_text("1\n-\n")
     run = generate_command("--k", "2", "--solutions", "0..0", "--seed", "1", "--out", tmp_path)
@@ -374,6 +388,7 @@ def test_command_numbers_on_and_makes_contradictions(tmp_path: Path) -> None:
         (("--k", "1", "--solutions", "2..2"), "at most 1 solutions"),
         (("--k", "2", "--start", "5"), "test005s.txt: exists; use --force"),
         (("--k", "2", "--keep", "1.5"), "--keep"),
+        (("--k", "2", "--counter", "clpfd"), "--counter"),
     ],
 )
 def test_command_errors(tmp_path: Path, args: tuple[str, ...], message: str) -> None:

@@ -608,6 +608,7 @@ def generate_puzzles(
         write_json(
             {
                 "seed": request.seed,
+                "counter": request.counter.value,
                 "puzzles": [m.to_json() for m in made],
                 "confirmed": confirmed,
                 "count": count,
