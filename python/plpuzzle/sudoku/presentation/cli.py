@@ -522,7 +522,7 @@ def _print_disagreement(console: Console, path: Path, outcome: CrossCheck) -> No
     show_default=True,
     help="The engine that counts solutions while infos are taken away. Counts are facts "
     "about the puzzle, so the files are the same either way; cpsat keeps sparse puzzles "
-    "with hundreds of solutions (K=4..6, low --keep) to minutes rather than hours. "
+    "with hundreds of solutions (K=4..6, low --keep) countable in minutes. "
     "The three-engine confirmation is the same with both.",
 )
 @click.option(
