@@ -603,29 +603,48 @@ settle(Board, Doms, Places, [I-Gone|Events], R0, R, [I-Gone|Log]) :-
     settle(Board, Doms, Places, Events2, R1, R, Log).
 
 %   Value V (mask M) of the cell at position P of unit U leaves the
-%   unit's other cells that still have it.
+%   unit's other cells that still have it.  Its places in U come down to
+%   P at once; each such cell then only loses the place of V in its
+%   other two units.
 leave_unit(U, Base, P, V, M, Board, Doms, Places, Events0, Events) :-
     A is Base + V,
     arg(A, Places, Pl),
     Hit is Pl /\ \ (1 << P),
     (   Hit =:= 0
     ->  Events = Events0
-    ;   Board = board(_, _, UnitCellT, _, _, _, _, _),
+    ;   Kept is Pl /\ \Hit,
+        setarg(A, Places, Kept),
+        Board = board(_, _, UnitCellT, _, _, _, _, _),
         arg(U, UnitCellT, Cells),
-        leave(Hit, Cells, M, Board, Doms, Places, Events0, Events)
+        leave(Hit, Cells, U, V, M, Board, Doms, Places, Events0, Events)
     ).
 
-leave(0, _, _, _, _, _, Events, Events) :- !.
-leave(Hit, Cells, M, Board, Doms, Places, Events0, Events) :-
+leave(0, _, _, _, _, _, _, _, Events, Events) :- !.
+leave(Hit, Cells, U, V, M, Board, Doms, Places, Events0, Events) :-
     P is lsb(Hit),
     Hit1 is Hit xor (1 << P),
     P1 is P + 1,
     arg(P1, Cells, J),
     arg(J, Doms, DJ),
-    Left is DJ /\ \M,
-    Left =\= 0,
-    narrow(Board, Doms, Places, J, Left, Events0, Events1),
-    leave(Hit1, Cells, M, Board, Doms, Places, Events1, Events).
+    (   DJ /\ M =:= 0
+    ->  Events1 = Events0
+    ;   Left is DJ /\ \M,
+        Left =\= 0,
+        setarg(J, Doms, Left),
+        Board = board(_, _, _, _, _, _, _, SlotT),
+        arg(J, SlotT, k(R, BR, PR, C, BC, PC, B, BB, PB)),
+        E0 = [J-M|Events0],
+        clear_other(U, R, BR, PR, V, Board, Doms, Places, E0, E1),
+        clear_other(U, C, BC, PC, V, Board, Doms, Places, E1, E2),
+        clear_other(U, B, BB, PB, V, Board, Doms, Places, E2, Events1)
+    ),
+    leave(Hit1, Cells, U, V, M, Board, Doms, Places, Events1, Events).
+
+clear_other(U, W, Base, P, V, Board, Doms, Places, Events0, Events) :-
+    (   W =:= U
+    ->  Events = Events0
+    ;   clear_place(W, Base, P, V, Board, Doms, Places, Events0, Events)
+    ).
 
 link_partners([], _, _, _, _, _, Events, Events) :- !.
 link_partners(Js, Rel, M, Board, Doms, Places, Events0, Events) :-
