@@ -1121,7 +1121,8 @@ clear_crossing(Pl, V, Board, Doms, Places, x(W, Here, There), Log0, Log) :-
 %   if there is no pair.  Fails if the node is dead.
 probe_failed_literals(Board, Doms, Places, Result) :-
     probe_candidates(Board, Doms, Places, Pairs),
-    empty_assoc(Reached),
+    functor(Doms, _, Size),
+    functor(Reached, r, Size),
     probe_pairs(Pairs, Board, Doms, Places, Reached, none-0, 0-0, Touched,
                 Result),
     (   Touched = 0-0
@@ -1175,14 +1176,31 @@ exclude_literal(I-V, Board, Doms, Places, Units0-Values0, Units-Values) :-
     touched(Log, Board, Units0, Units, Values0, Values).
 
 %   How far literal I-V reaches (0: its probe fails), remembered for
-%   the rest of the pass: after an exclusion it is a score, no longer
-%   exact, and a probe that failed before fails after.
-literal_reach(I-V, Board, Doms, Places, R0, R, Reach) :-
-    Key is I*128 + V,
-    (   get_assoc(Key, R0, Reach)
-    ->  R = R0
+%   the rest of the pass in R (argument I, bound as the pass goes): after
+%   an exclusion it is a score, no longer exact, and a probe that failed
+%   before fails after.
+literal_reach(I-V, Board, Doms, Places, R, R, Reach) :-
+    arg(I, R, Known),
+    (   known_reach(Known, V, Reach0)
+    ->  Reach = Reach0
     ;   probe_literal(Board, Doms, Places, I, V, Reach),
-        put_assoc(Key, R0, Reach, R)
+        add_reach(Known, V, Reach)
+    ).
+
+%   Per cell, the reaches found so far: an open list of V-Reach.
+known_reach(Known, V, Reach) :-
+    nonvar(Known),
+    Known = [W-R|Known1],
+    (   W =:= V
+    ->  Reach = R
+    ;   known_reach(Known1, V, Reach)
+    ).
+
+add_reach(Known, V, Reach) :-
+    (   var(Known)
+    ->  Known = [V-Reach|_]
+    ;   Known = [_|Known1],
+        add_reach(Known1, V, Reach)
     ).
 
 %   Put V into cell I and apply the singles: 0 on a contradiction, else 1
