@@ -221,7 +221,8 @@ cell_parts(I-X-D, I, X, D).
     board's cells (under `oddsum` the first stage's board holds every
     cell, a half's board the cells of one parity).
 
-        board(Vars, CellUnits, UnitCells, Coords, Rel-Links, Cross, N)
+        board(Vars, CellUnits, UnitCells, Coords, Rel-Links, Cross, N,
+              Slots)
 
     Vars holds the cell variables.  The cells of a unit have positions
     0, 1, ... in it: UnitCells gives, per unit, the cells in position
@@ -231,7 +232,10 @@ cell_parts(I-X-D, I, X, D).
     cell by s/w infos, related as Rel says (relation/4), and Cross, per
     unit, the units crossing it (a row's or a column's boxes, a box's rows
     and columns) as x(Unit, Here, There): the positions of their common
-    cells in this unit and in the other.
+    cells in this unit and in the other.  Slots is CellUnits again, per
+    cell k(Row, RowBase, RowPosition, Column, ..., Box, ...), each Base
+    being (Unit-1)*N, so that the singles, the hot path, index Places
+    without a loop over a list.
 
     A node's state is two mutable terms that say the same thing from both
     sides: Doms, per cell, its candidates (bit V for value V), and Places,
@@ -266,7 +270,7 @@ value_bit(V, M0, M) :-
 
 make_board(K, Vars, Positions, Links, Rel, Board) :-
     Board = board(VarT, CellUnitT, UnitCellT, CoordT, Rel-LinkT, CrossT,
-                  N),
+                  N, SlotT),
     N is K*K,
     VarT =.. [v|Vars],
     length(Vars, Size),
@@ -285,6 +289,8 @@ make_board(K, Vars, Positions, Links, Rel, Board) :-
     group_pairs_by_key(SortedTriples, CellGroups),
     pairs_values(CellGroups, CellUnits),
     CellUnitT =.. [o|CellUnits],
+    maplist(cell_slots(N), CellUnits, Slots),
+    SlotT =.. [k|Slots],
     link_table(Positions, Links, Size, LinkT),
     foldl(crossing_pairs, CellUnits, Pairs, []),
     msort(Pairs, SortedPairs),
@@ -296,14 +302,19 @@ make_board(K, Vars, Positions, Links, Rel, Board) :-
     maplist(unit_crossings(CrossGroups), Us, CrossLists),
     CrossT =.. [x|CrossLists].
 
+cell_slots(N, [R-PR, C-PC, B-PB], k(R, BR, PR, C, BC, PC, B, BB, PB)) :-
+    BR is (R-1)*N,
+    BC is (C-1)*N,
+    BB is (B-1)*N.
+
 %   The fields of a board, by name (see "The value search" above).
-board_vars(board(VarT, _, _, _, _, _, _), VarT).
-board_cell_units(board(_, CellUnitT, _, _, _, _, _), CellUnitT).
-board_unit_cells(board(_, _, UnitCellT, _, _, _, _), UnitCellT).
-board_coords(board(_, _, _, CoordT, _, _, _), CoordT).
-board_links(board(_, _, _, _, LinkT, _, _), LinkT).
-board_crossings(board(_, _, _, _, _, CrossT, _), CrossT).
-board_n(board(_, _, _, _, _, _, N), N).
+board_vars(board(VarT, _, _, _, _, _, _, _), VarT).
+board_cell_units(board(_, CellUnitT, _, _, _, _, _, _), CellUnitT).
+board_unit_cells(board(_, _, UnitCellT, _, _, _, _, _), UnitCellT).
+board_coords(board(_, _, _, CoordT, _, _, _, _), CoordT).
+board_links(board(_, _, _, _, LinkT, _, _, _), LinkT).
+board_crossings(board(_, _, _, _, _, CrossT, _, _), CrossT).
+board_n(board(_, _, _, _, _, _, N, _), N).
 
 %   For a cell, (Line-Box)-(LinePosition-BoxPosition) for its row and
 %   its column.
@@ -537,38 +548,35 @@ add_positions([U-P|Us], V, N, Places) :-
 %   A value it loses that has one place left in one of its units goes
 %   there at once (a hidden single); one with no place left fails.
 narrow(Board, Doms, Places, I, Keep, Events0, Events) :-
-    board_cell_units(Board, CellUnitT),
+    Board = board(_, _, _, _, _, _, _, SlotT),
     arg(I, Doms, Old),
     Gone is Old /\ \Keep,
     setarg(I, Doms, Keep),
-    arg(I, CellUnitT, Units),
-    clear_values(Gone, Units, Board, Doms, Places, [I-Gone|Events0],
+    arg(I, SlotT, Slots),
+    clear_values(Gone, Slots, Board, Doms, Places, [I-Gone|Events0],
                  Events).
 
-clear_values(Gone, Units, Board, Doms, Places, Events0, Events) :-
-    board_n(Board, N),
-    clear_values(Gone, Units, N, Board, Doms, Places, Events0, Events).
-
-clear_values(0, _, _, _, _, _, Events, Events) :- !.
-clear_values(Gone, Units, N, Board, Doms, Places, Events0, Events) :-
+clear_values(0, _, _, _, _, Events, Events) :- !.
+clear_values(Gone, Slots, Board, Doms, Places, Events0, Events) :-
     V is lsb(Gone),
-    clear_positions(Units, V, N, Board, Doms, Places, Events0, Events1),
+    Slots = k(R, BR, PR, C, BC, PC, B, BB, PB),
+    clear_place(R, BR, PR, V, Board, Doms, Places, Events0, Events1),
+    clear_place(C, BC, PC, V, Board, Doms, Places, Events1, Events2),
+    clear_place(B, BB, PB, V, Board, Doms, Places, Events2, Events3),
     Gone1 is Gone xor (1 << V),
-    clear_values(Gone1, Units, N, Board, Doms, Places, Events1, Events).
+    clear_values(Gone1, Slots, Board, Doms, Places, Events3, Events).
 
 %   Only a value left with at most one place in a unit needs more work.
-clear_positions([], _, _, _, _, _, Events, Events).
-clear_positions([U-P|Us], V, N, Board, Doms, Places, Events0, Events) :-
-    A is (U-1)*N + V,
+clear_place(U, Base, P, V, Board, Doms, Places, Events0, Events) :-
+    A is Base + V,
     arg(A, Places, Old),
     Left is Old /\ \ (1 << P),
     setarg(A, Places, Left),
     (   Left /\ (Left-1) =:= 0
     ->  Left =\= 0,
-        only_place(Left, U, V, Board, Doms, Places, Events0, Events1)
-    ;   Events1 = Events0
-    ),
-    clear_positions(Us, V, N, Board, Doms, Places, Events1, Events).
+        only_place(Left, U, V, Board, Doms, Places, Events0, Events)
+    ;   Events = Events0
+    ).
 
 %   settle(+Board, +Doms, +Places, +Events, +R0, -R, -Log): work through
 %   the events to a fixpoint of the singles, failing on a contradiction.
@@ -578,14 +586,15 @@ clear_positions([U-P|Us], V, N, Board, Doms, Places, Events0, Events) :-
 %   is the events handled, for the costlier rules to look at.
 settle(_, _, _, [], R, R, []).
 settle(Board, Doms, Places, [I-Gone|Events], R0, R, [I-Gone|Log]) :-
-    board_cell_units(Board, CellUnitT),
-    board_links(Board, Rel-Links),
+    Board = board(_, _, _, _, Rel-Links, _, _, SlotT),
     R1 is R0 + popcount(Gone),
     arg(I, Doms, M),
     (   M /\ (M-1) =:= 0
     ->  V is lsb(M),
-        arg(I, CellUnitT, Units),
-        leave_units(Units, V, M, Board, Doms, Places, Events, Events1)
+        arg(I, SlotT, k(U1, B1, P1, U2, B2, P2, U3, B3, P3)),
+        leave_unit(U1, B1, P1, V, M, Board, Doms, Places, Events, E1),
+        leave_unit(U2, B2, P2, V, M, Board, Doms, Places, E1, E2),
+        leave_unit(U3, B3, P3, V, M, Board, Doms, Places, E2, Events1)
     ;   Events1 = Events
     ),
     arg(I, Links, Partners),
@@ -593,28 +602,49 @@ settle(Board, Doms, Places, [I-Gone|Events], R0, R, [I-Gone|Log]) :-
                   Events2),
     settle(Board, Doms, Places, Events2, R1, R, Log).
 
-leave_units([], _, _, _, _, _, Events, Events).
-leave_units([U-P|Us], V, M, Board, Doms, Places, Events0, Events) :-
-    board_unit_cells(Board, UnitCellT),
-    board_n(Board, N),
-    A is (U-1)*N + V,
+%   Value V (mask M) of the cell at position P of unit U leaves the
+%   unit's other cells that still have it.  Its places in U come down to
+%   P at once; each such cell then only loses the place of V in its
+%   other two units.
+leave_unit(U, Base, P, V, M, Board, Doms, Places, Events0, Events) :-
+    A is Base + V,
     arg(A, Places, Pl),
     Hit is Pl /\ \ (1 << P),
-    arg(U, UnitCellT, Cells),
-    leave(Hit, Cells, M, Board, Doms, Places, Events0, Events1),
-    leave_units(Us, V, M, Board, Doms, Places, Events1, Events).
+    (   Hit =:= 0
+    ->  Events = Events0
+    ;   Kept is Pl /\ \Hit,
+        setarg(A, Places, Kept),
+        Board = board(_, _, UnitCellT, _, _, _, _, _),
+        arg(U, UnitCellT, Cells),
+        leave(Hit, Cells, U, V, M, Board, Doms, Places, Events0, Events)
+    ).
 
-leave(0, _, _, _, _, _, Events, Events) :- !.
-leave(Hit, Cells, M, Board, Doms, Places, Events0, Events) :-
+leave(0, _, _, _, _, _, _, _, Events, Events) :- !.
+leave(Hit, Cells, U, V, M, Board, Doms, Places, Events0, Events) :-
     P is lsb(Hit),
     Hit1 is Hit xor (1 << P),
     P1 is P + 1,
     arg(P1, Cells, J),
     arg(J, Doms, DJ),
-    Left is DJ /\ \M,
-    Left =\= 0,
-    narrow(Board, Doms, Places, J, Left, Events0, Events1),
-    leave(Hit1, Cells, M, Board, Doms, Places, Events1, Events).
+    (   DJ /\ M =:= 0
+    ->  Events1 = Events0
+    ;   Left is DJ /\ \M,
+        Left =\= 0,
+        setarg(J, Doms, Left),
+        Board = board(_, _, _, _, _, _, _, SlotT),
+        arg(J, SlotT, k(R, BR, PR, C, BC, PC, B, BB, PB)),
+        E0 = [J-M|Events0],
+        clear_other(U, R, BR, PR, V, Board, Doms, Places, E0, E1),
+        clear_other(U, C, BC, PC, V, Board, Doms, Places, E1, E2),
+        clear_other(U, B, BB, PB, V, Board, Doms, Places, E2, Events1)
+    ),
+    leave(Hit1, Cells, U, V, M, Board, Doms, Places, Events1, Events).
+
+clear_other(U, W, Base, P, V, Board, Doms, Places, Events0, Events) :-
+    (   W =:= U
+    ->  Events = Events0
+    ;   clear_place(W, Base, P, V, Board, Doms, Places, Events0, Events)
+    ).
 
 link_partners([], _, _, _, _, _, Events, Events) :- !.
 link_partners(Js, Rel, M, Board, Doms, Places, Events0, Events) :-
@@ -651,7 +681,7 @@ partners_keep([J|Js], Allowed, Board, Doms, Places, Events0, Events) :-
 
 only_place(Left, U, V, Board, Doms, Places, Events0, Events) :-
     (   Left /\ (Left-1) =:= 0
-    ->  board_unit_cells(Board, UnitCellT),
+    ->  Board = board(_, _, UnitCellT, _, _, _, _, _),
         P1 is lsb(Left) + 1,
         arg(U, UnitCellT, Cells),
         arg(P1, Cells, J),
@@ -686,32 +716,53 @@ narrow_settle(Board, Doms, Places, I, Keep, Log0, Log) :-
 
 %   hall(+Masks, -Pruned): Pruned keeps the candidates of Masks that some
 %   perfect matching uses; fails if there is no perfect matching.
+%
+%   The components are found on the matched values rather than the
+%   cells (value V stands for the cell matched to it): the arcs of V are
+%   then simply the candidates of its cell, a mask, so nothing is built
+%   per arc.  Most groups are one component and keep everything; that
+%   is settled by one search forward and one backward from any value.
 hall(Masks, Pruned) :-
     length(Masks, M),
     MaskT =.. [m|Masks],
     length(Ms, M),
     maplist(=(-1), Ms),
     Match =.. [m|Ms],
-    max_member(Top0, Masks),
-    Top is msb(Top0) + 1,
-    length(Os, Top),
-    maplist(=(0), Os),
-    Owner =.. [o|Os],
+    foldl(or_mask, Masks, 0, Union),
+    Top is msb(Union) + 1,
+    functor(Owner, o, Top),
     numlist(1, M, Is),
     Taken = t(0),
     maplist(match_cell(MaskT, Match, Owner, Taken), Is),
-    foldl(arcs(MaskT, Match, Owner), Is, Arcs, []),
-    components(Arcs, M, Components),
+    arg(1, Taken, Matched),
+    functor(ArcT, a, Top),
+    value_arcs(Matched, Owner, MaskT, ArcT),
+    split_components(Matched, ArcT, Components),
     (   Components = [_]
     ->  Pruned = Masks
-    ;   length(Keeps, M),
-        Keep =.. [k|Keeps],
-        maplist(component_keep(Match, Keep), Components),
-        maplist(keep_mask, Masks, Keeps, Pruned)
+    ;   functor(Keep, k, Top),
+        maplist(component_keep(Keep), Components),
+        maplist(matched_keep(Match, Keep), Masks, Is, Pruned)
     ).
 
-keep_mask(Mask, Keep, Pruned) :-
-    Pruned is Mask /\ Keep.
+%   The arcs of each matched value V (argument V+1): the candidates of
+%   the cell matched to it.
+value_arcs(0, _, _, _) :- !.
+value_arcs(Vs, Owner, MaskT, ArcT) :-
+    V is lsb(Vs),
+    V1 is V + 1,
+    arg(V1, Owner, X),
+    arg(X, MaskT, D),
+    arg(V1, ArcT, D),
+    Vs1 is Vs xor (1 << V),
+    value_arcs(Vs1, Owner, MaskT, ArcT).
+
+%   Cell X keeps the candidates in the component of its matched value.
+matched_keep(Match, Keep, Mask, X, Pruned) :-
+    arg(X, Match, V),
+    V1 is V + 1,
+    arg(V1, Keep, C),
+    Pruned is Mask /\ C.
 
 %   Match cell X, moving others along an augmenting path if need be.
 %   Taken holds the values matched so far (a mask).
@@ -752,55 +803,19 @@ augment_values(Cand, X, MaskT, Match, Owner, Taken, Seen) :-
         augment_values(Cand1, X, MaskT, Match, Owner, Taken, Seen)
     ).
 
-%   Arc X-Ys: cell X can take values matched to the cells Ys (a mask).
-arcs(MaskT, Match, Owner, X, [X-Ys|As], As) :-
-    arg(X, MaskT, D),
-    arg(X, Match, V),
-    Others is D /\ \ (1 << V),
-    owners(Others, Owner, 0, Ys).
-
-owners(0, _, Ys, Ys) :- !.
-owners(Vs, Owner, Ys0, Ys) :-
-    V is lsb(Vs),
-    V1 is V + 1,
-    arg(V1, Owner, Y),
-    Ys1 is Ys0 \/ (1 << Y),
-    Vs1 is Vs xor (1 << V),
-    owners(Vs1, Owner, Ys1, Ys).
-
-%   The strongly connected components (cell masks) of the arcs.
-components(Arcs, M, Components) :-
-    pairs_values(Arcs, Forward),
-    ForwardT =.. [f|Forward],
-    length(Bs, M),
-    maplist(=(0), Bs),
-    BackT =.. [b|Bs],
-    maplist(back_arcs(BackT), Arcs),
-    All is ((1 << M) - 1) << 1,
-    split_components(All, ForwardT, BackT, Components).
-
-back_arcs(BackT, X-Ys) :-
-    Bit is 1 << X,
-    back_arc(Ys, Bit, BackT).
-
-back_arc(0, _, _) :- !.
-back_arc(Ys, Bit, BackT) :-
-    Y is lsb(Ys),
-    arg(Y, BackT, B0),
-    B is B0 \/ Bit,
-    nb_setarg(Y, BackT, B),
-    Ys1 is Ys xor (1 << Y),
-    back_arc(Ys1, Bit, BackT).
-
-split_components(0, _, _, []) :- !.
-split_components(Left, ForwardT, BackT, [C|Cs]) :-
+%   The strongly connected components (value masks) of the value graph
+%   on the values Left, arcs ArcT.  Forward reach follows the arcs;
+%   backward reach adds, until nothing changes, every value with an arc
+%   into what is reached.
+split_components(0, _, []) :- !.
+split_components(Left, ArcT, [C|Cs]) :-
     X is lsb(Left),
     Start is 1 << X,
-    reachable(Start, Start, ForwardT, Left, F),
-    reachable(Start, Start, BackT, Left, B),
+    reachable(Start, Start, ArcT, Left, F),
+    reaching(Left, Start, ArcT, B),
     C is F /\ B,
     Left1 is Left /\ \C,
-    split_components(Left1, ForwardT, BackT, Cs).
+    split_components(Left1, ArcT, Cs).
 
 reachable(0, Seen, _, _, Seen) :- !.
 reachable(Frontier, Seen, ArcT, Within, Reach) :-
@@ -812,28 +827,42 @@ reachable(Frontier, Seen, ArcT, Within, Reach) :-
 step(0, _, Next, Next) :- !.
 step(Frontier, ArcT, Next0, Next) :-
     X is lsb(Frontier),
-    arg(X, ArcT, Ys),
+    X1 is X + 1,
+    arg(X1, ArcT, Ys),
     Next1 is Next0 \/ Ys,
     Frontier1 is Frontier xor (1 << X),
     step(Frontier1, ArcT, Next1, Next).
 
-%   The cells of a component keep the values matched inside it.
-component_keep(Match, Keep, C) :-
-    component_values(C, Match, 0, Vs),
-    component_set(C, Keep, Vs).
+%   The values of Within from which Seen can be reached.
+reaching(Within, Seen, ArcT, Reach) :-
+    Rest is Within /\ \Seen,
+    into(Rest, Seen, ArcT, Seen, Seen1),
+    (   Seen1 =:= Seen
+    ->  Reach = Seen
+    ;   reaching(Within, Seen1, ArcT, Reach)
+    ).
 
-component_values(0, _, Vs, Vs) :- !.
-component_values(C, Match, Vs0, Vs) :-
-    X is lsb(C),
-    arg(X, Match, V),
-    Vs1 is Vs0 \/ (1 << V),
-    C1 is C xor (1 << X),
-    component_values(C1, Match, Vs1, Vs).
+into(0, _, _, Seen, Seen) :- !.
+into(Rest, Target, ArcT, Seen0, Seen) :-
+    X is lsb(Rest),
+    X1 is X + 1,
+    arg(X1, ArcT, Ys),
+    (   Ys /\ Target =\= 0
+    ->  Seen1 is Seen0 \/ (1 << X)
+    ;   Seen1 = Seen0
+    ),
+    Rest1 is Rest xor (1 << X),
+    into(Rest1, Target, ArcT, Seen1, Seen).
+
+%   The values of a component keep the values of the component.
+component_keep(Keep, C) :-
+    component_set(C, Keep, C).
 
 component_set(0, _, _) :- !.
 component_set(C, Keep, Vs) :-
     X is lsb(C),
-    arg(X, Keep, Vs),
+    X1 is X + 1,
+    arg(X1, Keep, Vs),
     C1 is C xor (1 << X),
     component_set(C1, Keep, Vs).
 
@@ -861,24 +890,30 @@ may_have_subset(Sizes) :-
 %   tighten(+Board, +Doms, +Places, +Units, +Values): Units and Values are
 %   masks of what is to be looked at.
 tighten(Board, Doms, Places, Units, Values) :-
+    tighten(Board, Doms, Places, Units, Values, Units).
+
+%   Box-line confinement looks only at the units Lines: those touched
+%   since the last fixpoint, where a value's places may have changed.
+tighten(Board, Doms, Places, Units, Values, Lines) :-
     (   Units =\= 0
     ->  U is lsb(Units),
         Units0 is Units xor (1 << U),
         unit_hall(U, Board, Doms, Places, Log),
-        touched(Log, Board, Units0, Units1, Values, Values1),
-        tighten(Board, Doms, Places, Units1, Values1)
+        touched(Log, Board, 0, New, Values, Values1),
+        Units1 is Units0 \/ New,
+        Lines1 is Lines \/ New,
+        tighten(Board, Doms, Places, Units1, Values1, Lines1)
     ;   Values =\= 0
     ->  V is lsb(Values),
         Values0 is Values xor (1 << V),
         fish(V, Board, Doms, Places, Log0),
         (   Log0 == []
-        ->  board_n(Board, N),
-            NU is 3*N,
-            confine(1, NU, V, Board, Doms, Places, [], Log)
+        ->  confine(Lines, V, Board, Doms, Places, [], Log)
         ;   Log = Log0
         ),
         touched(Log, Board, 0, Units1, Values0, Values1),
-        tighten(Board, Doms, Places, Units1, Values1)
+        Lines1 is Lines \/ Units1,
+        tighten(Board, Doms, Places, Units1, Values1, Lines1)
     ;   true
     ).
 
@@ -1044,22 +1079,21 @@ drop_value(Board, Doms, Places, V, J, Log0, Log) :-
 %   Box-line confinement: when the places of V in a unit all lie in a
 %   crossing unit (a box and a row or column), V has no place in the rest
 %   of the crossing unit.
-confine(U, NU, V, Board, Doms, Places, Log0, Log) :-
-    (   U > NU
-    ->  Log = Log0
-    ;   board_crossings(Board, CrossT),
-        board_n(Board, N),
-        A is (U-1)*N + V,
-        arg(A, Places, Pl),
-        (   Pl /\ (Pl-1) =\= 0
-        ->  arg(U, CrossT, Crossings),
-            foldl(clear_crossing(Pl, V, Board, Doms, Places), Crossings,
-                  Log0, Log1)
-        ;   Log1 = Log0
-        ),
-        U1 is U + 1,
-        confine(U1, NU, V, Board, Doms, Places, Log1, Log)
-    ).
+confine(0, _, _, _, _, Log, Log) :- !.
+confine(Lines, V, Board, Doms, Places, Log0, Log) :-
+    U is lsb(Lines),
+    Lines1 is Lines xor (1 << U),
+    board_crossings(Board, CrossT),
+    board_n(Board, N),
+    A is (U-1)*N + V,
+    arg(A, Places, Pl),
+    (   Pl /\ (Pl-1) =\= 0
+    ->  arg(U, CrossT, Crossings),
+        foldl(clear_crossing(Pl, V, Board, Doms, Places), Crossings,
+              Log0, Log1)
+    ;   Log1 = Log0
+    ),
+    confine(Lines1, V, Board, Doms, Places, Log1, Log).
 
 clear_crossing(Pl, V, Board, Doms, Places, x(W, Here, There), Log0, Log) :-
     (   Pl /\ \Here =:= 0
@@ -1077,54 +1111,96 @@ clear_crossing(Pl, V, Board, Doms, Places, x(W, Here, There), Log0, Log) :-
 %   probe_failed_literals(+Board, +Doms, +Places, -Result)
 %
 %   Failed-literal probing: try both sides of every bivalue cell and
-%   bilocal value of the node (probe_candidates/4).  A literal whose
-%   probe fails is taken out of the node (Doms and Places, then
-%   tightened), and the probes start again, until a whole round finds no
-%   failure.  Result is best(Pair), the pair whose two probes removed
-%   most candidates (largest product), or `none` if there is no pair.
-%   Fails if the node is dead.
+%   bilocal value of the node (probe_candidates/4), in one pass.  A
+%   literal whose probe fails is taken out of the node at once (with the
+%   singles), so the probes after it start from the narrower node; the
+%   costlier rules (tighten/5) run once, after the pass, on all that the
+%   exclusions touched.  A pair whose sides are no longer both open is
+%   skipped: the singles have decided it.  Result is best(Pair), the pair
+%   whose two probes removed most candidates (largest product), or `none`
+%   if there is no pair.  Fails if the node is dead.
 probe_failed_literals(Board, Doms, Places, Result) :-
     probe_candidates(Board, Doms, Places, Pairs),
-    empty_assoc(Reached),
-    probe_pairs(Pairs, Board, Doms, Places, Reached, none-0, R0),
-    (   R0 = failed(I-V)
-    ->  drop_value(Board, Doms, Places, V, I, [], Log),
-        touched(Log, Board, 0, Units, 0, Values),
-        tighten(Board, Doms, Places, Units, Values),
-        probe_failed_literals(Board, Doms, Places, Result)
-    ;   Result = R0
+    functor(Doms, _, Size),
+    functor(Reached, r, Size),
+    probe_pairs(Pairs, Board, Doms, Places, Reached, none-0, 0-0, Touched,
+                Result),
+    (   Touched = 0-0
+    ->  true
+    ;   Touched = Units-Values,
+        tighten(Board, Doms, Places, Units, Values)
     ).
 
-probe_pairs([], _, _, _, _, Best-_, Result) :-
+probe_pairs([], _, _, _, _, Best-_, T, T, Result) :-
     (   Best == none
     ->  Result = none
     ;   Result = best(Best)
     ).
-probe_pairs([[A,B]|Pairs], Board, Doms, Places, R0, Best0, Result) :-
-    literal_reach(A, Board, Doms, Places, R0, R1, RA),
-    (   RA =:= 0
-    ->  Result = failed(A)
-    ;   literal_reach(B, Board, Doms, Places, R1, R2, RB),
-        (   RB =:= 0
-        ->  Result = failed(B)
-        ;   Score is RA * RB,
-            Best0 = _-BestScore,
-            (   Score > BestScore
-            ->  Best1 = [A,B]-Score
-            ;   Best1 = Best0
-            ),
-            probe_pairs(Pairs, Board, Doms, Places, R2, Best1, Result)
+probe_pairs([[A,B]|Pairs], Board, Doms, Places, R0, Best0, T0, T,
+            Result) :-
+    (   open_literal(A, Doms),
+        open_literal(B, Doms)
+    ->  literal_reach(A, Board, Doms, Places, R0, R1, RA),
+        (   RA =:= 0
+        ->  exclude_literal(A, Board, Doms, Places, T0, T1),
+            probe_pairs(Pairs, Board, Doms, Places, R1, Best0, T1, T,
+                        Result)
+        ;   literal_reach(B, Board, Doms, Places, R1, R2, RB),
+            (   RB =:= 0
+            ->  exclude_literal(B, Board, Doms, Places, T0, T1),
+                probe_pairs(Pairs, Board, Doms, Places, R2, Best0, T1, T,
+                            Result)
+            ;   Score is RA * RB,
+                Best0 = _-BestScore,
+                (   Score > BestScore
+                ->  Best1 = [A,B]-Score
+                ;   Best1 = Best0
+                ),
+                probe_pairs(Pairs, Board, Doms, Places, R2, Best1, T0, T,
+                            Result)
+            )
         )
+    ;   probe_pairs(Pairs, Board, Doms, Places, R0, Best0, T0, T, Result)
     ).
 
+%   Literal I-V is still a choice: cell I is open and has V.
+open_literal(I-V, Doms) :-
+    arg(I, Doms, D),
+    D /\ (D-1) =\= 0,
+    D /\ (1 << V) =\= 0.
+
+%   Literal I-V failed: cell I loses V (and the singles run); Units-Values
+%   collects what the costlier rules must look at afterwards.
+exclude_literal(I-V, Board, Doms, Places, Units0-Values0, Units-Values) :-
+    drop_value(Board, Doms, Places, V, I, [], Log),
+    touched(Log, Board, Units0, Units, Values0, Values).
+
 %   How far literal I-V reaches (0: its probe fails), remembered for
-%   the rest of the round.
-literal_reach(I-V, Board, Doms, Places, R0, R, Reach) :-
-    Key is I*128 + V,
-    (   get_assoc(Key, R0, Reach)
-    ->  R = R0
+%   the rest of the pass in R (argument I, bound as the pass goes): after
+%   an exclusion it is a score, no longer exact, and a probe that failed
+%   before fails after.
+literal_reach(I-V, Board, Doms, Places, R, R, Reach) :-
+    arg(I, R, Known),
+    (   known_reach(Known, V, Reach0)
+    ->  Reach = Reach0
     ;   probe_literal(Board, Doms, Places, I, V, Reach),
-        put_assoc(Key, R0, Reach, R)
+        add_reach(Known, V, Reach)
+    ).
+
+%   Per cell, the reaches found so far: an open list of V-Reach.
+known_reach(Known, V, Reach) :-
+    nonvar(Known),
+    Known = [W-R|Known1],
+    (   W =:= V
+    ->  Reach = R
+    ;   known_reach(Known1, V, Reach)
+    ).
+
+add_reach(Known, V, Reach) :-
+    (   var(Known)
+    ->  Known = [V-Reach|_]
+    ;   Known = [_|Known1],
+        add_reach(Known1, V, Reach)
     ).
 
 %   Put V into cell I and apply the singles: 0 on a contradiction, else 1
