@@ -21,12 +21,13 @@ inference, from cheap to costly:
    values, and each value that changed must still match rows to columns,
    rows to boxes and columns to boxes. Candidates that no matching uses
    go: naked and hidden subsets, fish, box-line interactions.
-3. `look_ahead`, failed literals: at each node, both values of every
-   two-candidate cell are tried with the singles alone. A value whose
-   trial fails is removed for good (and the node re-tightened); the
-   trials that succeed measure how far each value reaches, and the cell
-   whose two values reach furthest (the product of the candidates each
-   removes, as look-ahead SAT solvers do) is where the search branches.
+3. `look_ahead`, failed literals: at each node, both sides of every
+   two-way choice are tried with the singles alone, in one pass. A literal
+   whose trial fails is removed for good (the node is re-tightened after
+   the pass); the trials that succeed measure how far each literal
+   reaches, and the choice whose two sides reach furthest (the product of
+   the candidates each removes, as look-ahead SAT solvers do) is where the
+   search branches.
 
 `search` explores the tree depth first on an explicit stack, so there is
 no recursion limit. A node's children narrow one cell to disjoint parts,
@@ -400,44 +401,50 @@ def remove_value(
 
 
 def look_ahead(board: Board, doms: list[int], places: list[int]) -> tuple[bool, Branches | None]:
-    """Try both sides of every two-way choice with singles alone.
+    """Try both sides of every two-way choice with singles alone, in one pass.
 
-    A literal whose trial fails is removed (and the node re-tightened). The
-    pass goes on from there rather than starting over, and passes repeat
-    until one finds no failure. Returns whether the node survives, and the
-    two-way choice whose two trials removed most candidates (largest
-    product), or None if there is none.
+    Returns whether the node survives, and the two-way choice whose two
+    trials removed most candidates (largest product), or None if there is
+    none. A literal whose trial fails is removed and its consequences
+    settled by singles alone: a doomed node mostly dies right there, and
+    Hall's theorem runs once, after the pass, on what all the removals
+    touched. Trials made before a removal are kept although they may now
+    fail: redoing them (a pass per removal, and a matching of every touched
+    unit per removal) cost more than the children's finding those failures
+    themselves.
 
-    Trials are costly, so two kinds are skipped. One made since the last
-    removal is still valid. And a literal that an earlier trial decided
-    cannot fail (its own trial does a part of that one's work), so it is
-    only tried if its choice might be the favourite: its bound, the
-    earlier trial's reach, is then replaced by its own.
+    Trials are costly, so a literal that an earlier trial decided (which
+    cannot fail: its own trial does a part of that one's work) is only
+    tried if its choice might be the favourite: its bound, the earlier
+    trial's reach, is then replaced by its own.
     """
-    reached: dict[Literal, int] = {}  # trials made since the last removal
+    reached: dict[Literal, int] = {}  # trials made at this node
     implied: dict[Literal, int] = {}  # literals those trials decided, with a bound
-    while True:
-        best: Branches | None = None
-        best_score, removed = 0, False
-        for choice in two_way_choices(board, doms, places):
-            if any(not doms[cell] & value for cell, value in choice):
-                continue  # a literal went since the choice was listed
-            score, failed = probe(board, doms, places, choice, reached, implied, False)
-            if failed is None and score > best_score:
-                score, failed = probe(board, doms, places, choice, reached, implied, True)
-            if failed is not None:
-                cell, value = failed
-                events: list[Event] = []
-                drop(doms, places, cell, doms[cell] & ~value, events)
-                if not tighten(board, doms, places, events):
-                    return False, None
-                reached.clear()
-                implied.clear()
-                removed = True
-            elif score > best_score:
-                best, best_score = choice, score
-        if not removed:
-            return True, best
+    best: Branches | None = None
+    best_score = 0
+    touched: list[Event] = []  # what removals changed, for Hall's theorem
+    for choice in two_way_choices(board, doms, places):
+        if any(not doms[cell] & value for cell, value in choice):
+            continue  # a literal went since the choice was listed
+        score, failed = probe(board, doms, places, choice, reached, implied, False)
+        if failed is None and score > best_score:
+            score, failed = probe(board, doms, places, choice, reached, implied, True)
+        if failed is not None:
+            cell, value = failed
+            events: list[Event] = []
+            drop(doms, places, cell, doms[cell] & ~value, events)
+            if not settle(board, doms, places, events, touched):
+                return False, None
+        elif score > best_score:
+            best, best_score = choice, score
+    if touched:
+        units = {u for cell, _ in touched for u in board.units_of[cell]}
+        values = or_all([gone for _, gone in touched])
+        if not tighten(board, doms, places, [], units, values):
+            return False, None
+        if best is not None and any(not doms[cell] & value for cell, value in best):
+            best = None
+    return True, best
 
 
 def probe(
