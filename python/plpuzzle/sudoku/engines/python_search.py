@@ -161,10 +161,12 @@ def settle(
     places: list[int],
     events: list[Event],
     log: list[Event] | None = None,
+    decided: list[int] | None = None,
 ) -> int:
     """Apply singles and links until no event is left; 0 on a contradiction,
     else 1 + the number of candidates removed (how far the events reached).
-    Handled events go to `log` (if given), for the costlier rules to look at.
+    Handled events go to `log` (if given), for the costlier rules to look
+    at; the cells that became decided go to `decided` (if given).
 
     Most events are a decided cell's value leaving its peers. Those are
     handled on the spot (`clear_peers`), not queued: only a peer that
@@ -182,6 +184,8 @@ def settle(
             if cleared < 0:
                 return 0
             removed += cleared
+            if decided is not None:
+                decided.append(cell)
         if links[cell]:
             allowed = board.support(d)
             for other in links[cell]:
@@ -289,22 +293,23 @@ def match_unit(
     """Keep in a unit's open cells only the values some matching of open
     cells to missing values gives them. The open cells must be as many as
     the values they can take (else one side is left over: a contradiction
-    that the gates below could let through, and that the matching assumes
-    away)."""
-    open_cells = [c for c in board.unit_cells[u] if doms[c] & (doms[c] - 1)]
-    domains = [doms[c] for c in open_cells]
-    missing = or_all(domains)
-    if missing.bit_count() != len(domains):
+    that the gate below could let through, and that the matching assumes
+    away).
+
+    Only the cells' side is gated: on the values' side (as in match_value)
+    the gate hardly ever stops a matching that this one lets through, and
+    it costs about as much as it saves."""
+    cells = board.unit_cells[u]
+    domains = [d for c in cells if (d := doms[c]) & (d - 1)]
+    if or_all(domains).bit_count() != len(domains):
         return False
     if not may_have_subset([d.bit_count() for d in domains]):
-        return True
-    unit = board.unit_places[u]
-    if not may_have_subset([(places[v] & unit).bit_count() for v in bits_of(missing)]):
         return True
     pruned = hall_prune(domains)
     if pruned is None:
         return False
-    if pruned is not domains:
+    if pruned is not domains:  # rare: only now name the open cells
+        open_cells = [c for c in cells if doms[c] & (doms[c] - 1)]
         for cell, old, new in zip(open_cells, domains, pruned, strict=True):
             if new != old:
                 drop(doms, places, cell, new, events)
@@ -507,13 +512,12 @@ def trial(
     doms, places = doms.copy(), places.copy()
     events: list[Event] = []
     drop(doms, places, cell, value, events)
-    log: list[Event] = []
-    reach = settle(board, doms, places, events, log)
+    decided: list[int] = []
+    reach = settle(board, doms, places, events, None, decided)
     if reach:
-        for other, _ in log:
-            d = doms[other]
-            if d & (d - 1) == 0 and other != cell:
-                implied[other, d] = reach
+        for other in decided:
+            if other != cell:
+                implied[other, doms[other]] = reach
     return reach
 
 
