@@ -229,16 +229,16 @@ def clear_peers(
     can = places[v] = places[v] ^ hit
     own = board.units_of[cell]
     units_of, unit_places, links = board.units_of, board.unit_places, board.links
-    count = 0
+    count = hit.bit_count()
+    keep = ~d
     while hit:
         bit = hit & -hit
         hit ^= bit
         peer = bit.bit_length() - 1
-        left = doms[peer] & ~d
+        left = doms[peer] & keep
         if not left:
             return -1
         doms[peer] = left
-        count += 1
         if left & (left - 1) == 0 or links[peer]:
             events.append((peer, 0))
         if log is not None:
@@ -359,16 +359,20 @@ def confine(board: Board, doms: list[int], places: list[int], v: int, events: li
     and a row, say) has no place in the rest of that crossing unit."""
     n, bit = board.n, 1 << v
     unit_places, units_of = board.unit_places, board.units_of
+    boxes = 2 * n
+    can = places[v]
     for u, unit in enumerate(unit_places):
-        here = places[v] & unit
+        here = can & unit
         if here & (here - 1) == 0:
             continue
         first = units_of[(here & -here).bit_length() - 1]
-        for other in first[:2] if u >= 2 * n else first[2:]:
-            if here & ~unit_places[other] == 0:
-                for cell in bits_of(places[v] & unit_places[other] & ~unit):
+        for other in first[:2] if u >= boxes else first[2:]:
+            crossing = unit_places[other]
+            if here & ~crossing == 0 and can & crossing & ~unit:
+                for cell in bits_of(can & crossing & ~unit):
                     if not remove_value(doms, places, cell, bit, events):
                         return False
+                can = places[v]
     return True
 
 
