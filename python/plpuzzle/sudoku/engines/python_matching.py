@@ -11,7 +11,9 @@ an edge outside it lies in another perfect matching exactly when it lies on
 an alternating cycle. Turning every cell into "the cell matched to this
 value", an edge (cell x, value w) becomes an arc from x to the cell matched
 to w, and the edges worth keeping are the matching edges and the arcs
-inside a strongly connected component.
+inside a strongly connected component. Each cell is named by its matched
+value, so its domain is its set of arcs and the components come from
+bit-mask reaches with no graph to build.
 
 This finds every naked and hidden subset (pair, triple, ...) of the group
 at once, and also the "fish" patterns when applied per value. Domains are
@@ -32,21 +34,51 @@ def hall_prune(domains: list[int]) -> list[int] | None:
     match = perfect_matching(domains)
     if match is None:
         return None
-    components = strong_components(domains, match)
-    if len(components) == 1:  # every edge lies on an alternating cycle
-        return domains
+    pairs = list(zip(domains, match, strict=True))
+    everything = remaining = sum(match)  # distinct bits: their sum is their union
     pruned = domains
-    for cells in components:
-        values = 0
-        for x in cells:
-            values |= match[x]
-        for x in cells:
-            keep = domains[x] & values
-            if keep != domains[x]:
+    while remaining:
+        start = remaining & -remaining
+        component = forward(start, pairs, remaining) & backward(start, pairs, remaining)
+        if component == everything:  # the usual case: one component, nothing to cut
+            return domains
+        remaining ^= component
+        for x, (d, m) in enumerate(pairs):
+            if m & component and d & ~component:
                 if pruned is domains:
                     pruned = list(domains)
-                pruned[x] = keep
+                pruned[x] = d & component
     return pruned
+
+
+def forward(start: int, pairs: list[tuple[int, int]], within: int) -> int:
+    """The values (a bit mask) reachable from value `start` without leaving
+    `within`, where value w leads to every candidate of the cell matched to w.
+
+    Naming each cell by its matched value makes a cell's domain its list of
+    arcs, so no graph has to be built: each step scans the cells once."""
+    seen = start
+    while True:
+        grown = seen
+        for d, m in pairs:
+            if m & seen:
+                grown |= d
+        grown &= within
+        if grown == seen:
+            return seen
+        seen = grown
+
+
+def backward(start: int, pairs: list[tuple[int, int]], within: int) -> int:
+    """The values (a bit mask) within `within` that reach value `start`
+    (see `forward`): w reaches u when the cell matched to w can take u."""
+    seen = start
+    while True:
+        grown = seen | sum([m for d, m in pairs if d & seen])
+        grown &= within
+        if grown == seen:
+            return seen
+        seen = grown
 
 
 def perfect_matching(domains: list[int]) -> list[int] | None:
@@ -102,44 +134,6 @@ def augment(root: int, domains: list[int], match: list[int], owner: dict[int, in
         left.append(domains[holder])
         via.append(0)
     return False
-
-
-def strong_components(domains: list[int], match: list[int]) -> list[list[int]]:
-    """The strongly connected components (lists of cells) of the graph with
-    an arc from x to y when x could take the value y is matched to."""
-    owner = {bit: x for x, bit in enumerate(match)}
-    forward = [0] * len(domains)
-    backward = [0] * len(domains)
-    for x, d in enumerate(domains):
-        rest = d & ~match[x]
-        while rest:
-            bit = rest & -rest
-            rest ^= bit
-            y = owner[bit]
-            forward[x] |= 1 << y
-            backward[y] |= 1 << x
-    components = []
-    remaining = (1 << len(domains)) - 1
-    while remaining:
-        start = (remaining & -remaining).bit_length() - 1
-        component = reach(start, forward, remaining) & reach(start, backward, remaining)
-        components.append(component)
-        remaining &= ~component
-    return [bits_of(c) for c in components]
-
-
-def reach(start: int, arcs: list[int], within: int) -> int:
-    """The cells (a bit mask) reachable from `start` without leaving `within`."""
-    seen = frontier = 1 << start
-    while frontier:
-        step = 0
-        while frontier:
-            bit = frontier & -frontier
-            frontier ^= bit
-            step |= arcs[bit.bit_length() - 1]
-        frontier = step & within & ~seen
-        seen |= frontier
-    return seen
 
 
 def bits_of(mask: int) -> list[int]:

@@ -21,12 +21,13 @@ inference, from cheap to costly:
    values, and each value that changed must still match rows to columns,
    rows to boxes and columns to boxes. Candidates that no matching uses
    go: naked and hidden subsets, fish, box-line interactions.
-3. `look_ahead`, failed literals: at each node, both values of every
-   two-candidate cell are tried with the singles alone. A value whose
-   trial fails is removed for good (and the node re-tightened); the
-   trials that succeed measure how far each value reaches, and the cell
-   whose two values reach furthest (the product of the candidates each
-   removes, as look-ahead SAT solvers do) is where the search branches.
+3. `look_ahead`, failed literals: at each node, both sides of every
+   two-way choice are tried with the singles alone, in one pass. A literal
+   whose trial fails is removed for good (the node is re-tightened after
+   the pass); the trials that succeed measure how far each literal
+   reaches, and the choice whose two sides reach furthest (the product of
+   the candidates each removes, as look-ahead SAT solvers do) is where the
+   search branches.
 
 `search` explores the tree depth first on an explicit stack, so there is
 no recursion limit. A node's children narrow one cell to disjoint parts,
@@ -160,10 +161,12 @@ def settle(
     places: list[int],
     events: list[Event],
     log: list[Event] | None = None,
+    decided: list[int] | None = None,
 ) -> int:
     """Apply singles and links until no event is left; 0 on a contradiction,
     else 1 + the number of candidates removed (how far the events reached).
-    Handled events go to `log` (if given), for the costlier rules to look at.
+    Handled events go to `log` (if given), for the costlier rules to look
+    at; the cells that became decided go to `decided` (if given).
 
     Most events are a decided cell's value leaving its peers. Those are
     handled on the spot (`clear_peers`), not queued: only a peer that
@@ -181,6 +184,8 @@ def settle(
             if cleared < 0:
                 return 0
             removed += cleared
+            if decided is not None:
+                decided.append(cell)
         if links[cell]:
             allowed = board.support(d)
             for other in links[cell]:
@@ -224,16 +229,16 @@ def clear_peers(
     can = places[v] = places[v] ^ hit
     own = board.units_of[cell]
     units_of, unit_places, links = board.units_of, board.unit_places, board.links
-    count = 0
+    count = hit.bit_count()
+    keep = ~d
     while hit:
         bit = hit & -hit
         hit ^= bit
         peer = bit.bit_length() - 1
-        left = doms[peer] & ~d
+        left = doms[peer] & keep
         if not left:
             return -1
         doms[peer] = left
-        count += 1
         if left & (left - 1) == 0 or links[peer]:
             events.append((peer, 0))
         if log is not None:
@@ -288,22 +293,23 @@ def match_unit(
     """Keep in a unit's open cells only the values some matching of open
     cells to missing values gives them. The open cells must be as many as
     the values they can take (else one side is left over: a contradiction
-    that the gates below could let through, and that the matching assumes
-    away)."""
-    open_cells = [c for c in board.unit_cells[u] if doms[c] & (doms[c] - 1)]
-    domains = [doms[c] for c in open_cells]
-    missing = or_all(domains)
-    if missing.bit_count() != len(domains):
+    that the gate below could let through, and that the matching assumes
+    away).
+
+    Only the cells' side is gated: on the values' side (as in match_value)
+    the gate hardly ever stops a matching that this one lets through, and
+    it costs about as much as it saves."""
+    cells = board.unit_cells[u]
+    domains = [d for c in cells if (d := doms[c]) & (d - 1)]
+    if or_all(domains).bit_count() != len(domains):
         return False
     if not may_have_subset([d.bit_count() for d in domains]):
-        return True
-    unit = board.unit_places[u]
-    if not may_have_subset([(places[v] & unit).bit_count() for v in bits_of(missing)]):
         return True
     pruned = hall_prune(domains)
     if pruned is None:
         return False
-    if pruned is not domains:
+    if pruned is not domains:  # rare: only now name the open cells
+        open_cells = [c for c in cells if doms[c] & (doms[c] - 1)]
         for cell, old, new in zip(open_cells, domains, pruned, strict=True):
             if new != old:
                 drop(doms, places, cell, new, events)
@@ -353,16 +359,20 @@ def confine(board: Board, doms: list[int], places: list[int], v: int, events: li
     and a row, say) has no place in the rest of that crossing unit."""
     n, bit = board.n, 1 << v
     unit_places, units_of = board.unit_places, board.units_of
+    boxes = 2 * n
+    can = places[v]
     for u, unit in enumerate(unit_places):
-        here = places[v] & unit
+        here = can & unit
         if here & (here - 1) == 0:
             continue
         first = units_of[(here & -here).bit_length() - 1]
-        for other in first[:2] if u >= 2 * n else first[2:]:
-            if here & ~unit_places[other] == 0:
-                for cell in bits_of(places[v] & unit_places[other] & ~unit):
+        for other in first[:2] if u >= boxes else first[2:]:
+            crossing = unit_places[other]
+            if here & ~crossing == 0 and can & crossing & ~unit:
+                for cell in bits_of(can & crossing & ~unit):
                     if not remove_value(doms, places, cell, bit, events):
                         return False
+                can = places[v]
     return True
 
 
@@ -400,44 +410,50 @@ def remove_value(
 
 
 def look_ahead(board: Board, doms: list[int], places: list[int]) -> tuple[bool, Branches | None]:
-    """Try both sides of every two-way choice with singles alone.
+    """Try both sides of every two-way choice with singles alone, in one pass.
 
-    A literal whose trial fails is removed (and the node re-tightened). The
-    pass goes on from there rather than starting over, and passes repeat
-    until one finds no failure. Returns whether the node survives, and the
-    two-way choice whose two trials removed most candidates (largest
-    product), or None if there is none.
+    Returns whether the node survives, and the two-way choice whose two
+    trials removed most candidates (largest product), or None if there is
+    none. A literal whose trial fails is removed and its consequences
+    settled by singles alone: a doomed node mostly dies right there, and
+    Hall's theorem runs once, after the pass, on what all the removals
+    touched. Trials made before a removal are kept although they may now
+    fail: redoing them (a pass per removal, and a matching of every touched
+    unit per removal) cost more than the children's finding those failures
+    themselves.
 
-    Trials are costly, so two kinds are skipped. One made since the last
-    removal is still valid. And a literal that an earlier trial decided
-    cannot fail (its own trial does a part of that one's work), so it is
-    only tried if its choice might be the favourite: its bound, the
-    earlier trial's reach, is then replaced by its own.
+    Trials are costly, so a literal that an earlier trial decided (which
+    cannot fail: its own trial does a part of that one's work) is only
+    tried if its choice might be the favourite: its bound, the earlier
+    trial's reach, is then replaced by its own.
     """
-    reached: dict[Literal, int] = {}  # trials made since the last removal
+    reached: dict[Literal, int] = {}  # trials made at this node
     implied: dict[Literal, int] = {}  # literals those trials decided, with a bound
-    while True:
-        best: Branches | None = None
-        best_score, removed = 0, False
-        for choice in two_way_choices(board, doms, places):
-            if any(not doms[cell] & value for cell, value in choice):
-                continue  # a literal went since the choice was listed
-            score, failed = probe(board, doms, places, choice, reached, implied, False)
-            if failed is None and score > best_score:
-                score, failed = probe(board, doms, places, choice, reached, implied, True)
-            if failed is not None:
-                cell, value = failed
-                events: list[Event] = []
-                drop(doms, places, cell, doms[cell] & ~value, events)
-                if not tighten(board, doms, places, events):
-                    return False, None
-                reached.clear()
-                implied.clear()
-                removed = True
-            elif score > best_score:
-                best, best_score = choice, score
-        if not removed:
-            return True, best
+    best: Branches | None = None
+    best_score = 0
+    touched: list[Event] = []  # what removals changed, for Hall's theorem
+    for choice in two_way_choices(board, doms, places):
+        if any(not doms[cell] & value for cell, value in choice):
+            continue  # a literal went since the choice was listed
+        score, failed = probe(board, doms, places, choice, reached, implied, False)
+        if failed is None and score > best_score:
+            score, failed = probe(board, doms, places, choice, reached, implied, True)
+        if failed is not None:
+            cell, value = failed
+            events: list[Event] = []
+            drop(doms, places, cell, doms[cell] & ~value, events)
+            if not settle(board, doms, places, events, touched):
+                return False, None
+        elif score > best_score:
+            best, best_score = choice, score
+    if touched:
+        units = {u for cell, _ in touched for u in board.units_of[cell]}
+        values = or_all([gone for _, gone in touched])
+        if not tighten(board, doms, places, [], units, values):
+            return False, None
+        if best is not None and any(not doms[cell] & value for cell, value in best):
+            best = None
+    return True, best
 
 
 def probe(
@@ -500,13 +516,12 @@ def trial(
     doms, places = doms.copy(), places.copy()
     events: list[Event] = []
     drop(doms, places, cell, value, events)
-    log: list[Event] = []
-    reach = settle(board, doms, places, events, log)
+    decided: list[int] = []
+    reach = settle(board, doms, places, events, None, decided)
     if reach:
-        for other, _ in log:
-            d = doms[other]
-            if d & (d - 1) == 0 and other != cell:
-                implied[other, d] = reach
+        for other in decided:
+            if other != cell:
+                implied[other, doms[other]] = reach
     return reach
 
 
