@@ -17,9 +17,13 @@
         meaning that the two values have different parities; Hall's
         theorem on the values sees that every unit holds exactly
         ceil(N/2) odd ones, so no parity grid that no values can fill
-        gets through.  The search branches on a cell's parity (odd or
-        even candidates) until every cell has one; on the course's
-        puzzles the rules usually fix every parity without a branch.
+        gets through.  While some cell's parity is open, a node probes
+        like the value search and branches on the pair the probes
+        favour (a cell takes a value or not), or else on a cell's
+        parity.  On the course's puzzles the rules usually fix every
+        parity without a branch; on sparse ones, branching where the
+        probes point keeps the tree several times smaller than
+        branching on parities alone.
     2.  Values, for one parity grid.  Odd cells take odd values and even
         cells even ones, so each unit splits into an odd and an even
         part, each holding the values of its parity once.  Nothing else
@@ -132,22 +136,50 @@ info_link(I, South, West, Info, Links0, Links) :-
 %
 %   The first stage under `oddsum`: the value rules on the whole grid
 %   (Hall's theorem sees the odd count of every unit, and the links
-%   their parities), branching on a cell's parity until every cell has
-%   one; then the halves.  Every solution has one parity grid, so each
+%   their parities) and the probes, branching (parity_branch/6) while
+%   some cell's parity is open; then the halves.  Each branch splits the
+%   node's solutions in two, so every parity grid, and every solution,
 %   comes once.
 parity_search(Whole, Doms, Places, Units, Values, K, Odd) :-
     tighten(Whole, Doms, Places, Units, Values),
-    functor(Doms, _, Size),
-    (   fewest(mixed(Odd), Size, Doms, 0, 0, I),
-        I > 0
-    ->  arg(I, Doms, D),
-        (   Keep is D /\ Odd
-        ;   Keep is D /\ \Odd
-        ),
-        narrow_settle(Whole, Doms, Places, I, Keep, [], Log),
-        touched(Log, Whole, 0, Units1, 0, Values1),
-        parity_search(Whole, Doms, Places, Units1, Values1, K, Odd)
+    (   parity_open(Doms, Odd)
+    ->  probe_failed_literals(Whole, Doms, Places, Result),
+        (   parity_open(Doms, Odd)
+        ->  parity_branch(Result, Doms, Odd, I, A, B),
+            (   Keep = A
+            ;   Keep = B
+            ),
+            narrow_settle(Whole, Doms, Places, I, Keep, [], Log),
+            touched(Log, Whole, 0, Units1, 0, Values1),
+            parity_search(Whole, Doms, Places, Units1, Values1, K, Odd)
+        ;   label_halves(Whole, Doms, K, Odd)
+        )
     ;   label_halves(Whole, Doms, K, Odd)
+    ).
+
+%   Some cell still has both odd and even candidates.
+parity_open(Doms, Odd) :-
+    functor(Doms, _, Size),
+    fewest(mixed(Odd), Size, Doms, 0, 0, I),
+    I > 0.
+
+%   parity_branch(+Result, +Doms, +Odd, -I, -A, -B)
+%
+%   Where a parity-stage node branches, cell I kept to A or to B: the
+%   probes' favourite pair if its cell is still open (V in cell I, or
+%   not), else the parity of the mixed cell with fewest candidates.
+parity_branch(Result, Doms, Odd, I, A, B) :-
+    (   Result = best([I-V|_]),
+        arg(I, Doms, D),
+        D /\ (D-1) =\= 0,
+        D /\ (1 << V) =\= 0
+    ->  A is 1 << V,
+        B is D /\ \A
+    ;   functor(Doms, _, Size),
+        fewest(mixed(Odd), Size, Doms, 0, 0, I),
+        arg(I, Doms, D),
+        A is D /\ Odd,
+        B is D /\ \Odd
     ).
 
 %   The odd and the even cells are independent problems: Odd cells take
