@@ -393,7 +393,7 @@ time_case(Name, I, Rules, Spec) :-
 
 def repeats_for(seconds: float) -> int:
     """More repeats for short tests, whose times are noisier and cheap."""
-    return 20 if seconds < 0.1 else 3
+    return 20 if seconds < 0.1 else 5
 
 
 def pick_overhead_cases(
@@ -443,7 +443,7 @@ def time_in_swipl(
 
 
 def time_in_pyswip(
-    cases: list[tuple[str, Puzzle, int]], rules: Rules, time_limit: float
+    cases: list[tuple[str, Puzzle, int]], rules: Rules, engine: Engine, time_limit: float
 ) -> dict[str, list[tuple[int, float, float]]]:
     """(solution count, cpu, wall) per repeat, through the Prolog engine.
 
@@ -451,20 +451,42 @@ def time_in_pyswip(
     findall); wall is measured here around the whole solve call, from the
     goal text to the decoded grids.
     """
-    engine = make_engine("prolog")
     out: dict[str, list[tuple[int, float, float]]] = {}
+    for name, puzzle, repeats in cases:
+        for _ in range(repeats):
+            start = time.perf_counter()
+            result = engine.solve(puzzle, rules, time_limit)
+            wall = time.perf_counter() - start
+            count = len(result.solutions) if result.status is Status.OK else -1
+            out.setdefault(name, []).append((count, result.cpu_seconds, wall))
+    return out
+
+
+def time_both_ways(
+    plan: list[tuple[str, Puzzle, int]], rules: Rules, swipl: str, time_limit: float
+) -> tuple[dict[str, list[tuple[int, float, float]]], dict[str, list[tuple[int, float, float]]]]:
+    """The plan's repeats in swipl and through pyswip, in alternating rounds.
+
+    Each round times every case once each way, so a change in the
+    machine's load (2 cores shared with whatever else runs) falls on both
+    sides alike instead of on whichever block ran second.
+    """
+    in_swipl: dict[str, list[tuple[int, float, float]]] = {}
+    in_pyswip: dict[str, list[tuple[int, float, float]]] = {}
+    engine = make_engine("prolog")
     try:
-        engine.solve(cases[0][1], rules, time_limit)  # warm up, as in swipl
-        for name, puzzle, repeats in cases:
-            for _ in range(repeats):
-                start = time.perf_counter()
-                result = engine.solve(puzzle, rules, time_limit)
-                wall = time.perf_counter() - start
-                count = len(result.solutions) if result.status is Status.OK else -1
-                out.setdefault(name, []).append((count, result.cpu_seconds, wall))
+        engine.solve(plan[0][1], rules, time_limit)  # warm up, as in swipl
+        for round_ in range(max(repeats for _, _, repeats in plan)):
+            todo = [(name, puzzle, 1) for name, puzzle, repeats in plan if round_ < repeats]
+            for side, times in (
+                (in_swipl, time_in_swipl(todo, rules, swipl)),
+                (in_pyswip, time_in_pyswip(todo, rules, engine, time_limit)),
+            ):
+                for name, runs in times.items():
+                    side.setdefault(name, []).extend(runs)
     finally:
         engine.close()
-    return out
+    return in_swipl, in_pyswip
 
 
 def measure_overhead(
@@ -483,8 +505,7 @@ def measure_overhead(
         (r.test, load_case(by_name[r.test])[0], repeats_for(r.cpu_seconds or 0.0)) for r in chosen
     ]
     try:
-        in_swipl = time_in_swipl(plan, spec.rules, swipl)
-        in_pyswip = time_in_pyswip(plan, spec.rules, time_limit)
+        in_swipl, in_pyswip = time_both_ways(plan, spec.rules, swipl, time_limit)
     except (OSError, subprocess.CalledProcessError, WorkerError) as e:
         # An hour of results must not be lost to this section.
         detail = getattr(e, "stderr", "") or ""
@@ -1188,13 +1209,14 @@ OVERHEAD_TEXT = (
 )
 
 FAIRNESS_TEXT = (
-    "The fair comparison: both sides warm (solver loaded, a warm-up puzzle solved first), run "
-    "one after the other with none of our tests running, best of several repeats (other "
-    "processes can only add time); CPU against CPU shows whether embedding slows the search "
-    "itself, and pyswip's wall time (goal text, pipe, findall, answers as text, decoding and "
-    "checking the grids in Python) against the plain findall's wall time is what a Python "
-    "caller pays on top, which is what the goal (at most 10 % on large tests, a few ms on "
-    "tiny ones) is about."
+    "The fair comparison: both sides warm (solver loaded, a warm-up puzzle solved first), "
+    "with none of our tests running, in alternating rounds (each round times every case once "
+    "in swipl, then once through pyswip, so a change in the machine's load falls on both "
+    "sides), best of several repeats (other processes can only add time); CPU against CPU "
+    "shows whether embedding slows the search itself, and pyswip's wall time (goal text, "
+    "pipe, findall, answers as text, decoding and checking the grids in Python) against the "
+    "plain findall's wall time is what a Python caller pays on top, which is what the goal "
+    "(at most 10 % on large tests, a few ms on tiny ones) is about."
 )
 
 
