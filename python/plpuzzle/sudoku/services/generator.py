@@ -272,6 +272,23 @@ def count_with_cpsat(puzzle: Puzzle, rules: Rules, cap: int) -> int:
     return _cpsat_count(model, cap)
 
 
+def without(
+    k: int,
+    rules: Rules,
+    kept: Sequence[Placed],
+    batch: Sequence[Placed],
+    count: int,
+    most: int,
+    counter: Counter,
+) -> tuple[list[Placed], int] | None:
+    """`kept` less `batch` and its solution count, if that count stays at
+    or below `most`; None if taking the batch away allows too many."""
+    gone = set(batch)  # only for membership tests
+    trial = [p for p in kept if p not in gone]
+    trial_count = count_after_removal(k, rules, trial, batch, count, most + 1, counter)
+    return (trial, trial_count) if trial_count <= most else None
+
+
 def count_after_removal(
     k: int,
     rules: Rules,
@@ -390,11 +407,9 @@ def reduce_infos(
         room = len(kept) - floor
         size = min(run, MAX_RUN, room) if room > 0 else 1
         batch = order[i : i + size]
-        gone = set(batch)  # only for membership tests
-        trial = [p for p in kept if p not in gone]
-        trial_count = count_after_removal(k, rules, trial, batch, count, most + 1, counter)
-        if trial_count <= most:
-            kept, count = trial, trial_count
+        taken = without(k, rules, kept, batch, count, most, counter)
+        if taken is not None:
+            kept, count = taken
             i += len(batch)
             run = size * 2
         elif size > 1:
@@ -570,11 +585,9 @@ def reduce_to_given(
                 batch.append(p)
             if not batch:
                 break
-            gone = set(batch)  # only for membership tests
-            trial = [p for p in kept if p not in gone]
-            trial_count = count_after_removal(k, rules, trial, batch, count, most + 1, counter)
-            if trial_count <= most:
-                kept, count = trial, trial_count
+            taken = without(k, rules, kept, batch, count, most, counter)
+            if taken is not None:
+                kept, count = taken
                 i += len(batch)
                 size = min(len(batch) * 2, max(1, n * n // 8))
             elif len(batch) > k:
