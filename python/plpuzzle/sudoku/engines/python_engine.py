@@ -6,7 +6,7 @@ alone (SPEC 1.1-1.2), not from any clpfd model. The puzzle becomes a board
 with the rows, columns and boxes that must hold each value once, and a
 link for each s/w info that keeps only the values the rule variant allows
 next to the partner's. Search with strong propagation (singles, Hall's
-theorem on units and on each value's rows, columns and boxes, failed
+theorem on each unit, box-line confinement of each value, failed
 literals) then finds every completion.
 
 Under `consecutive` that is the whole story. Under `oddsum` an s/w info

@@ -16,8 +16,9 @@ value, so its domain is its set of arcs and the components come from
 bit-mask reaches with no graph to build.
 
 This finds every naked and hidden subset (pair, triple, ...) of the group
-at once, and also the "fish" patterns when applied per value. Domains are
-int bit masks; which bits stand for what is up to the caller.
+at once (applied per value, rows to columns, it would find the "fish"
+patterns too; the search does not do that). Domains are int bit masks;
+which bits stand for what is up to the caller.
 """
 
 from __future__ import annotations
@@ -144,46 +145,3 @@ def bits_of(mask: int) -> list[int]:
         mask ^= bit
         out.append(bit.bit_length() - 1)
     return out
-
-
-def small_hall_set(masks: list[int]) -> bool:
-    """Whether two or three of the masks fit in as many bits while another
-    mask shares a bit with them (a naked pair or triple with something to
-    prune), or fit in fewer (no matching at all).
-
-    The search runs a value's fish matching (rows to columns) only once
-    this cheap test finds such a set on one side or the other: the
-    matching is costly and mostly prunes nothing, and larger fish are left
-    to the search. The unit matchings keep every size, since consecutive
-    puzzles lean on their larger naked and hidden sets (skipping those
-    grew the bench's hardest search tree by two thirds)."""
-    pairs = [m for m in masks if m.bit_count() == 2]
-    candidates = {m for m in masks if m.bit_count() == 3}
-    for i, a in enumerate(pairs):
-        for b in pairs[i + 1 :]:
-            union = a | b
-            if union.bit_count() <= 3:
-                candidates.add(union)
-    for union in candidates:
-        inside, touching = 0, False
-        for m in masks:
-            if not m & ~union:
-                inside += 1
-            elif m & union:
-                touching = True
-        size = union.bit_count()
-        if inside > size or (inside == size and touching):
-            return True
-    return False
-
-
-def transpose(masks: list[int]) -> list[int]:
-    """The other side of a bipartite graph: per bit set in some mask, the
-    indices (as a mask) of the masks that have it."""
-    columns: dict[int, int] = {}
-    for i, mask in enumerate(masks):
-        while mask:
-            bit = mask & -mask
-            mask ^= bit
-            columns[bit] = columns.get(bit, 0) | 1 << i
-    return list(columns.values())
