@@ -86,7 +86,8 @@ def perfect_matching(domains: list[int]) -> list[int] | None:
     """One value bit per cell, all distinct; None when there is no such choice.
 
     A greedy first pass matches most cells; augmenting paths (Kuhn's
-    algorithm) place the rest.
+    algorithm) place the rest, tried first with one step only (a matched
+    cell moves to a free value), which is cheap and usually enough.
     """
     match = [0] * len(domains)
     owner: dict[int, int] = {}
@@ -102,8 +103,24 @@ def perfect_matching(domains: list[int]) -> list[int] | None:
         else:
             unmatched.append(x)
     for x in unmatched:
-        if not augment(x, domains, match, owner):
-            return None
+        rest = domains[x]
+        while rest:  # most often a path of one step does
+            bit = rest & -rest
+            rest ^= bit
+            holder = owner[bit]
+            free = domains[holder] & ~taken
+            if free:
+                other = free & -free
+                match[holder] = other
+                owner[other] = holder
+                match[x] = bit
+                owner[bit] = x
+                taken |= other
+                break
+        if not match[x]:
+            if not augment(x, domains, match, owner):
+                return None
+            taken = sum(match)
     return match
 
 
