@@ -264,30 +264,47 @@ def tighten(
     places: list[int],
     events: list[Event],
     units: set[int] | None = None,
-    values: int = 0,
+    lost: dict[int, int] | None = None,
 ) -> bool:
     """Singles, then Hall's theorem on the units and box-line confinement
-    of the values the events touched (and of `units` and `values`
-    besides), to a fixpoint; False on a contradiction."""
-    units_of = board.units_of
+    of the values the events touched (and of `units` and `lost` besides),
+    to a fixpoint; False on a contradiction.
+
+    `lost` maps a value to the cells that lost it: only the units through
+    those cells can newly confine it (a unit whose places for the value
+    did not change had nothing to confine before, and its crossing units
+    have only lost places since)."""
     units = set() if units is None else units
+    lost = {} if lost is None else lost
     while True:
         log: list[Event] = []
         if not settle(board, doms, places, events, log):
             return False
-        for cell, gone in log:
-            units.update(units_of[cell])
-            values |= gone
+        note_lost(board, log, units, lost)
         if units:
             if not match_unit(board, doms, places, units.pop(), events):
                 return False
-        elif values:
-            bit = values & -values
-            values ^= bit
-            if not confine(board, doms, places, bit.bit_length() - 1, events):
+        elif lost:
+            v, cells = lost.popitem()
+            if not confine(board, doms, places, v, cells, events):
                 return False
         else:
             return True
+
+
+def note_lost(board: Board, log: list[Event], units: set[int], lost: dict[int, int]) -> None:
+    """Add what the logged events touched: the units of their cells, and
+    per value the cells that lost it."""
+    units_of = board.units_of
+    for cell, gone in log:
+        units.update(units_of[cell])
+        if gone & (gone - 1) == 0:  # the usual case: one value
+            if gone:
+                v = gone.bit_length() - 1
+                lost[v] = lost.get(v, 0) | 1 << cell
+        else:
+            for v in bits_of(gone):
+                lost[v] = lost.get(v, 0) | 1 << cell
 
 
 def match_unit(
@@ -319,14 +336,19 @@ def match_unit(
     return True
 
 
-def confine(board: Board, doms: list[int], places: list[int], v: int, events: list[Event]) -> bool:
+def confine(
+    board: Board, doms: list[int], places: list[int], v: int, cells: int, events: list[Event]
+) -> bool:
     """A value whose places in a unit all lie in one crossing unit (a box
-    and a row, say) has no place in the rest of that crossing unit."""
+    and a row, say) has no place in the rest of that crossing unit. Only
+    the units through `cells` (where v lost places) are looked at."""
     n, bit = board.n, 1 << v
     unit_places, units_of = board.unit_places, board.units_of
     boxes = 2 * n
     can = places[v]
     for u, unit in enumerate(unit_places):
+        if not unit & cells:
+            continue
         here = can & unit
         if here & (here - 1) == 0:
             continue
@@ -412,9 +434,10 @@ def look_ahead(board: Board, doms: list[int], places: list[int]) -> tuple[bool, 
         elif score > best_score:
             best, best_score = choice, score
     if touched:
-        units = {u for cell, _ in touched for u in board.units_of[cell]}
-        values = or_all([gone for _, gone in touched])
-        if not tighten(board, doms, places, [], units, values):
+        units: set[int] = set()
+        lost: dict[int, int] = {}
+        note_lost(board, touched, units, lost)
+        if not tighten(board, doms, places, [], units, lost):
             return False, None
         if best is not None and any(not doms[cell] & value for cell, value in best):
             best = None
@@ -582,7 +605,9 @@ def start(board: Board, domains: list[int]) -> tuple[list[int], list[int]] | Non
                         return None
                     drop(doms, places, cell, 1 << v, events)
     everything = set(range(len(board.unit_cells)))
-    if not tighten(board, doms, places, events, everything, board.values):
+    active = sum(1 << cell for cell in board.cells)
+    lost = {v: active for v in bits_of(board.values)}
+    if not tighten(board, doms, places, events, everything, lost):
         return None
     return doms, places
 
