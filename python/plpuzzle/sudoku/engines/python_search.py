@@ -474,14 +474,20 @@ def two_way_choices(board: Board, doms: list[int], places: list[int]) -> Iterato
     with two places left in a unit (trying both places of a value finds
     contradictions that cell trials miss, on consecutive puzzles above all).
     """
+    open_cells = 0
     for cell in board.cells:
         d = doms[cell]
-        if d.bit_count() == 2:
-            low = d & -d
-            yield [(cell, low), (cell, d ^ low)]
-    values = bits_of(board.values)
+        if d & (d - 1):
+            open_cells |= 1 << cell
+            if d.bit_count() == 2:
+                low = d & -d
+                yield [(cell, low), (cell, d ^ low)]
+    # Two places of a value in a unit are both open (singles are done), so
+    # a value with no open place is left out. Places are read when a unit
+    # comes up, as the caller narrows the state between two choices.
+    live = [v for v in bits_of(board.values) if places[v] & open_cells]
     for unit in board.unit_places:
-        for v in values:
+        for v in live:
             can = places[v] & unit
             if can.bit_count() == 2:
                 low = can & -can
