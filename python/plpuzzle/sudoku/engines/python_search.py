@@ -19,18 +19,19 @@ inference, from cheap to costly:
 2. `tighten`, Hall's theorem (see python_matching) and box-line: after
    the singles, each unit that changed must still match its open cells to
    its missing values; candidates that no matching uses go (naked and
-   hidden subsets). Each value that changed is then confined: its places
-   in a unit that all lie in one crossing unit clear the rest of that
-   crossing unit (box-line interactions). Hall's theorem per value (fish:
-   rows to columns) is left out: it cost a sixth of the time and, with
-   box-line kept, hardly changed the search trees.
+   hidden subsets). Each value that lost places is then confined, in the
+   units where it lost them: its places in a unit that all lie in one
+   crossing unit clear the rest of that crossing unit (box-line
+   interactions). Hall's theorem per value (fish: rows to columns) is
+   left out: it cost a sixth of the time and, with box-line kept, hardly
+   changed the search trees.
 3. `look_ahead`, failed literals: at each node, both sides of every
-   two-way choice are tried with the singles alone, in one pass. A literal
-   whose trial fails is removed for good (the node is re-tightened after
-   the pass); the trials that succeed measure how far each literal
-   reaches, and the choice whose two sides reach furthest (the product of
-   the candidates each removes, as look-ahead SAT solvers do) is where the
-   search branches.
+   two-way choice are tried with the singles alone (`settle_trial`, a
+   lean copy of `settle`), in one pass. A literal whose trial fails is
+   removed for good (the node is re-tightened after the pass); the trials
+   that succeed measure how far each literal reaches, and the choice whose
+   two sides reach furthest (the product of the candidates each removes,
+   as look-ahead SAT solvers do) is where the search branches.
 
 `search` explores the tree depth first on an explicit stack, so there is
 no recursion limit. A node's children narrow one cell to disjoint parts,
