@@ -23,6 +23,7 @@ end in one half be rediscovered once per partial solution of the other.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import islice
 
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.engines.python_search import (
@@ -46,8 +47,9 @@ def solve_all(puzzle: Puzzle, rules: Rules = Rules.CONSECUTIVE) -> Iterator[Grid
         for leaf in search(board, domains, split_values):
             yield to_grid(leaf, puzzle.n)
         return
+    memo: dict[HalfKey, list[list[int]]] = {}
     for parities in search(board, domains, split_parity):
-        yield from solve_halves(puzzle.k, parities)
+        yield from solve_halves(puzzle.k, parities, memo)
 
 
 def count_solutions(puzzle: Puzzle, rules: Rules = Rules.CONSECUTIVE) -> int:
@@ -137,13 +139,24 @@ def split_parity(
     return [(cell, d & ~odd), (cell, d & odd)]
 
 
-def solve_halves(k: int, parities: list[int]) -> Iterator[Grid]:
+HalfKey = tuple[tuple[int, int], ...]
+"""A half's active cells, each with its domain: all its search depends on."""
+
+
+def solve_halves(
+    k: int, parities: list[int], memo: dict[HalfKey, list[list[int]]]
+) -> Iterator[Grid]:
     """Every solution with the given (decided) parities: each solution of
     the odd cells with each solution of the even cells.
 
-    One half is solved lazily, the other in full once and remembered, so
-    the first grids come out early and a half without solutions stops the
-    other half's search at its first solution.
+    A half's solutions depend only on its cells and their domains, and
+    parity grids often share a half (a branch of the parity stage that
+    narrowed a cell of the other half): `memo` keeps each half's solutions
+    by that key for the whole puzzle, so such a half, and above all a
+    half without solutions, which can take hundreds of nodes to prove so,
+    is searched once. The smaller half (often the easier) goes first, and
+    only up to its first solution until the other half is known to have
+    one.
     """
     n = k * k
     full = (1 << (n + 1)) - 2
@@ -152,19 +165,30 @@ def solve_halves(k: int, parities: list[int]) -> Iterator[Grid]:
     for odd in (True, False):
         cells = [c for c, o in enumerate(is_odd) if o is odd]
         values = full & ODD_VALUES if odd else full & ~ODD_VALUES
-        halves.append((len(cells), odd, make_board(k, cells, values)))
-    halves.sort(key=lambda half: half[0])  # the smaller half (often the easier) first
-    (_, first_odd, first), (_, _, second) = halves
-    lazy = search(first, parities, split_values)
-    a = next(lazy, None)
-    if a is None:
+        key = tuple((c, parities[c]) for c in cells)
+        halves.append((len(cells), odd, make_board(k, cells, values), key))
+    halves.sort(key=lambda half: half[0])
+    (_, first_odd, first, first_key), (_, _, second, second_key) = halves
+    firsts = memo.get(first_key)
+    if firsts is None:  # find one solution of the first half, or none
+        lazy = search(first, parities, split_values)
+        firsts = list(islice(lazy, 1))
+        if not firsts:
+            memo[first_key] = firsts
+            return
+    elif not firsts:
         return
-    seen: list[list[int]] = []
-    for b in search(second, parities, split_values):
-        seen.append(b)
-        yield merge(a, b, is_odd, first_odd, n)
-    for a in lazy if seen else ():
-        for b in seen:
+    else:
+        lazy = iter(())
+    seconds = memo.get(second_key)
+    if seconds is None:
+        seconds = memo[second_key] = list(search(second, parities, split_values))
+    if not seconds:
+        return
+    if first_key not in memo:
+        firsts = memo[first_key] = firsts + list(lazy)
+    for a in firsts:
+        for b in seconds:
             yield merge(a, b, is_odd, first_odd, n)
 
 
