@@ -630,8 +630,11 @@ settle(Board, Doms, Places, [I-Gone|Events], R0, R, [I-Gone|Log]) :-
     ;   Events1 = Events
     ),
     arg(I, Links, Partners),
-    link_partners(Partners, Rel, M, Board, Doms, Places, Events1,
-                  Events2),
+    (   Partners == []
+    ->  Events2 = Events1
+    ;   link_partners(Partners, Rel, M, Board, Doms, Places, Events1,
+                      Events2)
+    ),
     settle(Board, Doms, Places, Events2, R1, R, Log).
 
 %   Value V (mask M) of the cell at position P of unit U leaves the
@@ -666,19 +669,20 @@ leave(Hit, Cells, U, V, M, Board, Doms, Places, Events0, Events) :-
         Board = board(_, _, _, _, _, _, _, SlotT),
         arg(J, SlotT, k(R, BR, PR, C, BC, PC, B, BB, PB)),
         E0 = [J-M|Events0],
-        clear_other(U, R, BR, PR, V, Board, Doms, Places, E0, E1),
-        clear_other(U, C, BC, PC, V, Board, Doms, Places, E1, E2),
-        clear_other(U, B, BB, PB, V, Board, Doms, Places, E2, Events1)
+        (   U =:= R
+        ->  clear_place(C, BC, PC, V, Board, Doms, Places, E0, E1),
+            clear_place(B, BB, PB, V, Board, Doms, Places, E1, Events1)
+        ;   clear_place(R, BR, PR, V, Board, Doms, Places, E0, E1),
+            (   U =:= C
+            ->  clear_place(B, BB, PB, V, Board, Doms, Places, E1,
+                            Events1)
+            ;   clear_place(C, BC, PC, V, Board, Doms, Places, E1,
+                            Events1)
+            )
+        )
     ),
     leave(Hit1, Cells, U, V, M, Board, Doms, Places, Events1, Events).
 
-clear_other(U, W, Base, P, V, Board, Doms, Places, Events0, Events) :-
-    (   W =:= U
-    ->  Events = Events0
-    ;   clear_place(W, Base, P, V, Board, Doms, Places, Events0, Events)
-    ).
-
-link_partners([], _, _, _, _, _, Events, Events) :- !.
 link_partners(Js, Rel, M, Board, Doms, Places, Events0, Events) :-
     (   allowed(Rel, M, Allowed)
     ->  partners_keep(Js, Allowed, Board, Doms, Places, Events0, Events)
