@@ -997,15 +997,6 @@ drop_value(Board, Doms, Places, V, J, Log0, Log) :-
     ;   narrow_settle(Board, Doms, Places, J, Keep, Log0, Log)
     ).
 
-%   The cells at the positions Pl of a unit (its cells Cells).
-cells_at(0, _, []) :- !.
-cells_at(Pl, Cells, [J|Js]) :-
-    P is lsb(Pl),
-    P1 is P + 1,
-    arg(P1, Cells, J),
-    Pl1 is Pl xor (1 << P),
-    cells_at(Pl1, Cells, Js).
-
 %   Box-line confinement: when the places of V in a unit all lie in a
 %   crossing unit (a box and a row or column), V has no place in the rest
 %   of the crossing unit.
@@ -1019,11 +1010,15 @@ confine(Lines, V, Board, Doms, Places, Log0, Log) :-
     arg(A, Places, Pl),
     (   Pl /\ (Pl-1) =\= 0
     ->  arg(U, CrossT, Crossings),
-        foldl(clear_crossing(Pl, V, Board, Doms, Places), Crossings,
-              Log0, Log1)
+        clear_crossings(Crossings, Pl, V, Board, Doms, Places, Log0, Log1)
     ;   Log1 = Log0
     ),
     confine(Lines1, V, Board, Doms, Places, Log1, Log).
+
+clear_crossings([], _, _, _, _, _, Log, Log).
+clear_crossings([X|Xs], Pl, V, Board, Doms, Places, Log0, Log) :-
+    clear_crossing(Pl, V, Board, Doms, Places, X, Log0, Log1),
+    clear_crossings(Xs, Pl, V, Board, Doms, Places, Log1, Log).
 
 clear_crossing(Pl, V, Board, Doms, Places, x(W, Here, There), Log0, Log) :-
     (   Pl /\ \Here =:= 0
@@ -1032,11 +1027,23 @@ clear_crossing(Pl, V, Board, Doms, Places, x(W, Here, There), Log0, Log) :-
         A is (W-1)*N + V,
         arg(A, Places, PlW),
         Others is PlW /\ \There,
-        arg(W, UnitCellT, Cells),
-        cells_at(Others, Cells, Js),
-        foldl(drop_value(Board, Doms, Places, V), Js, Log0, Log)
+        (   Others =:= 0
+        ->  Log = Log0
+        ;   arg(W, UnitCellT, Cells),
+            drop_at(Others, Cells, V, Board, Doms, Places, Log0, Log)
+        )
     ;   Log = Log0
     ).
+
+%   Value V leaves the cells at the positions Pl of a unit (Cells).
+drop_at(0, _, _, _, _, _, Log, Log) :- !.
+drop_at(Pl, Cells, V, Board, Doms, Places, Log0, Log) :-
+    P is lsb(Pl),
+    P1 is P + 1,
+    arg(P1, Cells, J),
+    drop_value(Board, Doms, Places, V, J, Log0, Log1),
+    Pl1 is Pl xor (1 << P),
+    drop_at(Pl1, Cells, V, Board, Doms, Places, Log1, Log).
 
 %   probe_failed_literals(+Board, +Doms, +Places, -Result)
 %
