@@ -749,93 +749,84 @@ narrow_settle(Board, Doms, Places, I, Keep, Log0, Log) :-
     and hidden subset at once.
 */
 
-%   hall(+Masks, -Pruned): Pruned keeps the candidates of Masks that some
-%   perfect matching uses; fails if there is no perfect matching.
+%   hall(+Cells, +Doms, +N, -Owner, -Components): Owner is a perfect
+%   matching of the open cells of a unit (its cells Cells, values 1..N):
+%   argument V holds the cell matched to value V.  Components are the
+%   strongly connected components of the matched values (masks); a
+%   candidate can stay exactly when it is in the component of its
+%   cell's matched value.  Fails if there is no perfect matching.
 %
 %   The components are found on the matched values rather than the
 %   cells (value V stands for the cell matched to it): the arcs of V are
 %   then simply the candidates of its cell, a mask, so nothing is built
-%   per arc.  Most groups are one component and keep everything; that
-%   is settled by one search forward and one backward from any value.
-hall(Masks, Pruned) :-
-    length(Masks, M),
-    MaskT =.. [m|Masks],
-    length(Ms, M),
-    maplist(=(-1), Ms),
-    Match =.. [m|Ms],
-    foldl(or_mask, Masks, 0, Union),
-    Top is msb(Union) + 1,
-    functor(Owner, o, Top),
-    numlist(1, M, Is),
+%   per arc.  Most units are one component and keep everything; that is
+%   settled by one search forward and one backward from any value.
+hall(Cells, Doms, N, Owner, Components) :-
+    functor(Owner, o, N),
     Taken = t(0),
-    maplist(match_cell(MaskT, Match, Owner, Taken), Is),
+    functor(Cells, _, Size),
+    match_cells(Size, Cells, Doms, Owner, Taken),
     arg(1, Taken, Matched),
-    functor(ArcT, a, Top),
-    value_arcs(Matched, Owner, MaskT, ArcT),
-    split_components(Matched, ArcT, Components),
-    (   Components = [_]
-    ->  Pruned = Masks
-    ;   functor(Keep, k, Top),
-        maplist(component_keep(Keep), Components),
-        maplist(matched_keep(Match, Keep), Masks, Is, Pruned)
-    ).
+    N1 is N + 1,
+    functor(ArcT, a, N1),
+    value_arcs(Matched, Owner, Doms, ArcT),
+    split_components(Matched, ArcT, Components).
+
+%   Match the open cells among positions 1..P of a unit, one by one.
+match_cells(0, _, _, _, _) :- !.
+match_cells(P, Cells, Doms, Owner, Taken) :-
+    arg(P, Cells, X),
+    arg(X, Doms, D),
+    (   D /\ (D-1) =:= 0
+    ->  true
+    ;   Seen = s(0),
+        augment(X, Doms, Owner, Taken, Seen)
+    ),
+    P1 is P - 1,
+    match_cells(P1, Cells, Doms, Owner, Taken).
 
 %   The arcs of each matched value V (argument V+1): the candidates of
 %   the cell matched to it.
 value_arcs(0, _, _, _) :- !.
-value_arcs(Vs, Owner, MaskT, ArcT) :-
+value_arcs(Vs, Owner, Doms, ArcT) :-
     V is lsb(Vs),
+    arg(V, Owner, X),
+    arg(X, Doms, D),
     V1 is V + 1,
-    arg(V1, Owner, X),
-    arg(X, MaskT, D),
     arg(V1, ArcT, D),
     Vs1 is Vs xor (1 << V),
-    value_arcs(Vs1, Owner, MaskT, ArcT).
-
-%   Cell X keeps the candidates in the component of its matched value.
-matched_keep(Match, Keep, Mask, X, Pruned) :-
-    arg(X, Match, V),
-    V1 is V + 1,
-    arg(V1, Keep, C),
-    Pruned is Mask /\ C.
+    value_arcs(Vs1, Owner, Doms, ArcT).
 
 %   Match cell X, moving others along an augmenting path if need be.
-%   Taken holds the values matched so far (a mask).
-match_cell(MaskT, Match, Owner, Taken, X) :-
-    Seen = s(0),
-    augment(X, MaskT, Match, Owner, Taken, Seen).
-
-augment(X, MaskT, Match, Owner, Taken, Seen) :-
-    arg(X, MaskT, D),
-    arg(1, Seen, S),
+%   Taken holds the values matched so far (a mask), Seen those tried on
+%   the way.
+augment(X, Doms, Owner, Taken, Seen) :-
+    arg(X, Doms, D),
     arg(1, Taken, T),
     Free is D /\ \T,
     (   Free =\= 0
     ->  V is lsb(Free),
         T1 is T \/ (1 << V),
         nb_setarg(1, Taken, T1),
-        V1 is V + 1,
-        nb_setarg(X, Match, V),
-        nb_setarg(V1, Owner, X)
-    ;   Cand is D /\ \S,
-        augment_values(Cand, X, MaskT, Match, Owner, Taken, Seen)
+        nb_setarg(V, Owner, X)
+    ;   arg(1, Seen, S),
+        Cand is D /\ \S,
+        augment_values(Cand, X, Doms, Owner, Taken, Seen)
     ).
 
 %   Try the taken candidates Cand: move their owners elsewhere.
-augment_values(Cand, X, MaskT, Match, Owner, Taken, Seen) :-
+augment_values(Cand, X, Doms, Owner, Taken, Seen) :-
     Cand =\= 0,
     V is lsb(Cand),
     arg(1, Seen, S0),
     S is S0 \/ (1 << V),
     nb_setarg(1, Seen, S),
-    V1 is V + 1,
-    arg(V1, Owner, Y),
-    (   augment(Y, MaskT, Match, Owner, Taken, Seen)
-    ->  nb_setarg(X, Match, V),
-        nb_setarg(V1, Owner, X)
+    arg(V, Owner, Y),
+    (   augment(Y, Doms, Owner, Taken, Seen)
+    ->  nb_setarg(V, Owner, X)
     ;   arg(1, Seen, S1),
         Cand1 is Cand /\ \S1,
-        augment_values(Cand1, X, MaskT, Match, Owner, Taken, Seen)
+        augment_values(Cand1, X, Doms, Owner, Taken, Seen)
     ).
 
 %   The strongly connected components (value masks) of the value graph
@@ -889,17 +880,20 @@ into(Rest, Target, ArcT, Seen0, Seen) :-
     Rest1 is Rest xor (1 << X),
     into(Rest1, Target, ArcT, Seen1, Seen).
 
-%   The values of a component keep the values of the component.
-component_keep(Keep, C) :-
-    component_set(C, Keep, C).
+%   Each cell matched to a value of component C keeps only C (and the
+%   singles run).
+prune_components([], _, _, _, _, Log, Log).
+prune_components([C|Cs], Owner, Board, Doms, Places, Log0, Log) :-
+    prune_component(C, C, Owner, Board, Doms, Places, Log0, Log1),
+    prune_components(Cs, Owner, Board, Doms, Places, Log1, Log).
 
-component_set(0, _, _) :- !.
-component_set(C, Keep, Vs) :-
-    X is lsb(C),
-    X1 is X + 1,
-    arg(X1, Keep, Vs),
-    C1 is C xor (1 << X),
-    component_set(C1, Keep, Vs).
+prune_component(0, _, _, _, _, _, Log, Log) :- !.
+prune_component(Vs, C, Owner, Board, Doms, Places, Log0, Log) :-
+    V is lsb(Vs),
+    arg(V, Owner, X),
+    prune_cell(Board, Doms, Places, X, C, Log0, Log1),
+    Vs1 is Vs xor (1 << V),
+    prune_component(Vs1, C, Owner, Board, Doms, Places, Log1, Log).
 
 /*  Node tightening: Hall's theorem on the units, then box-line
     confinement per value, each followed by the singles, until nothing
@@ -947,37 +941,36 @@ touched([I-Gone|Log], Board, U0, U, V0, V) :-
     V1 is V0 \/ Gone,
     touched(Log, Board, U1, U, V1, V).
 
+%   Hall's theorem on unit U, if it has four open cells or more (fewer
+%   hold no subset that the singles miss).
 unit_hall(U, Board, Doms, Places, Log) :-
     board_unit_cells(Board, UnitCellT),
     arg(U, UnitCellT, Cells),
-    (   Cells \== none
-    ->  Cells =.. [_|Is],
-        open_cells(Is, Doms, OpenIs, Masks),
-        length(Masks, M),
-        (   M >= 4
-        ->  hall(Masks, Pruned),
-            (   Pruned == Masks
-            ->  Log = []
-            ;   foldl(prune_cell(Board, Doms, Places), OpenIs, Pruned,
-                      [], Log)
-            )
-        ;   Log = []
+    (   Cells \== none,
+        functor(Cells, _, Size),
+        open_count(Size, Cells, Doms, 0, M),
+        M >= 4
+    ->  board_n(Board, N),
+        hall(Cells, Doms, N, Owner, Components),
+        (   Components = [_]
+        ->  Log = []
+        ;   prune_components(Components, Owner, Board, Doms, Places, [],
+                             Log)
         )
     ;   Log = []
     ).
 
-open_cells([], _, [], []).
-open_cells([I|Is], Doms, OpenIs, Masks) :-
-    arg(I, Doms, M),
-    (   M /\ (M-1) =:= 0
-    ->  open_cells(Is, Doms, OpenIs, Masks)
-    ;   OpenIs = [I|OpenIs1],
-        Masks = [M|Masks1],
-        open_cells(Is, Doms, OpenIs1, Masks1)
-    ).
-
-or_mask(M, A, B) :-
-    B is A \/ M.
+%   The number of open cells among positions 1..P of a unit.
+open_count(0, _, _, M, M) :- !.
+open_count(P, Cells, Doms, M0, M) :-
+    arg(P, Cells, I),
+    arg(I, Doms, D),
+    (   D /\ (D-1) =:= 0
+    ->  M1 = M0
+    ;   M1 is M0 + 1
+    ),
+    P1 is P - 1,
+    open_count(P1, Cells, Doms, M1, M).
 
 %   Cell I keeps only the candidates in New (and settles).
 prune_cell(Board, Doms, Places, I, New, Log0, Log) :-
