@@ -253,21 +253,21 @@ cell_parts(I-X-D, I, X, D).
     board's cells (under `oddsum` the first stage's board holds every
     cell, a half's board the cells of one parity).
 
-        board(Vars, CellUnits, UnitCells, Coords, Rel-Links, Cross, N,
+        board(Vars, CellUnits, UnitCells, Lines, Rel-Links, Cross, N,
               Slots)
 
     Vars holds the cell variables.  The cells of a unit have positions
     0, 1, ... in it: UnitCells gives, per unit, the cells in position
     order (`none` for a unit without cells), and CellUnits, per cell, its
-    row, column and box as Unit-Position pairs.  Coords gives each cell's
-    c(Row, Column, Box), counted from 0, Links the cells linked to each
-    cell by s/w infos, related as Rel says (relation/4), and Cross, per
-    unit, the units crossing it (a row's or a column's boxes, a box's rows
-    and columns) as x(Unit, Here, There): the positions of their common
-    cells in this unit and in the other.  Slots is CellUnits again, per
-    cell k(Row, RowBase, RowPosition, Column, ..., Box, ...), each Base
-    being (Unit-1)*N, so that the singles, the hot path, index Places
-    without a loop over a list.
+    row, column and box as Unit-Position pairs.  Links gives the cells
+    linked to each cell by s/w infos, related as Rel says (relation/4),
+    and Cross, per unit, the units crossing it (a row's or a column's
+    boxes, a box's rows and columns) as x(Unit, Here, There): the
+    positions of their common cells in this unit and in the other.
+    Lines is the mutable term described below.  Slots is CellUnits
+    again, per cell k(Row, RowBase, RowPosition, Column, ..., Box, ...),
+    each Base being (Unit-1)*N, so that the singles, the hot path, index
+    Places without a loop over a list.
 
     A node's state is two mutable terms that say the same thing from both
     sides: Doms, per cell, its candidates (bit V for value V), and Places,
@@ -275,7 +275,10 @@ cell_parts(I-X-D, I, X, D).
     unit that can still take the value.  Both are built once, at the root;
     the rules and the branches change them with setarg/3, which
     backtracking undoes, so a probe leaves them as they were and a branch
-    that fails hands its sibling the parent's state.
+    that fails hands its sibling the parent's state.  Lines, per value,
+    is the mask of the units where the value lost places since box-line
+    confinement last looked at it (see tighten/5); it too changes only
+    with setarg/3, and is all zero after each tightening.
 */
 
 %   solve_board(+K, +Vars, +Masks, +Positions, +Values, +Links, +Rel)
@@ -301,14 +304,16 @@ value_bit(V, M0, M) :-
     M is M0 \/ (1 << V).
 
 make_board(K, Vars, Positions, Links, Rel, Board) :-
-    Board = board(VarT, CellUnitT, UnitCellT, CoordT, Rel-LinkT, CrossT,
+    Board = board(VarT, CellUnitT, UnitCellT, LineT, Rel-LinkT, CrossT,
                   N, SlotT),
     N is K*K,
     VarT =.. [v|Vars],
     length(Vars, Size),
     numlist(1, Size, Is),
     maplist(coords(K), Positions, Coords),
-    CoordT =.. [c|Coords],
+    length(Zeros, N),
+    maplist(=(0), Zeros),
+    LineT =.. [l|Zeros],
     foldl(unit_members(N), Is, Coords, Members, []),
     msort(Members, Sorted),
     group_pairs_by_key(Sorted, Groups),
@@ -343,7 +348,7 @@ cell_slots(N, [R-PR, C-PC, B-PB], k(R, BR, PR, C, BC, PC, B, BB, PB)) :-
 board_vars(board(VarT, _, _, _, _, _, _, _), VarT).
 board_cell_units(board(_, CellUnitT, _, _, _, _, _, _), CellUnitT).
 board_unit_cells(board(_, _, UnitCellT, _, _, _, _, _), UnitCellT).
-board_coords(board(_, _, _, CoordT, _, _, _, _), CoordT).
+board_lines(board(_, _, _, LineT, _, _, _, _), LineT).
 board_links(board(_, _, _, _, LinkT, _, _, _), LinkT).
 board_crossings(board(_, _, _, _, _, CrossT, _, _), CrossT).
 board_n(board(_, _, _, _, _, _, N, _), N).
@@ -506,7 +511,12 @@ root(ValueMask, Masks, Board, Doms, Places, Units, ValueMask) :-
     NU is 3*N,
     mask_bits(ValueMask, Vs),
     hidden_singles(1, NU, Vs, Board, Doms, Places),
-    Units is ((1 << NU) - 1) << 1.
+    Units is ((1 << NU) - 1) << 1,
+    board_lines(Board, LineT),
+    maplist(set_lines(LineT, Units), Vs).
+
+set_lines(LineT, Units, V) :-
+    setarg(V, LineT, Units).
 
 no_loss(I, I-0).
 
@@ -539,11 +549,6 @@ hidden_single(U, Cells, Board, Doms, Places, V) :-
         )
     ;   true
     ).
-
-unit_bits([], U, U).
-unit_bits([W-_|Ws], U0, U) :-
-    U1 is U0 \/ (1 << W),
-    unit_bits(Ws, U1, U).
 
 %   The node's Doms and Places, for the cells' domains Masks (bit masks).
 node_state(Board, Masks, Doms, Places) :-
@@ -908,38 +913,51 @@ prune_component(Vs, C, Owner, Board, Doms, Places, Log0, Log) :-
 */
 
 %   tighten(+Board, +Doms, +Places, +Units, +Values): Units and Values are
-%   masks of what is to be looked at.
+%   masks of what is to be looked at: Hall's theorem looks at the units
+%   Units, box-line confinement at each value of Values in the units
+%   where it lost places (the board's Lines).  A unit and value whose
+%   places have not changed since confinement last looked at them give
+%   nothing new: the places of the crossing units only shrink.
 tighten(Board, Doms, Places, Units, Values) :-
-    tighten(Board, Doms, Places, Units, Values, Units).
-
-%   Box-line confinement looks only at the units Lines: those touched
-%   since the last fixpoint, where a value's places may have changed.
-tighten(Board, Doms, Places, Units, Values, Lines) :-
     (   Units =\= 0
     ->  U is lsb(Units),
         Units0 is Units xor (1 << U),
         unit_hall(U, Board, Doms, Places, Log),
-        touched(Log, Board, 0, New, Values, Values1),
-        Units1 is Units0 \/ New,
-        Lines1 is Lines \/ New,
-        tighten(Board, Doms, Places, Units1, Values1, Lines1)
+        touched(Log, Board, Units0, Units1, Values, Values1),
+        tighten(Board, Doms, Places, Units1, Values1)
     ;   Values =\= 0
     ->  V is lsb(Values),
         Values0 is Values xor (1 << V),
+        board_lines(Board, LineT),
+        arg(V, LineT, Lines),
+        setarg(V, LineT, 0),
         confine(Lines, V, Board, Doms, Places, [], Log),
         touched(Log, Board, 0, Units1, Values0, Values1),
-        Lines1 is Lines \/ Units1,
-        tighten(Board, Doms, Places, Units1, Values1, Lines1)
+        tighten(Board, Doms, Places, Units1, Values1)
     ;   true
     ).
 
+%   touched(+Log, +Board, +Units0, -Units, +Values0, -Values): add the
+%   units and the values that the events of Log changed, and mark, per
+%   value lost, the cell's units in the board's Lines.
 touched([], _, Units, Units, Values, Values).
 touched([I-Gone|Log], Board, U0, U, V0, V) :-
-    board_cell_units(Board, CellUnitT),
-    arg(I, CellUnitT, CellUnits),
-    unit_bits(CellUnits, U0, U1),
+    Board = board(_, _, _, LineT, _, _, _, SlotT),
+    arg(I, SlotT, k(R, _, _, C, _, _, B, _, _)),
+    Here is (1 << R) \/ (1 << C) \/ (1 << B),
+    U1 is U0 \/ Here,
     V1 is V0 \/ Gone,
+    mark_lines(Gone, LineT, Here),
     touched(Log, Board, U1, U, V1, V).
+
+mark_lines(0, _, _) :- !.
+mark_lines(Gone, LineT, Here) :-
+    V is lsb(Gone),
+    arg(V, LineT, L0),
+    L is L0 \/ Here,
+    setarg(V, LineT, L),
+    Gone1 is Gone xor (1 << V),
+    mark_lines(Gone1, LineT, Here).
 
 %   Hall's theorem on unit U, if it has four open cells or more (fewer
 %   hold no subset that the singles miss).
