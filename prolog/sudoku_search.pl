@@ -78,6 +78,28 @@ goal_expansion(clear_place(U, Base, P, V, Board, Doms, Places, Events0,
                    )
                )).
 
+%   leave_unit(+U, +Base, +P, +V, +M, +Board, +Doms, +Places, +Events0,
+%   -Events): value V (mask M) of the cell at position P of unit U
+%   leaves the unit's other cells that still have it.  Its places in U
+%   come down to P at once; each such cell then only loses the place of
+%   V in its other two units (leave/10).  Also inline: three per decided
+%   cell.
+goal_expansion(leave_unit(U, Base, P, V, M, Board, Doms, Places, Events0,
+                          Events),
+               (   A is Base + V,
+                   arg(A, Places, Pl),
+                   Hit is Pl /\ \ (1 << P),
+                   (   Hit =:= 0
+                   ->  Events = Events0
+                   ;   Kept is Pl /\ \Hit,
+                       setarg(A, Places, Kept),
+                       Board = board(_, _, UnitCellT, _, _, _, _, _),
+                       arg(U, UnitCellT, Cells),
+                       leave(Hit, Cells, U, V, M, Board, Doms, Places,
+                             Events0, Events)
+                   )
+               )).
+
 %!  search_board(+Rules, +K, +Board, -Rows) is nondet.
 %
 %   Rows is a solution of the puzzle s(K, Board) under Rules
@@ -650,23 +672,6 @@ settle(Board, Doms, Places, [I-Gone|Events], R0, R, [I-Gone|Log]) :-
                       Events2)
     ),
     settle(Board, Doms, Places, Events2, R1, R, Log).
-
-%   Value V (mask M) of the cell at position P of unit U leaves the
-%   unit's other cells that still have it.  Its places in U come down to
-%   P at once; each such cell then only loses the place of V in its
-%   other two units.
-leave_unit(U, Base, P, V, M, Board, Doms, Places, Events0, Events) :-
-    A is Base + V,
-    arg(A, Places, Pl),
-    Hit is Pl /\ \ (1 << P),
-    (   Hit =:= 0
-    ->  Events = Events0
-    ;   Kept is Pl /\ \Hit,
-        setarg(A, Places, Kept),
-        Board = board(_, _, UnitCellT, _, _, _, _, _),
-        arg(U, UnitCellT, Cells),
-        leave(Hit, Cells, U, V, M, Board, Doms, Places, Events0, Events)
-    ).
 
 leave(0, _, _, _, _, _, _, _, Events, Events) :- !.
 leave(Hit, Cells, U, V, M, Board, Doms, Places, Events0, Events) :-
