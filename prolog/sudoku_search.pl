@@ -773,7 +773,9 @@ narrow_settle(Board, Doms, Places, I, Keep, Log0, Log) :-
 %   argument V holds the cell matched to value V.  Components are the
 %   strongly connected components of the matched values (masks); a
 %   candidate can stay exactly when it is in the component of its
-%   cell's matched value.  Fails if there is no perfect matching.
+%   cell's matched value, or one component with everything when there
+%   are fewer than four open cells (no subset that the singles miss).
+%   Fails if there is no perfect matching.
 %
 %   The components are found on the matched values rather than the
 %   cells (value V stands for the cell matched to it): the arcs of V are
@@ -784,25 +786,37 @@ hall(Cells, Doms, N, Owner, Components) :-
     functor(Owner, o, N),
     Taken = t(0),
     functor(Cells, _, Size),
-    match_cells(Size, Cells, Doms, Owner, Taken),
+    match_cells(Size, Cells, Doms, Owner, Taken, 0, M),
     arg(1, Taken, Matched),
-    N1 is N + 1,
-    functor(ArcT, a, N1),
-    value_arcs(Matched, Owner, Doms, ArcT),
-    split_components(Matched, ArcT, Components).
+    (   M < 4
+    ->  Components = [Matched]
+    ;   N1 is N + 1,
+        functor(ArcT, a, N1),
+        value_arcs(Matched, Owner, Doms, ArcT),
+        split_components(Matched, ArcT, Components)
+    ).
 
-%   Match the open cells among positions 1..P of a unit, one by one.
-match_cells(0, _, _, _, _) :- !.
-match_cells(P, Cells, Doms, Owner, Taken) :-
+%   Match the open cells among positions 1..P of a unit, one by one, a
+%   free candidate first; M counts them.
+match_cells(0, _, _, _, _, M, M) :- !.
+match_cells(P, Cells, Doms, Owner, Taken, M0, M) :-
     arg(P, Cells, X),
     arg(X, Doms, D),
     (   D /\ (D-1) =:= 0
-    ->  true
-    ;   Seen = s(0),
-        augment(X, Doms, Owner, Taken, Seen)
+    ->  M1 = M0
+    ;   M1 is M0 + 1,
+        arg(1, Taken, T),
+        Free is D /\ \T,
+        (   Free =\= 0
+        ->  V is lsb(Free),
+            T1 is T \/ (1 << V),
+            nb_setarg(1, Taken, T1),
+            nb_setarg(V, Owner, X)
+        ;   augment_values(D, X, Doms, Owner, Taken, s(0))
+        )
     ),
     P1 is P - 1,
-    match_cells(P1, Cells, Doms, Owner, Taken).
+    match_cells(P1, Cells, Doms, Owner, Taken, M1, M).
 
 %   The arcs of each matched value V (argument V+1): the candidates of
 %   the cell matched to it.
@@ -973,15 +987,11 @@ mark_lines(Gone, LineT, Here) :-
     Gone1 is Gone xor (1 << V),
     mark_lines(Gone1, LineT, Here).
 
-%   Hall's theorem on unit U, if it has four open cells or more (fewer
-%   hold no subset that the singles miss).
+%   Hall's theorem on unit U.
 unit_hall(U, Board, Doms, Places, Log) :-
     board_unit_cells(Board, UnitCellT),
     arg(U, UnitCellT, Cells),
-    (   Cells \== none,
-        functor(Cells, _, Size),
-        open_count(Size, Cells, Doms, 0, M),
-        M >= 4
+    (   Cells \== none
     ->  board_n(Board, N),
         hall(Cells, Doms, N, Owner, Components),
         (   Components = [_]
@@ -991,18 +1001,6 @@ unit_hall(U, Board, Doms, Places, Log) :-
         )
     ;   Log = []
     ).
-
-%   The number of open cells among positions 1..P of a unit.
-open_count(0, _, _, M, M) :- !.
-open_count(P, Cells, Doms, M0, M) :-
-    arg(P, Cells, I),
-    arg(I, Doms, D),
-    (   D /\ (D-1) =:= 0
-    ->  M1 = M0
-    ;   M1 is M0 + 1
-    ),
-    P1 is P - 1,
-    open_count(P1, Cells, Doms, M1, M).
 
 %   Cell I keeps only the candidates in New (and settles).
 prune_cell(Board, Doms, Places, I, New, Log0, Log) :-
@@ -1168,9 +1166,11 @@ add_reach(Known, V, Reach) :-
 %   Put V into cell I and apply the singles: 0 on a contradiction, else 1
 %   + the number of candidates removed.  Doms and Places are restored.
 probe_literal(Board, Doms, Places, I, V, Reach) :-
-    (   findall(R, assume_literal(Board, Doms, Places, I, V, R), [R1])
-    ->  Reach = R1
-    ;   Reach = 0
+    Box = r(0),
+    (   assume_literal(Board, Doms, Places, I, V, R),
+        nb_setarg(1, Box, R),
+        fail
+    ;   arg(1, Box, Reach)
     ).
 
 assume_literal(Board, Doms, Places, I, V, Reach) :-
