@@ -203,8 +203,17 @@ parity_search(Whole, Doms, Places, Units, Values, K, Odd) :-
 %   Some cell still has both odd and even candidates.
 parity_open(Doms, Odd) :-
     functor(Doms, _, Size),
-    fewest(mixed(Odd), Size, Doms, 0, 0, I),
-    I > 0.
+    some_mixed(Size, Doms, Odd).
+
+some_mixed(I, Doms, Odd) :-
+    I > 0,
+    arg(I, Doms, D),
+    (   D /\ Odd =\= 0,
+        D /\ \Odd =\= 0
+    ->  true
+    ;   I1 is I - 1,
+        some_mixed(I1, Doms, Odd)
+    ).
 
 %   parity_branch(+Result, +Doms, +Odd, -I, -A, -B)
 %
