@@ -60,10 +60,10 @@
 %   clear_place(+U, +Base, +P, +V, +Board, +Doms, +Places, +Events0,
 %   -Events): value V loses position P of unit U (its places at Base+V).
 %   Only a value left with at most one place in the unit needs more
-%   work: none fails, one is a hidden single.  This is the innermost step
-%   of the singles, run tens of millions of times on the hard puzzles, so
-%   it is compiled inline where it is called (a call costs about as much
-%   as the body).
+%   work: none fails, one is a hidden single (V goes there at once).
+%   This is the innermost step of the singles, run tens of millions of
+%   times on the hard puzzles, so it is compiled inline where it is
+%   called (a call costs about as much as the body).
 goal_expansion(clear_place(U, Base, P, V, Board, Doms, Places, Events0,
                            Events),
                (   A is Base + V,
@@ -72,8 +72,17 @@ goal_expansion(clear_place(U, Base, P, V, Board, Doms, Places, Events0,
                    setarg(A, Places, Left),
                    (   Left /\ (Left-1) =:= 0
                    ->  Left =\= 0,
-                       only_place(Left, U, V, Board, Doms, Places, Events0,
+                       Board = board(_, _, UnitCellT, _, _, _, _, _),
+                       P1 is lsb(Left) + 1,
+                       arg(U, UnitCellT, Cells),
+                       arg(P1, Cells, J),
+                       arg(J, Doms, DJ),
+                       Bit is 1 << V,
+                       (   DJ =:= Bit
+                       ->  Events = Events0
+                       ;   narrow(Board, Doms, Places, J, Bit, Events0,
                                   Events)
+                       )
                    ;   Events = Events0
                    )
                )).
@@ -738,25 +747,6 @@ partners_keep([J|Js], Allowed, Board, Doms, Places, Events0, Events) :-
         narrow(Board, Doms, Places, J, Keep, Events0, Events1)
     ),
     partners_keep(Js, Allowed, Board, Doms, Places, Events1, Events).
-
-%   only_place(+Left, +U, +V, +Board, +Doms, +Places, +Events0, -Events):
-%   Left is the mask of unit U's places still open to value V; when one
-%   place is left, V goes there (a hidden single).
-
-only_place(Left, U, V, Board, Doms, Places, Events0, Events) :-
-    (   Left /\ (Left-1) =:= 0
-    ->  Board = board(_, _, UnitCellT, _, _, _, _, _),
-        P1 is lsb(Left) + 1,
-        arg(U, UnitCellT, Cells),
-        arg(P1, Cells, J),
-        arg(J, Doms, DJ),
-        Bit is 1 << V,
-        (   DJ =:= Bit
-        ->  Events = Events0
-        ;   narrow(Board, Doms, Places, J, Bit, Events0, Events)
-        )
-    ;   Events = Events0
-    ).
 
 %   Narrow cell I to Keep and settle, adding the events handled to the
 %   log; fails on a contradiction.
