@@ -1082,8 +1082,9 @@ probe_failed_literals(Board, Doms, Places, Result) :-
     probe_candidates(Board, Doms, Places, Pairs),
     functor(Doms, _, Size),
     functor(Reached, r, Size),
-    probe_pairs(Pairs, Board, Doms, Places, Reached, none-0, 0-0, Touched,
-                Result),
+    functor(Implied, i, Size),
+    probe_pairs(Pairs, Board, Doms, Places, Reached-Implied, none-0, 0-0,
+                Touched, Result),
     (   Touched = 0-0
     ->  true
     ;   Touched = Units-Values,
@@ -1095,31 +1096,50 @@ probe_pairs([], _, _, _, _, Best-_, T, T, Result) :-
     ->  Result = none
     ;   Result = best(Best)
     ).
-probe_pairs([[A,B]|Pairs], Board, Doms, Places, R0, Best0, T0, T,
+probe_pairs([[A,B]|Pairs], Board, Doms, Places, R, Best0, T0, T,
             Result) :-
     (   open_literal(A, Doms),
         open_literal(B, Doms)
-    ->  literal_reach(A, Board, Doms, Places, R0, R1, RA),
-        (   RA =:= 0
-        ->  exclude_literal(A, Board, Doms, Places, T0, T1),
-            probe_pairs(Pairs, Board, Doms, Places, R1, Best0, T1, T,
+    ->  Best0 = _-BestScore,
+        pair_outcome(A, B, bound, Board, Doms, Places, R, Outcome0),
+        (   Outcome0 = score(Bound),
+            Bound > BestScore
+        ->  pair_outcome(A, B, exact, Board, Doms, Places, R, Outcome)
+        ;   Outcome = Outcome0
+        ),
+        (   Outcome = failed(L)
+        ->  exclude_literal(L, Board, Doms, Places, T0, T1),
+            probe_pairs(Pairs, Board, Doms, Places, R, Best0, T1, T,
                         Result)
-        ;   literal_reach(B, Board, Doms, Places, R1, R2, RB),
-            (   RB =:= 0
-            ->  exclude_literal(B, Board, Doms, Places, T0, T1),
-                probe_pairs(Pairs, Board, Doms, Places, R2, Best0, T1, T,
-                            Result)
-            ;   Score is RA * RB,
-                Best0 = _-BestScore,
-                (   Score > BestScore
-                ->  Best1 = [A,B]-Score
-                ;   Best1 = Best0
-                ),
-                probe_pairs(Pairs, Board, Doms, Places, R2, Best1, T0, T,
-                            Result)
-            )
+        ;   Outcome = score(Score),
+            (   Score > BestScore
+            ->  Best1 = [A,B]-Score
+            ;   Best1 = Best0
+            ),
+            probe_pairs(Pairs, Board, Doms, Places, R, Best1, T0, T,
+                        Result)
         )
-    ;   probe_pairs(Pairs, Board, Doms, Places, R0, Best0, T0, T, Result)
+    ;   probe_pairs(Pairs, Board, Doms, Places, R, Best0, T0, T, Result)
+    ).
+
+%   pair_outcome(+A, +B, +Mode, +Board, +Doms, +Places, +R, -Outcome)
+%
+%   Outcome is failed(L) for the first literal L of the pair whose probe
+%   fails, else score(S), S the product of the two reaches.  In Mode
+%   `bound` a literal that an earlier probe of the pass decided counts
+%   with that probe's reach, a bound of its own (see literal_reach/7):
+%   a pair whose bound is no better than the best so far is not probed
+%   further.
+pair_outcome(A, B, Mode, Board, Doms, Places, R, Outcome) :-
+    literal_reach(A, Mode, Board, Doms, Places, R, RA),
+    (   RA =:= 0
+    ->  Outcome = failed(A)
+    ;   literal_reach(B, Mode, Board, Doms, Places, R, RB),
+        (   RB =:= 0
+        ->  Outcome = failed(B)
+        ;   Score is RA * RB,
+            Outcome = score(Score)
+        )
     ).
 
 %   Literal I-V is still a choice: cell I is open and has V.
@@ -1135,16 +1155,34 @@ exclude_literal(I-V, Board, Doms, Places, Units0-Values0, Units-Values) :-
     touched(Log, Board, Units0, Units, Values0, Values).
 
 %   How far literal I-V reaches (0: its probe fails), remembered for
-%   the rest of the pass in R (argument I, bound as the pass goes): after
-%   an exclusion it is a score, no longer exact, and a probe that failed
-%   before fails after.
-literal_reach(I-V, Board, Doms, Places, R, R, Reach) :-
-    arg(I, R, Known),
+%   the rest of the pass in Reached (argument I, bound as the pass goes):
+%   after an exclusion it is a score, no longer exact, and a probe that
+%   failed before fails after.  A probe that lives also notes, in
+%   Implied, each other cell it decided, with its own reach: the probe
+%   of that cell's literal does a part of this one's work, so it cannot
+%   fail and reaches no further.  In Mode `bound` such a bound stands in
+%   for a literal not probed yet.
+literal_reach(I-V, Mode, Board, Doms, Places, Reached-Implied, Reach) :-
+    arg(I, Reached, Known),
     (   known_reach(Known, V, Reach0)
     ->  Reach = Reach0
-    ;   probe_literal(Board, Doms, Places, I, V, Reach),
-        add_reach(Known, V, Reach)
+    ;   Mode == bound,
+        arg(I, Implied, Bounds),
+        known_reach(Bounds, V, Bound)
+    ->  Reach = Bound
+    ;   probe_literal(Board, Doms, Places, I, V, Reach, Decided),
+        add_reach(Known, V, Reach),
+        add_bounds(Decided, Implied, Reach)
     ).
+
+add_bounds([], _, _).
+add_bounds([J-W|Decided], Implied, Reach) :-
+    arg(J, Implied, Bounds),
+    (   known_reach(Bounds, W, _)
+    ->  true
+    ;   add_reach(Bounds, W, Reach)
+    ),
+    add_bounds(Decided, Implied, Reach).
 
 %   Per cell, the reaches found so far: an open list of V-Reach.
 known_reach(Known, V, Reach) :-
@@ -1162,20 +1200,37 @@ add_reach(Known, V, Reach) :-
         add_reach(Known1, V, Reach)
     ).
 
-%   Put V into cell I and apply the singles: 0 on a contradiction, else 1
-%   + the number of candidates removed.  Doms and Places are restored.
-probe_literal(Board, Doms, Places, I, V, Reach) :-
-    Box = r(0),
-    (   assume_literal(Board, Doms, Places, I, V, R),
+%   Put V into cell I and apply the singles: Reach is 0 on a
+%   contradiction, else 1 + the number of candidates removed, and
+%   Decided the other cells that the singles decided, as J-W (cell J
+%   takes W).  Doms and Places are restored.
+probe_literal(Board, Doms, Places, I, V, Reach, Decided) :-
+    Box = r(0, []),
+    (   assume_literal(Board, Doms, Places, I, V, R, Log),
+        decided_cells(Log, I, Doms, Ds),
         nb_setarg(1, Box, R),
+        nb_setarg(2, Box, Ds),
         fail
-    ;   arg(1, Box, Reach)
+    ;   arg(1, Box, Reach),
+        arg(2, Box, Decided)
     ).
 
-assume_literal(Board, Doms, Places, I, V, Reach) :-
+assume_literal(Board, Doms, Places, I, V, Reach, Log) :-
     Bit is 1 << V,
     narrow(Board, Doms, Places, I, Bit, [], Events),
-    settle(Board, Doms, Places, Events, 1, Reach, _).
+    settle(Board, Doms, Places, Events, 1, Reach, Log).
+
+%   The cells other than I that the events of Log left decided.
+decided_cells([], _, _, []).
+decided_cells([J-_|Log], I, Doms, Ds) :-
+    arg(J, Doms, D),
+    (   J =\= I,
+        D /\ (D-1) =:= 0
+    ->  W is lsb(D),
+        Ds = [J-W|Ds1]
+    ;   Ds = Ds1
+    ),
+    decided_cells(Log, I, Doms, Ds1).
 
 %   The pairs to probe at a node: [I-V1, I-V2] for a bivalue cell I (two
 %   candidates V1 and V2 left), [I1-V, I2-V] for a value V bilocal in a
