@@ -1175,12 +1175,18 @@ literal_reach(I-V, Mode, Board, Doms, Places, Reached-Implied, Reach) :-
         add_bounds(Decided, Implied, Reach)
     ).
 
+%   Each cell J that a probe of reach Reach decided (to W) keeps the
+%   smallest such reach as the bound of literal J-W (per cell, unbound
+%   or a list of V-Bound, the newest and smallest first).
 add_bounds([], _, _).
 add_bounds([J-W|Decided], Implied, Reach) :-
     arg(J, Implied, Bounds),
-    (   known_reach(Bounds, W, _)
+    (   known_reach(Bounds, W, Bound),
+        Bound =< Reach
     ->  true
-    ;   add_reach(Bounds, W, Reach)
+    ;   var(Bounds)
+    ->  setarg(J, Implied, [W-Reach])
+    ;   setarg(J, Implied, [W-Reach|Bounds])
     ),
     add_bounds(Decided, Implied, Reach).
 
