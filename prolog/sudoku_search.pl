@@ -927,10 +927,12 @@ prune_component(Vs, C, Owner, Board, Doms, Places, Log0, Log) :-
     Vs1 is Vs xor (1 << V),
     prune_component(Vs1, C, Owner, Board, Doms, Places, Log1, Log).
 
-/*  Node tightening: Hall's theorem on the units, then box-line
-    confinement per value, each followed by the singles, until nothing
+/*  Node tightening: box-line confinement per value, then Hall's
+    theorem on the units, each followed by the singles, until nothing
     changes; only the units and values touched since they were last
-    looked at are looked at again.  Fails if the node is dead.
+    looked at are looked at again.  Fails if the node is dead.  The
+    cheap rule goes first: what it removes would otherwise make the
+    matchings of the units it touches run again.
 
     Hall's theorem per value (the rows where a value is open against the
     columns, i.e. the fish) is left out: after box-line confinement it
@@ -946,20 +948,20 @@ prune_component(Vs, C, Owner, Board, Doms, Places, Log0, Log) :-
 %   places have not changed since confinement last looked at them give
 %   nothing new: the places of the crossing units only shrink.
 tighten(Board, Doms, Places, Units, Values) :-
-    (   Units =\= 0
-    ->  U is lsb(Units),
-        Units0 is Units xor (1 << U),
-        unit_hall(U, Board, Doms, Places, Log),
-        touched(Log, Board, Units0, Units1, Values, Values1),
-        tighten(Board, Doms, Places, Units1, Values1)
-    ;   Values =\= 0
+    (   Values =\= 0
     ->  V is lsb(Values),
         Values0 is Values xor (1 << V),
         board_lines(Board, LineT),
         arg(V, LineT, Lines),
         setarg(V, LineT, 0),
         confine(Lines, V, Board, Doms, Places, [], Log),
-        touched(Log, Board, 0, Units1, Values0, Values1),
+        touched(Log, Board, Units, Units1, Values0, Values1),
+        tighten(Board, Doms, Places, Units1, Values1)
+    ;   Units =\= 0
+    ->  U is lsb(Units),
+        Units0 is Units xor (1 << U),
+        unit_hall(U, Board, Doms, Places, Log),
+        touched(Log, Board, Units0, Units1, 0, Values1),
         tighten(Board, Doms, Places, Units1, Values1)
     ;   true
     ).
