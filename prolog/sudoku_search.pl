@@ -891,26 +891,28 @@ step(Frontier, ArcT, Next0, Next) :-
     Frontier1 is Frontier xor (1 << X),
     step(Frontier1, ArcT, Next1, Next).
 
-%   The values of Within from which Seen can be reached.
+%   The values of Within from which Seen can be reached.  A pass over
+%   the values not reached yet adds each one with an arc into what is
+%   reached so far, the values it added included.
 reaching(Within, Seen, ArcT, Reach) :-
     Rest is Within /\ \Seen,
-    into(Rest, Seen, ArcT, Seen, Seen1),
+    into(Rest, ArcT, Seen, Seen1),
     (   Seen1 =:= Seen
     ->  Reach = Seen
     ;   reaching(Within, Seen1, ArcT, Reach)
     ).
 
-into(0, _, _, Seen, Seen) :- !.
-into(Rest, Target, ArcT, Seen0, Seen) :-
+into(0, _, Seen, Seen) :- !.
+into(Rest, ArcT, Seen0, Seen) :-
     X is lsb(Rest),
     X1 is X + 1,
     arg(X1, ArcT, Ys),
-    (   Ys /\ Target =\= 0
+    (   Ys /\ Seen0 =\= 0
     ->  Seen1 is Seen0 \/ (1 << X)
     ;   Seen1 = Seen0
     ),
     Rest1 is Rest xor (1 << X),
-    into(Rest1, Target, ArcT, Seen1, Seen).
+    into(Rest1, ArcT, Seen1, Seen).
 
 %   Each cell matched to a value of component C keeps only C (and the
 %   singles run).
