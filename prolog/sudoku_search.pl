@@ -720,21 +720,20 @@ leave(Hit, Cells, U, V, M, Board, Doms, Places, Events0, Events) :-
     ),
     leave(Hit1, Cells, U, V, M, Board, Doms, Places, Events1, Events).
 
+%   The partners Js of a cell with candidates M keep the values that Rel
+%   allows next to one of them: under `next` the values one off, under
+%   parity(Odd, Even) the other parity once M has only one.
 link_partners(Js, Rel, M, Board, Doms, Places, Events0, Events) :-
-    (   allowed(Rel, M, Allowed)
-    ->  partners_keep(Js, Allowed, Board, Doms, Places, Events0, Events)
-    ;   Events = Events0
-    ).
-
-%   The values a partner of a cell with candidates M may take; fails
-%   when that is all of them.
-allowed(next, M, Allowed) :-
-    Allowed is (M << 1) \/ (M >> 1).
-allowed(parity(Odd, Even), M, Allowed) :-
-    (   M /\ Even =:= 0
-    ->  Allowed = Even
-    ;   M /\ Odd =:= 0
-    ->  Allowed = Odd
+    (   Rel == next
+    ->  Allowed is (M << 1) \/ (M >> 1),
+        partners_keep(Js, Allowed, Board, Doms, Places, Events0, Events)
+    ;   Rel = parity(Odd, Even),
+        (   M /\ Even =:= 0
+        ->  partners_keep(Js, Even, Board, Doms, Places, Events0, Events)
+        ;   M /\ Odd =:= 0
+        ->  partners_keep(Js, Odd, Board, Doms, Places, Events0, Events)
+        ;   Events = Events0
+        )
     ).
 
 partners_keep([], _, _, _, _, Events, Events).
