@@ -788,10 +788,7 @@ hall(Cells, Doms, N, Owner, Components) :-
     arg(1, Taken, Matched),
     (   M < 4
     ->  Components = [Matched]
-    ;   N1 is N + 1,
-        functor(ArcT, a, N1),
-        value_arcs(Matched, Owner, Doms, ArcT),
-        split_components(Matched, ArcT, Components)
+    ;   split_components(Matched, Owner-Doms, Components)
     ).
 
 %   Match the open cells among positions 1..P of a unit, one by one, a
@@ -815,18 +812,6 @@ match_cells(P, Cells, Doms, Owner, Taken, M0, M) :-
     ),
     P1 is P - 1,
     match_cells(P1, Cells, Doms, Owner, Taken, M1, M).
-
-%   The arcs of each matched value V (argument V+1): the candidates of
-%   the cell matched to it.
-value_arcs(0, _, _, _) :- !.
-value_arcs(Vs, Owner, Doms, ArcT) :-
-    V is lsb(Vs),
-    arg(V, Owner, X),
-    arg(X, Doms, D),
-    V1 is V + 1,
-    arg(V1, ArcT, D),
-    Vs1 is Vs xor (1 << V),
-    value_arcs(Vs1, Owner, Doms, ArcT).
 
 %   Match cell X, moving others along an augmenting path if need be.
 %   Taken holds the values matched so far (a mask), Seen those tried on
@@ -861,7 +846,9 @@ augment_values(Cand, X, Doms, Owner, Taken, Seen) :-
     ).
 
 %   The strongly connected components (value masks) of the value graph
-%   on the values Left, arcs ArcT.  Forward reach follows the arcs;
+%   on the values Left, arcs ArcT = Owner-Doms: the arcs of value X are
+%   the candidates of cell arg(X, Owner), read where they are needed.
+%   Forward reach follows the arcs;
 %   backward reach adds, until nothing changes, every value with an arc
 %   into what is reached.
 split_components(0, _, []) :- !.
@@ -884,8 +871,9 @@ reachable(Frontier, Seen, ArcT, Within, Reach) :-
 step(0, _, Next, Next) :- !.
 step(Frontier, ArcT, Next0, Next) :-
     X is lsb(Frontier),
-    X1 is X + 1,
-    arg(X1, ArcT, Ys),
+    ArcT = Owner-Doms,
+    arg(X, Owner, Cell),
+    arg(Cell, Doms, Ys),
     Next1 is Next0 \/ Ys,
     Frontier1 is Frontier xor (1 << X),
     step(Frontier1, ArcT, Next1, Next).
@@ -904,8 +892,9 @@ reaching(Within, Seen, ArcT, Reach) :-
 into(0, _, Seen, Seen) :- !.
 into(Rest, ArcT, Seen0, Seen) :-
     X is lsb(Rest),
-    X1 is X + 1,
-    arg(X1, ArcT, Ys),
+    ArcT = Owner-Doms,
+    arg(X, Owner, Cell),
+    arg(Cell, Doms, Ys),
     (   Ys /\ Seen0 =\= 0
     ->  Seen1 is Seen0 \/ (1 << X)
     ;   Seen1 = Seen0
