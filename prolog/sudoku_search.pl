@@ -380,7 +380,8 @@ make_board(K, Vars, Positions, Links, Rel, Board) :-
     group_pairs_by_key(Sorted, Groups),
     NU is 3*N,
     numlist(1, NU, Us),
-    maplist(unit_cells(Groups), Us, UnitCells),
+    by_unit(Us, Groups, none, UnitLists),
+    maplist(unit_cells, UnitLists, UnitCells),
     UnitCellT =.. [u|UnitCells],
     foldl(cell_positions, Groups, Triples, []),
     msort(Triples, SortedTriples),
@@ -397,7 +398,7 @@ make_board(K, Vars, Positions, Links, Rel, Board) :-
     append(Crossings0, Crossings1),
     msort(Crossings1, Crossings),
     group_pairs_by_key(Crossings, CrossGroups),
-    maplist(unit_crossings(CrossGroups), Us, CrossLists),
+    by_unit(Us, CrossGroups, [], CrossLists),
     CrossT =.. [x|CrossLists].
 
 cell_slots(N, [R-PR, C-PC, B-PB], k(R, BR, PR, C, BC, PC, B, BB, PB)) :-
@@ -427,11 +428,16 @@ position_masks(PL-PB, L0-B0, L-B) :-
     L is L0 \/ (1 << PL),
     B is B0 \/ (1 << PB).
 
-unit_crossings(Groups, U, Xs) :-
-    (   memberchk(U-Xs0, Groups)
-    ->  Xs = Xs0
-    ;   Xs = []
-    ).
+%   by_unit(+Us, +Groups, +None, -Xs): per unit of Us (ascending), its
+%   value in Groups (Unit-Value pairs sorted by unit), else None.
+by_unit([], _, _, []).
+by_unit([U|Us], Groups, None, [X|Xs]) :-
+    (   Groups = [U-X0|Groups1]
+    ->  X = X0
+    ;   X = None,
+        Groups1 = Groups
+    ),
+    by_unit(Us, Groups1, None, Xs).
 
 coords(K, Pos, c(Row, Col, Box)) :-
     N is K*K,
@@ -444,10 +450,10 @@ unit_members(N, I, c(Row, Col, Box), [R-I, C-I, B-I|Ms], Ms) :-
     C is N + Col + 1,
     B is 2*N + Box + 1.
 
-unit_cells(Groups, U, Cells) :-
-    (   memberchk(U-Is, Groups)
-    ->  Cells =.. [c|Is]
-    ;   Cells = none
+unit_cells(Is, Cells) :-
+    (   Is == none
+    ->  Cells = none
+    ;   Cells =.. [c|Is]
     ).
 
 %   Cell-(Unit-Position) for the cells of one unit.
@@ -571,7 +577,7 @@ root(ValueMask, Masks, Board, Doms, Places, Units, ValueMask) :-
     board_n(Board, N),
     NU is 3*N,
     mask_bits(ValueMask, Vs),
-    hidden_singles(1, NU, Vs, Board, Doms, Places),
+    hidden_singles(1, NU, N, Vs, Board, Doms, Places),
     Units is ((1 << NU) - 1) << 1,
     board_lines(Board, LineT),
     maplist(set_lines(LineT, Units), Vs).
@@ -581,21 +587,20 @@ set_lines(LineT, Units, V) :-
 
 no_loss(I, I-0).
 
-hidden_singles(U, NU, Vs, Board, Doms, Places) :-
+hidden_singles(U, NU, N, Vs, Board, Doms, Places) :-
     (   U > NU
     ->  true
     ;   board_unit_cells(Board, UnitCellT),
         arg(U, UnitCellT, Cells),
         (   Cells == none
         ->  true
-        ;   maplist(hidden_single(U, Cells, Board, Doms, Places), Vs)
+        ;   maplist(hidden_single(U, N, Cells, Board, Doms, Places), Vs)
         ),
         U1 is U + 1,
-        hidden_singles(U1, NU, Vs, Board, Doms, Places)
+        hidden_singles(U1, NU, N, Vs, Board, Doms, Places)
     ).
 
-hidden_single(U, Cells, Board, Doms, Places, V) :-
-    board_n(Board, N),
+hidden_single(U, N, Cells, Board, Doms, Places, V) :-
     A is (U-1)*N + V,
     arg(A, Places, Pl),
     Pl =\= 0,
