@@ -16,13 +16,13 @@ inference, from cheap to costly:
    leaves its peers; a value that lost its last place but one in a unit
    goes to that place (with no place left, the branch is dead); a link
    keeps only the values with a partner on the other side.
-2. `tighten`, Hall's theorem (see python_matching) and box-line: after
-   the singles, each unit that changed must still match its open cells to
-   its missing values; candidates that no matching uses go (naked and
-   hidden subsets). Each value that lost places is then confined, in the
-   units where it lost them: its places in a unit that all lie in one
-   crossing unit clear the rest of that crossing unit (box-line
-   interactions). Hall's theorem per value (fish: rows to columns) is
+2. `tighten`, box-line and Hall's theorem (see python_matching): after
+   the singles, each value that lost places is confined, in the units
+   where it lost them: its places in a unit that all lie in one crossing
+   unit clear the rest of that crossing unit (box-line interactions).
+   Then each unit that changed must still match its open cells to its
+   missing values; candidates that no matching uses go (naked and hidden
+   subsets). Hall's theorem per value (fish: rows to columns) is
    left out: it cost a sixth of the time and, with box-line kept, hardly
    changed the search trees.
 3. `look_ahead`, failed literals: at each node, both sides of every
@@ -267,9 +267,11 @@ def tighten(
     units: set[int] | None = None,
     lost: dict[int, int] | None = None,
 ) -> bool:
-    """Singles, then Hall's theorem on the units and box-line confinement
-    of the values the events touched (and of `units` and `lost` besides),
-    to a fixpoint; False on a contradiction.
+    """Singles, then box-line confinement of the values and Hall's theorem
+    on the units the events touched (and of `lost` and `units` besides),
+    to a fixpoint; False on a contradiction. Box-line goes first: it is
+    cheap, and what it removes often spares a matching (same tree, about
+    10 % less time on the slow stress puzzles).
 
     `lost` maps a value to the cells that lost it: only the units through
     those cells can newly confine it (a unit whose places for the value
@@ -282,12 +284,12 @@ def tighten(
         if not settle(board, doms, places, events, log):
             return False
         note_lost(board, log, units, lost)
-        if units:
-            if not match_unit(board, doms, places, units.pop(), events):
-                return False
-        elif lost:
+        if lost:
             v, cells = lost.popitem()
             if not confine(board, doms, places, v, cells, events):
+                return False
+        elif units:
+            if not match_unit(board, doms, places, units.pop(), events):
                 return False
         else:
             return True
@@ -314,18 +316,16 @@ def match_unit(
     """Keep in a unit's open cells only the values some matching of open
     cells to missing values gives them. The open cells must be as many as
     the values they can take (else one side is left over: a contradiction
-    that the gate below could let through, and that the matching assumes
-    away).
+    that the matching assumes away).
 
-    Only the cells' side is gated: on the values' side the gate hardly
-    ever stops a matching that this one lets through, and
-    it costs about as much as it saves."""
+    No gate comes before the matching: a test for a closed subset by the
+    sizes of the domains let about 95 % of the units through and cost more
+    than the matchings it spared (same tree, about 10 % less time without
+    it on the slow stress puzzles)."""
     cells = board.unit_cells[u]
     domains = [d for c in cells if (d := doms[c]) & (d - 1)]
     if or_all(domains).bit_count() != len(domains):
         return False
-    if not may_have_subset([d.bit_count() for d in domains]):
-        return True
     pruned = hall_prune(domains)
     if pruned is None:
         return False
@@ -362,16 +362,6 @@ def confine(
                         return False
                 can = places[v]
     return True
-
-
-def may_have_subset(sizes: list[int]) -> bool:
-    """Whether m open cells with these domain sizes (or m values with these
-    numbers of places) can hold a closed subset that singles miss: one of
-    s cells (2 <= s <= m-2) with at most s candidates each. Anything Hall's
-    theorem prunes, or a missing matching, implies such a subset on both
-    sides once singles are done, so without one a matching can be skipped."""
-    sizes.sort()
-    return any(sizes[s - 1] <= s for s in range(2, len(sizes) - 1))
 
 
 def or_all(masks: list[int]) -> int:
