@@ -805,15 +805,7 @@ match_cells(P, Cells, Doms, Owner, Taken, M0, M) :-
     (   D /\ (D-1) =:= 0
     ->  M1 = M0
     ;   M1 is M0 + 1,
-        arg(1, Taken, T),
-        Free is D /\ \T,
-        (   Free =\= 0
-        ->  V is lsb(Free),
-            T1 is T \/ (1 << V),
-            nb_setarg(1, Taken, T1),
-            nb_setarg(V, Owner, X)
-        ;   augment_values(D, X, Doms, Owner, Taken, s(0))
-        )
+        augment(X, Doms, Owner, Taken, s(0))
     ),
     P1 is P - 1,
     match_cells(P1, Cells, Doms, Owner, Taken, M1, M).
