@@ -411,7 +411,6 @@ board_vars(board(VarT, _, _, _, _, _, _, _), VarT).
 board_cell_units(board(_, CellUnitT, _, _, _, _, _, _), CellUnitT).
 board_unit_cells(board(_, _, UnitCellT, _, _, _, _, _), UnitCellT).
 board_lines(board(_, _, _, LineT, _, _, _, _), LineT).
-board_links(board(_, _, _, _, LinkT, _, _, _), LinkT).
 board_crossings(board(_, _, _, _, _, CrossT, _, _), CrossT).
 board_n(board(_, _, _, _, _, _, N, _), N).
 

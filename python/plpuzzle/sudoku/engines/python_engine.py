@@ -16,8 +16,9 @@ values once per unit, the even cells the even values, and nothing ties the
 two together. So the search first goes on until every parity is decided
 (they are mostly forced outright), and for each parity grid solves the
 odd and the even cells as boards of their own; the puzzle's solutions
-are all pairs of their solutions. Searching the two halves together would make every dead
-end in one half be rediscovered once per partial solution of the other.
+are all pairs of their solutions. Searching the two halves together would
+make every dead end in one half be rediscovered once per partial solution
+of the other.
 """
 
 from __future__ import annotations
@@ -170,22 +171,19 @@ def solve_halves(
     halves.sort(key=lambda half: half[0])
     (_, first_odd, first, first_key), (_, _, second, second_key) = halves
     firsts = memo.get(first_key)
-    if firsts is None:  # find one solution of the first half, or none
+    known = firsts is not None
+    if firsts is None:  # one solution, or none, until the other half has one
         lazy = search(first, parities, split_values)
         firsts = list(islice(lazy, 1))
-        if not firsts:
-            memo[first_key] = firsts
-            return
-    elif not firsts:
+    if not firsts:
+        memo[first_key] = firsts
         return
-    else:
-        lazy = iter(())
     seconds = memo.get(second_key)
     if seconds is None:
         seconds = memo[second_key] = list(search(second, parities, split_values))
     if not seconds:
         return
-    if first_key not in memo:
+    if not known:
         firsts = memo[first_key] = firsts + list(lazy)
     for a in firsts:
         for b in seconds:

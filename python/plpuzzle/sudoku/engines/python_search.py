@@ -164,13 +164,12 @@ def settle(
     doms: list[int],
     places: list[int],
     events: list[Event],
-    log: list[Event] | None = None,
-    decided: list[int] | None = None,
+    log: list[Event],
 ) -> int:
     """Apply singles and links until no event is left; 0 on a contradiction,
     else 1 + the number of candidates removed (how far the events reached).
-    Handled events go to `log` (if given), for the costlier rules to look
-    at; the cells that became decided go to `decided` (if given).
+    Handled events go to `log`, for the costlier rules to look at (trials
+    use the lean `settle_trial`, which keeps no log).
 
     Most events are a decided cell's value leaving its peers. Those are
     handled on the spot (`clear_peers`), not queued: only a peer that
@@ -179,8 +178,7 @@ def settle(
     removed = 1
     while events:
         cell, gone = event = events.pop()
-        if log is not None:
-            log.append(event)
+        log.append(event)
         removed += gone.bit_count()
         d = doms[cell]
         if d & (d - 1) == 0:
@@ -188,8 +186,6 @@ def settle(
             if cleared < 0:
                 return 0
             removed += cleared
-            if decided is not None:
-                decided.append(cell)
         if links[cell]:
             allowed = board.support(d)
             for other in links[cell]:
@@ -219,7 +215,7 @@ def clear_peers(
     places: list[int],
     cell: int,
     events: list[Event],
-    log: list[Event] | None,
+    log: list[Event],
 ) -> int:
     """Take a decided cell's value from its peers; how many lost it, or -1
     on a contradiction. Each peer's other units may now have one place
@@ -245,8 +241,7 @@ def clear_peers(
         doms[peer] = left
         if left & (left - 1) == 0 or links[peer]:
             events.append((peer, 0))
-        if log is not None:
-            log.append((peer, d))
+        log.append((peer, d))
         for u in units_of[peer]:
             if u not in own:
                 rest = can & unit_places[u]
