@@ -18,15 +18,19 @@ two together. So the search first goes on until every parity is decided
 odd and the even cells as boards of their own; the puzzle's solutions
 are all pairs of their solutions. Searching the two halves together would
 make every dead end in one half be rediscovered once per partial solution
-of the other.
+of the other. The parity stage also counts the odd cells of each unit
+over the components of the links (python_parity), which decides
+parities the value rules cannot see.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from itertools import islice
 
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
+from plpuzzle.sudoku.engines.python_parity import ODD_VALUES, count_parities, parity_count
 from plpuzzle.sudoku.engines.python_search import (
     Board,
     Branches,
@@ -35,9 +39,6 @@ from plpuzzle.sudoku.engines.python_search import (
     search,
     split_values,
 )
-
-ODD_VALUES = sum(1 << v for v in range(1, 101, 2))
-"""The bits of the odd values, for any N up to 100."""
 
 
 def solve_all(puzzle: Puzzle, rules: Rules = Rules.CONSECUTIVE) -> Iterator[Grid]:
@@ -48,8 +49,9 @@ def solve_all(puzzle: Puzzle, rules: Rules = Rules.CONSECUTIVE) -> Iterator[Grid
         for leaf in search(board, domains, split_values):
             yield to_grid(leaf, puzzle.n)
         return
+    count = parity_count(board)
     memo: dict[HalfKey, list[list[int]]] = {}
-    for parities in search(board, domains, split_parity):
+    for parities in search(board, domains, split_parity, partial(count_parities, board, count)):
         yield from solve_halves(puzzle.k, parities, memo)
 
 

@@ -59,6 +59,10 @@ Literal = tuple[int, int]
 Branches = list[tuple[int, int]]
 """The children of a node: in each, narrow a cell to the given values."""
 
+Rule = Callable[[list[int], list[int]], bool]
+"""An inference of the caller's own: narrows a state in place (tightened
+again); False when the state has no solution."""
+
 Split = Callable[["Board", list[int], list[int], Branches | None], Branches | None]
 """Where to branch, given the board, the state and look_ahead's favourite
 either-or (None if none); a None result means the node is a leaf."""
@@ -604,12 +608,19 @@ def start(board: Board, domains: list[int]) -> tuple[list[int], list[int]] | Non
     return doms, places
 
 
-def search(board: Board, domains: list[int], split: Split) -> Iterator[list[int]]:
-    """Yield the domains of every leaf that `split` accepts, each once."""
+def search(
+    board: Board, domains: list[int], split: Split, rule: Rule | None = None
+) -> Iterator[list[int]]:
+    """Yield the domains of every leaf that `split` accepts, each once.
+
+    `rule`, if given, is one more inference the caller adds, run at each
+    node before the failed literals."""
     root = start(board, domains)
     stack = [root] if root else []
     while stack:
         doms, places = stack.pop()
+        if rule is not None and not rule(doms, places):
+            continue
         alive, favourite = look_ahead(board, doms, places)
         if not alive:
             continue
