@@ -50,9 +50,13 @@ def test_components_are_two_coloured_along_the_links() -> None:
     assert len(count.members) == 16 - 2 - 1  # 16 cells, 3 of them joined, 2 joined
     # Row 0 counts the chain (two cells of one colour, one of the other)
     # and the lone cell 3.
-    row0 = {c: (a, b) for c, a, b in count.terms[0]}
-    assert sorted(row0[component[0]]) == [1, 2]
-    assert row0[component[3]] in {(0, 1), (1, 0)}
+    row0 = {c: (fewer, more) for c, fewer, more, _ in count.terms[0]}
+    assert row0[component[0]] == (1, 2)
+    assert row0[component[3]] == (0, 1)
+    # The chain's flag moves the count of every unit where it has more
+    # cells of one colour: row 0, columns 0, 1 and 2 (units 4 to 6), the
+    # top-right box (unit 9); not the top-left box, with one of each.
+    assert set(count.swings[component[0]]) == {0, 4, 5, 6, 9}
     assert count.odd_count == 2
 
 

@@ -29,9 +29,9 @@ from plpuzzle.sudoku.engines.python_search import Board, Event, drop, tighten
 ODD_VALUES = sum(1 << v for v in range(1, 101, 2))
 """The bits of the odd values, for any N up to 100."""
 
-Term = tuple[int, int, int]
-"""A component in a unit: its number, and how many of its cells there are
-odd when its flag is 0 (its colour-1 cells) and when it is 1 (colour 0)."""
+Term = tuple[int, int, int, int]
+"""A component in a unit: its number, the fewer and the more odd cells its
+cells there can make, and the flag that makes the fewer."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,7 @@ class ParityCount:
     colour: tuple[int, ...]  # per grid cell: 0 or 1, alternating along links
     members: tuple[tuple[int, ...], ...]  # per component: its cells
     terms: tuple[tuple[Term, ...], ...]  # per unit
+    swings: tuple[tuple[int, ...], ...]  # per component: units whose count its flag moves
     odd_count: int  # odd cells in every unit
     odd: int  # the board's odd values
     even: int  # the board's even values
@@ -67,17 +68,28 @@ def parity_count(board: Board) -> ParityCount:
                     stack.append(other)
         members.append(tuple(found))
     terms = []
-    for cells in board.unit_cells:
+    swings: list[list[int]] = [[] for _ in members]
+    for unit, cells in enumerate(board.unit_cells):
         tallies: dict[int, list[int]] = {}  # per component: its cells of colour 0, of 1
         for cell in cells:
             tallies.setdefault(component[cell], [0, 0])[colour[cell]] += 1
-        terms.append(tuple((c, ones, zeros) for c, (zeros, ones) in tallies.items()))
+        # With flag 0 the colour-1 cells are odd, with flag 1 the colour-0 ones.
+        terms.append(
+            tuple(
+                (c, min(zeros, ones), max(zeros, ones), int(zeros < ones))
+                for c, (zeros, ones) in tallies.items()
+            )
+        )
+        for c, (zeros, ones) in tallies.items():
+            if zeros != ones:
+                swings[c].append(unit)
     odd = board.values & ODD_VALUES
     return ParityCount(
         tuple(component),
         tuple(colour),
         tuple(members),
         tuple(terms),
+        tuple(tuple(units) for units in swings),
         odd.bit_count(),
         odd,
         board.values & ~ODD_VALUES,
@@ -86,7 +98,10 @@ def parity_count(board: Board) -> ParityCount:
 
 def forced_flags(count: ParityCount, doms: list[int]) -> dict[int, int] | None:
     """The flags the unit counts force beyond those already known, or None
-    if the known ones contradict each other or some unit's count."""
+    if the known ones contradict each other or some unit's count.
+
+    Every unit is counted once, and again whenever a flag it counts is
+    forced (a worklist), until nothing more is forced."""
     flags: dict[int, int] = {}
     odd, colour = count.odd, count.colour
     for c, cells in enumerate(count.members):
@@ -101,36 +116,41 @@ def forced_flags(count: ParityCount, doms: list[int]) -> dict[int, int] | None:
             if flags.setdefault(c, flag) != flag:
                 return None
     forced: dict[int, int] = {}
-    changed = True
-    while changed:
-        changed = False
-        for terms in count.terms:
-            low = high = 0
-            for c, a, b in terms:
-                known = flags.get(c)
-                if known is not None:
-                    a = b = b if known else a
-                low += min(a, b)
-                high += max(a, b)
-            need = count.odd_count
-            if not low <= need <= high:
-                return None
-            if low == high:
+    need, all_terms, swings = count.odd_count, count.terms, count.swings
+    todo = list(range(len(all_terms)))
+    while todo:
+        terms = all_terms[todo.pop()]
+        low = high = 0
+        for c, fewer, more, fewer_flag in terms:
+            known = flags.get(c)
+            if known is None:
+                low += fewer
+                high += more
+            elif known == fewer_flag:
+                low += fewer
+                high += fewer
+            else:
+                low += more
+                high += more
+        if not low <= need <= high:
+            return None
+        if low == high:
+            continue
+        for c, fewer, more, fewer_flag in terms:
+            gap = more - fewer
+            if not gap or c in flags:
                 continue
-            for c, a, b in terms:
-                if a == b or c in flags:
-                    continue
-                # Its larger option overshoots, or its smaller falls short.
-                # (Bounds not yet updated for flags forced in this sweep are
-                # only looser, and the next sweep uses them.)
-                if low + abs(a - b) > need:
-                    flag = int(b < a)
-                elif high - abs(a - b) < need:
-                    flag = int(b > a)
-                else:
-                    continue
-                flags[c] = forced[c] = flag
-                changed = True
+            # Its larger option overshoots, or its smaller falls short.
+            # (This unit's bounds are stale after a flag forced here, but
+            # only looser; the unit is counted again.)
+            if low + gap > need:
+                flag = fewer_flag
+            elif high - gap < need:
+                flag = fewer_flag ^ 1
+            else:
+                continue
+            flags[c] = forced[c] = flag
+            todo.extend(swings[c])
     return forced
 
 
