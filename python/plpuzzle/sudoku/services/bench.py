@@ -24,7 +24,7 @@ The results go to OUT/results.csv (one row per suite, test and engine), a
 plot OUT/times-by-k.png, and OUT/REPORT.md, which says on what machine and
 with what settings the numbers were taken, since they mean little without.
 
-A single timed run moves by about a third from run to run on a shared
+A single timed run can move by about a third from run to run on a shared
 2-core machine, so after the main runs every test whose engine / CP-SAT
 ratio is near its per-puzzle goal (at least RETIME_SHARE of it) is timed
 again: engine and CP-SAT alternately, one test at a time, a few rounds,
@@ -1713,8 +1713,9 @@ def _retime_one(
 
 
 RETIME_TEXT = (
-    "A single timed run moves by about a third between runs on a shared machine, so every "
-    "test whose first-pass engine / CP-SAT ratio was at least {share:.0%} of its engine's "
+    "A single timed run can move by about a third between runs on a shared machine, so "
+    "every test whose first-pass engine / CP-SAT ratio was at least {share:.0%} of its "
+    "engine's "
     "per-puzzle goal was timed again after the main runs: engine and CP-SAT alternately, "
     "one test at a time with nothing else of the benchmark running, {rounds} rounds, "
     "keeping each side's least CPU time (as timeit does: the least-disturbed sample, the "
