@@ -9,6 +9,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from bench_rows import bench_run, row
+from bench_rows import target as target_named
 from run_plpuzzle import plpuzzle
 
 from plpuzzle.engine import Worker
@@ -157,31 +159,19 @@ def test_the_overhead_is_judged_against_its_goal(
 # --- engine / CP-SAT ratios and the targets, from known rows ------------------------
 
 
-def _r(
-    suite: str,
-    test: str,
-    engine: str,
-    cpu: float | None,
-    verdict: Verdict = Verdict.CORRECT,
-    k: int = 4,
-    given: float | None = 0.3,
-) -> Row:
-    return Row(suite, test, engine, k, 2, 2, verdict, cpu, cpu, 30.0, "", given)
-
-
 def _ratio_rows() -> list[Row]:
     """Four official tests: two with ratios, one under the floor, one failed."""
     return [
-        _r("official", "test001", "python", 0.01),  # both under 50 ms: 1.0x
-        _r("official", "test001", "cpsat", 0.002),
-        _r("official", "test002", "python", 0.2),  # 0.2 / max(0.01, 0.05) = 4.0x
-        _r("official", "test002", "cpsat", 0.01),
-        _r("official", "test003", "python", 1.0),  # 0.5x
-        _r("official", "test003", "cpsat", 2.0),
-        _r("official", "test004", "python", None, Verdict.TIMEOUT),
-        _r("official", "test004", "cpsat", 0.5),
-        _r("official", "test005", "python", 0.3),
-        _r("official", "test005", "cpsat", 0.1, Verdict.WRONG),
+        row("official", "test001", "python", 0.01),  # both under 50 ms: 1.0x
+        row("official", "test001", "cpsat", 0.002),
+        row("official", "test002", "python", 0.2),  # 0.2 / max(0.01, 0.05) = 4.0x
+        row("official", "test002", "cpsat", 0.01),
+        row("official", "test003", "python", 1.0),  # 0.5x
+        row("official", "test003", "cpsat", 2.0),
+        row("official", "test004", "python", None, Verdict.TIMEOUT),
+        row("official", "test004", "cpsat", 0.5),
+        row("official", "test005", "python", 0.3),
+        row("official", "test005", "cpsat", 0.1, Verdict.WRONG),
     ]
 
 
@@ -206,79 +196,63 @@ def test_the_ratio_table_has_total_median_worst_and_failures_apart() -> None:
     assert [f.test for f in ratios.engine_failures] == ["test004"]
 
 
-def _targets_run(tmp_path: Path, rows: list[Row]) -> BenchRun:
-    settings = BenchSettings(
-        suites=(
-            SuiteSpec("official", tmp_path, Rules.ODDSUM),
-            SuiteSpec("stress-oddsum", tmp_path, Rules.ODDSUM),
-        ),
-        time_limit=60.0,
-        out_dir=tmp_path / "out",
-    )
-    return BenchRun(settings, [("CPU", "test machine")], rows, {})
-
-
-def _target(run: BenchRun, start: str) -> bench.Target:
-    return next(t for t in bench.targets(run) if t.name.startswith(start))
-
-
 def test_ratio_targets_are_judged_from_totals_and_the_worst_test(tmp_path: Path) -> None:
     rows = [
-        _r("official", "test001", "prolog", 2.0),
-        _r("official", "test001", "python", 0.9),
-        _r("official", "test001", "cpsat", 1.0),
-        _r("stress-oddsum", "test001", "prolog", 4.8),  # 4.8x: within 5x
-        _r("stress-oddsum", "test001", "python", 3.5),  # 3.5x: over 3x
-        _r("stress-oddsum", "test001", "cpsat", 1.0),
+        row("official", "test001", "prolog", 2.0),
+        row("official", "test001", "python", 0.9),
+        row("official", "test001", "cpsat", 1.0),
+        row("stress-oddsum", "test001", "prolog", 4.8),  # 4.8x: within 5x
+        row("stress-oddsum", "test001", "python", 3.5),  # 3.5x: over 3x
+        row("stress-oddsum", "test001", "cpsat", 1.0),
     ]
-    run = _targets_run(tmp_path, rows)
-    python_total = _target(run, "python total ≤ 1x")
+    run = bench_run(tmp_path, rows)
+    python_total = target_named(run, "python total ≤ 1x")
     assert (python_total.status, python_total.measured) == ("met", "0.90x (0.900 s / 1.000 s)")
-    python_each = _target(run, "python ≤ 3x")
+    python_each = target_named(run, "python ≤ 3x")
     assert python_each.status == "not met"
     assert python_each.measured == "worst 3.50x (stress-oddsum/test001)"
     assert python_each.note == "1 of 2 over: stress-oddsum/test001 3.5x"
-    prolog_total = _target(run, "prolog total ≤ 3x")
+    prolog_total = target_named(run, "prolog total ≤ 3x")
     assert (prolog_total.status, prolog_total.measured) == ("met", "2.00x (2.000 s / 1.000 s)")
-    assert _target(run, "prolog ≤ 5x").status == "met"
+    assert target_named(run, "prolog ≤ 5x").status == "met"
 
 
 def test_a_failed_engine_misses_its_targets_and_is_named(tmp_path: Path) -> None:
     rows = [
-        _r("official", "test001", "prolog", 0.1),
-        _r("official", "test001", "python", 0.1),
-        _r("official", "test001", "cpsat", 1.0),
-        _r("official", "test002", "prolog", 0.1),
-        _r("official", "test002", "python", None, Verdict.TIMEOUT),
-        _r("official", "test002", "cpsat", 1.0),
+        row("official", "test001", "prolog", 0.1),
+        row("official", "test001", "python", 0.1),
+        row("official", "test001", "cpsat", 1.0),
+        row("official", "test002", "prolog", 0.1),
+        row("official", "test002", "python", None, Verdict.TIMEOUT),
+        row("official", "test002", "cpsat", 1.0),
     ]
-    run = _targets_run(tmp_path, rows)
+    run = bench_run(tmp_path, rows)
     for start in ("python total", "python ≤ 3x"):
-        target = _target(run, start)
+        target = target_named(run, start)
         assert target.status == "not met", start
         assert "test002 (python: timeout)" in target.note
-    assert _target(run, "prolog total").status == "met"
+    assert target_named(run, "prolog total").status == "met"
 
 
 def test_the_k_target_takes_the_slowest_mostly_given_test_per_k(tmp_path: Path) -> None:
     rows = [
-        _r("official", "test001", "prolog", 3.0, k=2, given=0.7),
-        _r("official", "test001", "python", 1.0, k=2, given=0.7),
-        _r("official", "test001", "cpsat", 1.0, k=2, given=0.7),
+        row("official", "test001", "prolog", 3.0, k=2, given=0.7),
+        row("official", "test001", "python", 1.0, k=2, given=0.7),
+        row("official", "test001", "cpsat", 1.0, k=2, given=0.7),
         # Sparse: outside the K target however slow.
-        _r("official", "test002", "prolog", 50.0, k=2, given=0.2),
-        _r("official", "test002", "python", 50.0, k=2, given=0.2),
-        _r("official", "test002", "cpsat", 1.0, k=2, given=0.2),
-        _r("stress-oddsum", "test001", "prolog", 12.5, k=9, given=0.8),
-        _r("stress-oddsum", "test001", "python", 2.0, k=9, given=0.8),
-        _r("stress-oddsum", "test001", "cpsat", 0.3, k=9, given=0.8),
+        row("official", "test002", "prolog", 50.0, k=2, given=0.2),
+        row("official", "test002", "python", 50.0, k=2, given=0.2),
+        row("official", "test002", "cpsat", 1.0, k=2, given=0.2),
+        row("stress-oddsum", "test001", "prolog", 12.5, k=9, given=0.8),
+        row("stress-oddsum", "test001", "python", 2.0, k=9, given=0.8),
+        row("stress-oddsum", "test001", "cpsat", 0.3, k=9, given=0.8),
     ]
-    run = _targets_run(tmp_path, rows)
+    run = bench_run(tmp_path, rows)
     worst = {(w.k, w.engine): w for w in bench.worst_by_k(run)}
     assert set(worst) == {(k, e) for k in (2, 9) for e in ("prolog", "python", "cpsat")}
     assert worst[2, "prolog"].worst is not None and worst[2, "prolog"].worst.test == "test001"
     assert worst[2, "prolog"].within and not worst[9, "prolog"].within
-    target = _target(run, "every K up to 10")
+    target = target_named(run, "every K up to 10")
     assert target.status == "not met"
     assert target.measured == "worst 12.500 s (prolog, K=9, stress-oddsum/test001)"
     assert "K=9 prolog: 12.500 (stress-oddsum/test001)" in target.note
@@ -287,14 +261,14 @@ def test_the_k_target_takes_the_slowest_mostly_given_test_per_k(tmp_path: Path) 
 
 def test_the_k_target_needs_a_test_of_every_k_from_7_to_10(tmp_path: Path) -> None:
     rows = [
-        _r("stress-oddsum", f"test{k:03}", e, 1.0, k=k, given=0.6)
+        row("stress-oddsum", f"test{k:03}", e, 1.0, k=k, given=0.6)
         for k in range(2, 11)
         for e in ("prolog", "python", "cpsat")
     ]
-    assert _target(_targets_run(tmp_path, rows), "every K").status == "met"
-    no_k10 = _target(_targets_run(tmp_path, rows[:-3]), "every K")
+    assert target_named(bench_run(tmp_path, rows), "every K").status == "met"
+    no_k10 = target_named(bench_run(tmp_path, rows[:-3]), "every K")
     assert (no_k10.status, no_k10.note) == ("not measured", "no such test for K = 10")
-    no_k2 = _target(_targets_run(tmp_path, rows[3:]), "every K")
+    no_k2 = target_named(bench_run(tmp_path, rows[3:]), "every K")
     assert (no_k2.status, no_k2.note) == ("met", "none for K = 2 either (not required)")
 
 
@@ -310,11 +284,11 @@ def test_the_k_target_needs_a_test_of_every_k_from_7_to_10(tmp_path: Path) -> No
 def test_the_overhead_target_shows_the_load(
     tmp_path: Path, pyswip_wall: float | None, load: float, status: str
 ) -> None:
-    run = _targets_run(tmp_path, [])
+    run = bench_run(tmp_path, [])
     if pyswip_wall is not None:
         run.overhead = [bench.Overhead("test140", 4, "large", 7, 3, 2.0, 2.0, 2.0, pyswip_wall)]
     run.overhead_load = (load, load, load)
-    target = _target(run, "pyswip overhead")
+    target = target_named(run, "pyswip overhead")
     assert target.status == status
     if pyswip_wall is not None:
         assert f"(test140); load {load:.2f}" in target.measured
@@ -325,14 +299,14 @@ def test_the_overhead_target_shows_the_load(
 def test_without_cp_sat_the_ratio_targets_are_not_measured(tmp_path: Path) -> None:
     run = _known_run(tmp_path)  # prolog and python only
     assert bench.ratio_table(run) == []
-    assert _target(run, "python total").status == "not measured"
+    assert target_named(run, "python total").status == "not measured"
     assert "Not measured: CP-SAT was not among the engines run." in bench.render_report(
         run, "plot.png"
     )
 
 
 def test_the_report_and_the_terminal_show_ratios_and_targets(tmp_path: Path) -> None:
-    run = _targets_run(tmp_path, _ratio_rows())
+    run = bench_run(tmp_path, _ratio_rows())
     text = bench.render_report(run, "plot.png")
     assert "## Engine / CP-SAT" in text
     assert (
@@ -350,7 +324,7 @@ def test_the_report_and_the_terminal_show_ratios_and_targets(tmp_path: Path) -> 
 
 
 def test_the_plot_has_the_peer_as_a_series(tmp_path: Path) -> None:
-    run = _targets_run(tmp_path, _ratio_rows())
+    run = bench_run(tmp_path, _ratio_rows())
     series = bench.plot_series(run, "official")
     assert [s.label for s in series] == ["ours: prolog", "ours: python", "peer: cpsat"]
     assert len(series[2].points) == 5

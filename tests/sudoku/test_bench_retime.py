@@ -6,40 +6,19 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from bench_rows import bench_run, row
+from bench_rows import target as target_named
 from run_plpuzzle import plpuzzle
 
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.services import bench
-from plpuzzle.sudoku.services.bench import BenchRun, BenchSettings, Retime, Row, SuiteSpec
+from plpuzzle.sudoku.services.bench import BenchRun, BenchSettings, Retime, SuiteSpec
 from plpuzzle.sudoku.services.suite import Verdict, discover
 
 # --- from known figures (no engine runs) ---------------------------------------------
-
-
-def _r(
-    suite: str, test: str, engine: str, cpu: float | None, verdict: Verdict = Verdict.CORRECT
-) -> Row:
-    return Row(suite, test, engine, 4, 2, 2, verdict, cpu, cpu, 30.0, "", 0.3)
-
-
-def _run(tmp_path: Path, rows: list[Row], retimes: Sequence[Retime] = ()) -> BenchRun:
-    settings = BenchSettings(
-        suites=(
-            SuiteSpec("official", tmp_path, Rules.ODDSUM),
-            SuiteSpec("stress-oddsum", tmp_path, Rules.ODDSUM),
-        ),
-        time_limit=60.0,
-        out_dir=tmp_path / "out",
-    )
-    return BenchRun(settings, [("CPU", "test machine")], rows, {}, retimes=list(retimes))
-
-
-def _target(run: BenchRun, start: str) -> bench.Target:
-    return next(t for t in bench.targets(run) if t.name.startswith(start))
 
 
 def test_the_re_timed_ratio_is_the_least_time_of_each_side() -> None:
@@ -54,17 +33,17 @@ def test_the_re_timed_ratio_is_the_least_time_of_each_side() -> None:
 def test_only_tests_near_their_engines_goal_are_picked(tmp_path: Path) -> None:
     rows = [
         # python's goal is 3x, 0.7 of it 2.1x; prolog's 5x, 0.7 of it 3.5x.
-        _r("official", "test001", "python", 2.0),  # 2.0x: not near
-        _r("official", "test001", "prolog", 3.6),  # 3.6x: near
-        _r("official", "test001", "cpsat", 1.0),
-        _r("official", "test002", "python", 2.2),  # near
-        _r("official", "test002", "prolog", 3.4),  # not near
-        _r("official", "test002", "cpsat", 1.0),
-        _r("stress-oddsum", "test001", "python", 9.0),  # near, but CP-SAT was wrong
-        _r("stress-oddsum", "test001", "prolog", None, Verdict.TIMEOUT),
-        _r("stress-oddsum", "test001", "cpsat", 1.0, Verdict.WRONG),
+        row("official", "test001", "python", 2.0),  # 2.0x: not near
+        row("official", "test001", "prolog", 3.6),  # 3.6x: near
+        row("official", "test001", "cpsat", 1.0),
+        row("official", "test002", "python", 2.2),  # near
+        row("official", "test002", "prolog", 3.4),  # not near
+        row("official", "test002", "cpsat", 1.0),
+        row("stress-oddsum", "test001", "python", 9.0),  # near, but CP-SAT was wrong
+        row("stress-oddsum", "test001", "prolog", None, Verdict.TIMEOUT),
+        row("stress-oddsum", "test001", "cpsat", 1.0, Verdict.WRONG),
     ]
-    run = _run(tmp_path, rows)
+    run = bench_run(tmp_path, rows)
     picked = [(e, t.suite, t.test, round(t.ratio, 2)) for e, t in bench.near_goal(run)]
     assert picked == [
         ("prolog", "official", "test001", 3.6),
@@ -74,21 +53,21 @@ def test_only_tests_near_their_engines_goal_are_picked(tmp_path: Path) -> None:
 
 def test_the_verdict_and_the_worst_test_use_the_re_timed_ratio(tmp_path: Path) -> None:
     rows = [
-        _r("official", "test001", "python", 0.9),
-        _r("official", "test001", "cpsat", 1.0),
-        _r("stress-oddsum", "test001", "python", 3.5),  # 3.5x in the first pass: over 3x
-        _r("stress-oddsum", "test001", "cpsat", 1.0),
+        row("official", "test001", "python", 0.9),
+        row("official", "test001", "cpsat", 1.0),
+        row("stress-oddsum", "test001", "python", 3.5),  # 3.5x in the first pass: over 3x
+        row("stress-oddsum", "test001", "cpsat", 1.0),
     ]
-    first = _run(tmp_path, rows)
-    assert _target(first, "python ≤ 3x").status == "not met"
+    first = bench_run(tmp_path, rows)
+    assert target_named(first, "python ≤ 3x").status == "not met"
     again = Retime("stress-oddsum", "test001", "python", 3.5, (3.6, 2.5, 2.9), (1.2, 1.0, 1.1))
-    run = _run(tmp_path, rows, [again])
-    each = _target(run, "python ≤ 3x")
+    run = bench_run(tmp_path, rows, [again])
+    each = target_named(run, "python ≤ 3x")
     assert each.status == "met"
     assert each.measured == "worst 2.50x (stress-oddsum/test001, re-timed)"
     assert "1 re-timed near the goal" in each.note
     # The totals stay the first pass's.
-    assert _target(run, "python total").measured == "0.90x (0.900 s / 1.000 s)"
+    assert target_named(run, "python total").measured == "0.90x (0.900 s / 1.000 s)"
     stress = next(r for r in bench.ratio_table(run) if r.suite == "stress-oddsum")
     assert (stress.total, stress.worst and stress.worst.ratio) == (3.5, pytest.approx(2.5))
     text = bench.render_report(run, "plot.png")
@@ -104,15 +83,15 @@ def test_the_verdict_and_the_worst_test_use_the_re_timed_ratio(tmp_path: Path) -
 
 def test_a_wrong_answer_on_re_timing_is_a_failure(tmp_path: Path) -> None:
     rows = [
-        _r("official", "test001", "python", 2.5),
-        _r("official", "test001", "cpsat", 1.0),
-        _r("official", "test002", "python", 1.0),
-        _r("official", "test002", "cpsat", 1.0),
+        row("official", "test001", "python", 2.5),
+        row("official", "test001", "cpsat", 1.0),
+        row("official", "test002", "python", 1.0),
+        row("official", "test002", "cpsat", 1.0),
     ]
     failure = bench.Failure("test001", "python", Verdict.WRONG, retimed=True)
     again = Retime("official", "test001", "python", 2.5, (2.4,), (1.0,), failure)
-    run = _run(tmp_path, rows, [again])
-    each = _target(run, "python ≤ 3x")
+    run = bench_run(tmp_path, rows, [again])
+    each = target_named(run, "python ≤ 3x")
     assert each.status == "not met"
     assert "test001 (python: wrong on re-timing)" in each.note
     assert each.measured == "worst 1.00x (official/test002)"  # no ratio for the failed one
@@ -200,7 +179,7 @@ def test_a_wrong_answer_on_re_timing_is_not_a_pass(
         None,
     )
     assert by_test["test002"].seconds == ()  # the rounds stop there
-    each = _target(run, "python ≤ 3x")
+    each = target_named(run, "python ≤ 3x")
     assert each.status == "not met"
     assert "test002 (python: wrong on re-timing)" in each.note
     assert run.failed
