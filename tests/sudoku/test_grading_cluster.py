@@ -297,7 +297,8 @@ def test_ctrl_c_leaves_no_tasks_or_sandboxes_behind(tmp_path: Path) -> None:
         )  # fmt: skip
         try:
             wait_until(lambda: on_cluster(client, running) == 2, 120, "both workers running")
-            assert len(sandbox_processes(client)) > 0
+            # A task runs a moment before its sandbox's first process starts.
+            wait_until(lambda: len(sandbox_processes(client)) > 0, 60, "a sandboxed process")
             proc.send_signal(signal.SIGINT)
             _, stderr = proc.communicate(timeout=120)
         finally:
