@@ -17,13 +17,14 @@
         meaning that the two values have different parities; Hall's
         theorem on the values sees that every unit holds exactly
         ceil(N/2) odd ones, so no parity grid that no values can fill
-        gets through.  While some cell's parity is open, a node probes
-        like the value search and branches on the pair the probes
-        favour (a cell takes a value or not), or else on a cell's
-        parity.  On the course's puzzles the rules usually fix every
-        parity without a branch; on sparse ones, branching where the
-        probes point keeps the tree several times smaller than
-        branching on parities alone.
+        gets through.  The parity counts (see "Parity counts" below)
+        see earlier what the links imply for those odd counts.  While
+        some cell's parity is open, a node probes like the value search
+        and branches on the pair the probes favour (a cell takes a value
+        or not), or else on a cell's parity.  On the course's puzzles
+        the rules usually fix every parity without a branch; on sparse
+        ones, branching where the probes point keeps the tree several
+        times smaller than branching on parities alone.
     2.  Values, for one parity grid.  Odd cells take odd values and even
         cells even ones, so each unit splits into an odd and an even
         part, each holding the values of its parity once.  Nothing else
