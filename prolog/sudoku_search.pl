@@ -135,8 +135,7 @@ search_board(Rules, K, Board, Rows) :-
     start_board(Whole, Masks, All, Doms, Places, Units, Touched),
     (   Rules == consecutive
     ->  board_search(Whole, Doms, Places, Units, Touched)
-    ;   parity_model(Whole, Odd, Count),
-        parity_search(Whole, Doms, Places, Units, Touched, K, Odd-Count)
+    ;   parity_root(Whole, Doms, Places, Units, Touched, K, Odd)
     ).
 
 %   What an s/w link asks of the two values: `next`, they differ by one
@@ -184,6 +183,18 @@ info_link(I, South, West, Info, Links0, Links) :-
         West \== none
     ->  Links0 = [I-West|Links]
     ;   Links0 = Links
+    ).
+
+%   The root of the first stage under `oddsum`.  On most puzzles the
+%   rules fix every parity at the root: the halves follow at once, and
+%   the model of the parity counts is built only for a puzzle that needs
+%   it.
+parity_root(Whole, Doms, Places, Units, Values, K, Odd) :-
+    tighten(Whole, Doms, Places, Units, Values),
+    (   parity_open(Doms, Odd)
+    ->  parity_model(Whole, Odd, Count),
+        parity_search(Whole, Doms, Places, 0, 0, K, Odd-Count)
+    ;   label_halves(Whole, Doms, K, Odd)
     ).
 
 %   parity_search(+Whole, +Doms, +Places, +Units, +Values, +K,
