@@ -279,7 +279,9 @@ parity_branch(Result, Doms, Odd, I, A, B) :-
     fix gives its count; an open one gives between min(A,B) and
     max(A,B).  A unit whose bounds miss the count is dead, and an open
     component that would push its unit past one of the bounds must take
-    its other option.
+    its other option.  (The colours come from the links of a spanning
+    tree of each component, each of which holds in every solution, so
+    they are sound even where other links close an odd cycle.)
 */
 
 %   parity_model(+Whole, +Odd, -Count)
