@@ -17,13 +17,14 @@
         meaning that the two values have different parities; Hall's
         theorem on the values sees that every unit holds exactly
         ceil(N/2) odd ones, so no parity grid that no values can fill
-        gets through.  While some cell's parity is open, a node probes
-        like the value search and branches on the pair the probes
-        favour (a cell takes a value or not), or else on a cell's
-        parity.  On the course's puzzles the rules usually fix every
-        parity without a branch; on sparse ones, branching where the
-        probes point keeps the tree several times smaller than
-        branching on parities alone.
+        gets through.  The parity counts (see "Parity counts" below)
+        see earlier what the links imply for those odd counts.  While
+        some cell's parity is open, a node probes like the value search
+        and branches on the pair the probes favour (a cell takes a value
+        or not), or else on a cell's parity.  On the course's puzzles
+        the rules usually fix every parity without a branch; on sparse
+        ones, branching where the probes point keeps the tree several
+        times smaller than branching on parities alone.
     2.  Values, for one parity grid.  Odd cells take odd values and even
         cells even ones, so each unit splits into an odd and an even
         part, each holding the values of its parity once.  Nothing else
@@ -134,7 +135,7 @@ search_board(Rules, K, Board, Rows) :-
     start_board(Whole, Masks, All, Doms, Places, Units, Touched),
     (   Rules == consecutive
     ->  board_search(Whole, Doms, Places, Units, Touched)
-    ;   parity_search(Whole, Doms, Places, Units, Touched, K, Odd)
+    ;   parity_root(Whole, Doms, Places, Units, Touched, K, Odd)
     ).
 
 %   What an s/w link asks of the two values: `next`, they differ by one
@@ -184,16 +185,30 @@ info_link(I, South, West, Info, Links0, Links) :-
     ;   Links0 = Links
     ).
 
-%   parity_search(+Whole, +Doms, +Places, +Units, +Values, +K, +Odd)
+%   The root of the first stage under `oddsum`.  On most puzzles the
+%   rules fix every parity at the root: the halves follow at once, and
+%   the model of the parity counts is built only for a puzzle that needs
+%   it.
+parity_root(Whole, Doms, Places, Units, Values, K, Odd) :-
+    tighten(Whole, Doms, Places, Units, Values),
+    (   parity_open(Doms, Odd)
+    ->  parity_model(Whole, Odd, Count),
+        parity_search(Whole, Doms, Places, 0, 0, K, Odd-Count)
+    ;   label_halves(Whole, Doms, K, Odd)
+    ).
+
+%   parity_search(+Whole, +Doms, +Places, +Units, +Values, +K,
+%                 +Odd-Count)
 %
 %   The first stage under `oddsum`: the value rules on the whole grid
 %   (Hall's theorem sees the odd count of every unit, and the links
-%   their parities) and the probes, branching (parity_branch/6) while
-%   some cell's parity is open; then the halves.  Each branch splits the
-%   node's solutions in two, so every parity grid, and every solution,
-%   comes once.
-parity_search(Whole, Doms, Places, Units, Values, K, Odd) :-
-    tighten(Whole, Doms, Places, Units, Values),
+%   their parities), the parity counts (parity_tighten/7; Count is the
+%   puzzle's parity_model/3) and the probes, branching (parity_branch/6)
+%   while some cell's parity is open; then the halves.  Each branch
+%   splits the node's solutions in two, so every parity grid, and every
+%   solution, comes once.
+parity_search(Whole, Doms, Places, Units, Values, K, Odd-Count) :-
+    parity_tighten(Whole, Doms, Places, Units, Values, Odd, Count),
     (   parity_open(Doms, Odd)
     ->  probe_failed_literals(Whole, Doms, Places, Result),
         (   parity_open(Doms, Odd)
@@ -203,7 +218,8 @@ parity_search(Whole, Doms, Places, Units, Values, K, Odd) :-
             ),
             narrow_settle(Whole, Doms, Places, I, Keep, [], Log),
             touched(Log, Whole, 0, Units1, 0, Values1),
-            parity_search(Whole, Doms, Places, Units1, Values1, K, Odd)
+            parity_search(Whole, Doms, Places, Units1, Values1, K,
+                          Odd-Count)
         ;   label_halves(Whole, Doms, K, Odd)
         )
     ;   label_halves(Whole, Doms, K, Odd)
@@ -241,6 +257,228 @@ parity_branch(Result, Doms, Odd, I, A, B) :-
         arg(I, Doms, D),
         A is D /\ Odd,
         B is D /\ \Odd
+    ).
+
+/*  Parity counts.
+
+    Every unit holds exactly ceil(N/2) odd values, so ceil(N/2) odd
+    cells.  The value rules see that count only through Hall's theorem,
+    unit by unit and value by value, and never see the links behind it:
+    two linked cells of one row always give that row exactly one odd
+    cell, whichever is odd, so the row's other cells must make up the
+    rest of the count.
+
+    The links split the cells into components (a cell without links is
+    a component of its own), and within a component the parities are
+    tied: colour the component in two, a linked cell taking the other
+    colour, and one unknown flag F per component decides them all, a
+    cell being odd iff F xor its colour is 1.  A unit's odd count is
+    then a sum over the components it meets, each giving A odd cells if
+    its F is 0 (its colour-1 cells in the unit) and B if F is 1 (its
+    colour-0 ones).  A component whose F some cell's candidates already
+    fix gives its count; an open one gives between min(A,B) and
+    max(A,B).  A unit whose bounds miss the count is dead, and an open
+    component that would push its unit past one of the bounds must take
+    its other option.  (The colours come from the links of a spanning
+    tree of each component, each of which holds in every solution, so
+    they are sound even where other links close an odd cycle.)
+*/
+
+%   parity_model(+Whole, +Odd, -Count)
+%
+%   What the parity counts need of a puzzle, fixed for all its nodes:
+%   Count = count(CompT, MemberT, Units), CompT giving per cell its
+%   Component-Colour, MemberT per component its cells as Cell-Colour,
+%   and Units, per unit, unit(Target, Terms): Terms the t(C, A, B) of
+%   the components C with A and B different, Target the unit's odd
+%   count less what the components with A = B always give.  Fails if a
+%   unit's count can never be met.
+parity_model(Whole, Odd, count(CompT, MemberT, Units)) :-
+    Whole = board(_, _, UnitCellT, _, _-LinkT, _, N, _),
+    functor(LinkT, _, Size),
+    functor(CompT, c, Size),
+    numlist(1, Size, Is),
+    foldl(colour_component(LinkT, CompT), Is, 0, _),
+    findall(C-(I-Colour), (member(I, Is), arg(I, CompT, C-Colour)),
+            Pairs),
+    msort(Pairs, Sorted),
+    group_pairs_by_key(Sorted, Groups),
+    pairs_values(Groups, Members),
+    MemberT =.. [m|Members],
+    OddCount is popcount(Odd),
+    NU is 3*N,
+    numlist(1, NU, Us),
+    foldl(unit_terms(UnitCellT, CompT, OddCount), Us, Units, []).
+
+%   Cell I not reached yet starts component C0+1, colour 0 at I.
+colour_component(LinkT, CompT, I, C0, C) :-
+    arg(I, CompT, Here),
+    (   nonvar(Here)
+    ->  C = C0
+    ;   C is C0 + 1,
+        Here = C-0,
+        colour_links([I], LinkT, CompT)
+    ).
+
+%   Give the partners of the cells to visit their component and the
+%   other colour, and visit those not reached before.
+colour_links([], _, _).
+colour_links([I|Is], LinkT, CompT) :-
+    arg(I, CompT, C-Colour),
+    Other is 1 - Colour,
+    arg(I, LinkT, Partners),
+    foldl(colour_partner(C-Other, CompT), Partners, Is, Is1),
+    colour_links(Is1, LinkT, CompT).
+
+colour_partner(Here, CompT, J, Is0, Is) :-
+    arg(J, CompT, There),
+    (   var(There)
+    ->  There = Here,
+        Is = [J|Is0]
+    ;   Is = Is0
+    ).
+
+unit_terms(UnitCellT, CompT, OddCount, U, [unit(Target, Terms)|Us], Us) :-
+    arg(U, UnitCellT, Cells),
+    Cells =.. [_|Is],
+    maplist(cell_component(CompT), Is, Pairs),
+    msort(Pairs, Sorted),
+    group_pairs_by_key(Sorted, Groups),
+    foldl(component_term, Groups, OddCount-Terms, Target-[]),
+    (   Terms == []
+    ->  Target =:= 0
+    ;   true
+    ).
+
+cell_component(CompT, I, Pair) :-
+    arg(I, CompT, Pair).
+
+%   A component's cells in a unit (their colours): a term, or its fixed
+%   count taken off the target.
+component_term(C-Colours, T0-Terms0, T-Terms) :-
+    sum_list(Colours, A),
+    length(Colours, Len),
+    B is Len - A,
+    (   A =:= B
+    ->  T is T0 - A,
+        Terms0 = Terms
+    ;   T = T0,
+        Terms0 = [t(C, A, B)|Terms]
+    ).
+
+%   parity_tighten(+Whole, +Doms, +Places, +Units, +Values, +Odd,
+%                  +Count)
+%
+%   tighten/5, then the parity counts while some parity is open: the
+%   cells of each component they decide keep the candidates of their
+%   parity (with the singles), and the rules run again on what that
+%   touched.  Fails if the node is dead.
+parity_tighten(Whole, Doms, Places, Units, Values, Odd, Count) :-
+    tighten(Whole, Doms, Places, Units, Values),
+    (   parity_open(Doms, Odd)
+    ->  forced_flags(Count, Doms, Odd, Forced),
+        (   Forced == []
+        ->  true
+        ;   Count = count(_, MemberT, _),
+            foldl(keep_flag(MemberT, Whole, Doms, Places, Odd), Forced,
+                  [], Log),
+            touched(Log, Whole, 0, Units1, 0, Values1),
+            parity_tighten(Whole, Doms, Places, Units1, Values1, Odd,
+                           Count)
+        )
+    ;   true
+    ).
+
+%   forced_flags(+Count, +Doms, +Odd, -Forced): Forced, as C-F, the
+%   flags of the open components that the counts decide; fails if the
+%   node is dead.  A flag is a variable of the term Flags, bound to 0
+%   or 1 when known: two cells that disagree on it fail to unify.
+forced_flags(count(CompT, MemberT, Units), Doms, Odd, Forced) :-
+    functor(MemberT, _, NC),
+    functor(Flags, f, NC),
+    functor(Doms, _, Size),
+    known_flags(Size, Doms, Odd, CompT, Flags),
+    count_units(Units, Flags, [], Cs),
+    maplist(flag_of(Flags), Cs, Forced).
+
+flag_of(Flags, C, C-F) :-
+    arg(C, Flags, F).
+
+%   Cells 1..I of a single parity fix the flags of their components.
+known_flags(0, _, _, _, _) :- !.
+known_flags(I, Doms, Odd, CompT, Flags) :-
+    arg(I, Doms, D),
+    (   D /\ Odd =:= 0
+    ->  arg(I, CompT, C-Colour),
+        arg(C, Flags, Colour)
+    ;   D /\ \Odd =:= 0
+    ->  arg(I, CompT, C-Colour),
+        F is 1 - Colour,
+        arg(C, Flags, F)
+    ;   true
+    ),
+    I1 is I - 1,
+    known_flags(I1, Doms, Odd, CompT, Flags).
+
+%   Passes over the units until one forces no flag; Cs0/Cs are the
+%   components forced so far.
+count_units(Units, Flags, Cs0, Cs) :-
+    foldl(count_unit(Flags), Units, Cs0, Cs1),
+    (   Cs1 == Cs0
+    ->  Cs = Cs0
+    ;   count_units(Units, Flags, Cs1, Cs)
+    ).
+
+count_unit(Flags, unit(Target, Terms), Cs0, Cs) :-
+    foldl(term_bounds(Flags), Terms, 0-0, Lo-Hi),
+    Lo =< Target,
+    Target =< Hi,
+    foldl(force_term(Flags, Target, Lo, Hi), Terms, Cs0, Cs).
+
+term_bounds(Flags, t(C, A, B), Lo0-Hi0, Lo-Hi) :-
+    arg(C, Flags, F),
+    (   var(F)
+    ->  Lo is Lo0 + min(A, B),
+        Hi is Hi0 + max(A, B)
+    ;   F =:= 0
+    ->  Lo is Lo0 + A,
+        Hi is Hi0 + A
+    ;   Lo is Lo0 + B,
+        Hi is Hi0 + B
+    ).
+
+%   An open component whose larger option would lift the unit's low
+%   bound past the target takes its smaller one, and the other way
+%   round.  (Lo and Hi may be a pass old: still bounds.)
+force_term(Flags, Target, Lo, Hi, t(C, A, B), Cs0, Cs) :-
+    arg(C, Flags, F),
+    (   var(F),
+        Lo - min(A, B) + max(A, B) > Target
+    ->  ( A < B -> F = 0 ; F = 1 ),
+        Cs = [C|Cs0]
+    ;   var(F),
+        Hi - max(A, B) + min(A, B) < Target
+    ->  ( A > B -> F = 0 ; F = 1 ),
+        Cs = [C|Cs0]
+    ;   Cs = Cs0
+    ).
+
+%   Each cell of component C keeps the candidates of the parity its
+%   flag F gives it (and the singles run).
+keep_flag(MemberT, Whole, Doms, Places, Odd, C-F, Log0, Log) :-
+    arg(C, MemberT, Cells),
+    foldl(keep_parity(F, Whole, Doms, Places, Odd), Cells, Log0, Log).
+
+keep_parity(F, Whole, Doms, Places, Odd, I-Colour, Log0, Log) :-
+    arg(I, Doms, D),
+    (   F =\= Colour
+    ->  Keep is D /\ Odd
+    ;   Keep is D /\ \Odd
+    ),
+    Keep =\= 0,
+    (   Keep =:= D
+    ->  Log = Log0
+    ;   narrow_settle(Whole, Doms, Places, I, Keep, Log0, Log)
     ).
 
 %   The odd and the even cells are independent problems: Odd cells take
