@@ -299,11 +299,16 @@ def misses_only(faults: list[str]) -> bool:
 #: no loss: the search there runs on half-boards (one parity), whose small
 #: units seldom give a pair one side of which fails; Hypothesis found no
 #: such puzzle in 1000 examples, nor does the bundled suite hold one.
+#: Parity counting runs only under oddsum.
+NOT_HUNTED = {
+    ("probe_drops_the_live_side", Rules.ODDSUM),
+    ("parity_count_forgets_the_pair", Rules.CONSECUTIVE),
+}
 HUNTS = [
     pytest.param(name, rules, id=f"{name}-{rules.value}")
     for name in sorted(LOSSY)
     for rules in Rules
-    if (name, rules) != ("probe_drops_the_live_side", Rules.ODDSUM)
+    if (name, rules) not in NOT_HUNTED
 ]
 
 
