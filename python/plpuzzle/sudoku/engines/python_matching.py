@@ -57,7 +57,10 @@ def forward(start: int, pairs: list[tuple[int, int]], within: int) -> int:
     `within`, where value w leads to every candidate of the cell matched to w.
 
     Naming each cell by its matched value makes a cell's domain its list of
-    arcs, so no graph has to be built: each step scans the cells once."""
+    arcs, so no graph has to be built: each step scans the cells once.
+    Once all of `within` is reached, the step that would confirm it is left
+    out: in the usual case (one component) that step is a quarter of the
+    scans."""
     seen = start
     while True:
         grown = seen
@@ -65,20 +68,21 @@ def forward(start: int, pairs: list[tuple[int, int]], within: int) -> int:
             if m & seen:
                 grown |= d
         grown &= within
-        if grown == seen:
-            return seen
+        if grown in (seen, within):  # nothing more to reach
+            return grown
         seen = grown
 
 
 def backward(start: int, pairs: list[tuple[int, int]], within: int) -> int:
     """The values (a bit mask) within `within` that reach value `start`
-    (see `forward`): w reaches u when the cell matched to w can take u."""
+    (see `forward`): w reaches u when the cell matched to w can take u.
+    It stops as soon as all of `within` is reached, as `forward` does."""
     seen = start
     while True:
         grown = seen | sum([m for d, m in pairs if d & seen])
         grown &= within
-        if grown == seen:
-            return seen
+        if grown in (seen, within):  # nothing more to reach
+            return grown
         seen = grown
 
 
