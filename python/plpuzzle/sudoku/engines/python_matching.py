@@ -68,7 +68,7 @@ def forward(start: int, pairs: list[tuple[int, int]], within: int) -> int:
             if m & seen:
                 grown |= d
         grown &= within
-        if grown in (seen, within):  # nothing more to reach
+        if grown == seen or grown == within:  # noqa: SIM109 (no tuple to build)
             return grown
         seen = grown
 
@@ -81,7 +81,7 @@ def backward(start: int, pairs: list[tuple[int, int]], within: int) -> int:
     while True:
         grown = seen | sum([m for d, m in pairs if d & seen])
         grown &= within
-        if grown in (seen, within):  # nothing more to reach
+        if grown == seen or grown == within:  # noqa: SIM109 (no tuple to build)
             return grown
         seen = grown
 

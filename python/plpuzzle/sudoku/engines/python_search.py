@@ -345,16 +345,27 @@ def confine(
 ) -> bool:
     """A value whose places in a unit all lie in one crossing unit (a box
     and a row, say) has no place in the rest of that crossing unit. Only
-    the units through `cells` (where v lost places) are looked at."""
+    the units through `cells` (where v lost places) are looked at.
+
+    Those units are gathered from the cells' own units when the cells are
+    few (the usual case: about 15 % less time than testing every unit),
+    else by testing every unit: at the root every cell has lost every
+    value, and gathering alone made the official oddsum suite, mostly easy
+    puzzles solved near the root, about 10 % slower."""
     n, bit = board.n, 1 << v
     unit_places, units_of, unit_bits = board.unit_places, board.units_of, board.unit_bits
     boxes = 2 * n
     can = places[v]
-    todo = 0  # the units through `cells`, as bits: fewer to visit than all units
-    while cells:
-        low = cells & -cells
-        cells ^= low
-        todo |= unit_bits[low.bit_length() - 1]
+    todo = 0  # the units through `cells`, as bits
+    if cells.bit_count() < 3 * n // 2:
+        while cells:
+            low = cells & -cells
+            cells ^= low
+            todo |= unit_bits[low.bit_length() - 1]
+    else:
+        for u, unit in enumerate(unit_places):
+            if unit & cells:
+                todo |= 1 << u
     while todo:  # lowest unit first, as a scan of all units would go
         low = todo & -todo
         todo ^= low
@@ -488,9 +499,6 @@ def two_way_choices(board: Board, doms: list[int], places: list[int]) -> Iterato
     # comes up, as the caller narrows the state between two choices.
     live = [v for v in bits_of(board.values) if places[v] & open_cells]
     for unit in board.unit_places:
-        here = unit & open_cells
-        if here & (here - 1) == 0:
-            continue  # one open cell or none: no value has two places here
         for v in live:
             can = places[v] & unit
             if can.bit_count() == 2:
