@@ -1689,6 +1689,7 @@ def _retime_one(
 ) -> Retime:
     """The rounds of one test; they stop at the first answer not correct."""
     samples: tuple[list[float], list[float]] = ([], [])
+    failure: Failure | None = None
     for _ in range(rounds):
         for side, (name, runner) in enumerate(zip((engine, PEER), sides, strict=True)):
             result = runner.run_case(case)
@@ -1697,19 +1698,12 @@ def _retime_one(
             row = _row(first.suite, name, result, None, None)
             if not row.correct or row.cpu_seconds is None:
                 failure = Failure(first.test, name, row.verdict, retimed=True)
-                return Retime(
-                    first.suite,
-                    first.test,
-                    engine,
-                    first.ratio,
-                    tuple(samples[0]),
-                    tuple(samples[1]),
-                    failure,
-                )
+                break
             samples[side].append(row.cpu_seconds)
-    return Retime(
-        first.suite, first.test, engine, first.ratio, tuple(samples[0]), tuple(samples[1])
-    )
+        if failure is not None:
+            break
+    seconds, peer_seconds = (tuple(x) for x in samples)
+    return Retime(first.suite, first.test, engine, first.ratio, seconds, peer_seconds, failure)
 
 
 RETIME_TEXT = (
