@@ -8,6 +8,8 @@ import os
 import platform
 import shutil
 import subprocess
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -60,6 +62,28 @@ def load_average() -> tuple[float, ...] | None:
         return os.getloadavg()
     except (AttributeError, OSError):
         return None
+
+
+def wait_until_quiet(
+    cores: int,
+    most: float = 90.0,
+    every: float = 5.0,
+    read: Callable[[], tuple[float, ...] | None] = load_average,
+    sleep: Callable[[float], None] = time.sleep,
+) -> tuple[float, ...] | None:
+    """Wait up to `most` seconds for the 1-minute load average to come down
+    to `cores`, and return the last one read (None if unknown).
+
+    A wall-clock timing made just after a parallel run would still see
+    that run's load in the average, and be judged unreliable for it; the
+    average takes a few seconds to fall once the run is over."""
+    waited = 0.0
+    load = read()
+    while load and load[0] > cores and waited < most:
+        sleep(every)
+        waited += every
+        load = read()
+    return load
 
 
 def load_text(load: tuple[float, ...] | None) -> str:

@@ -100,7 +100,7 @@ class Puzzle:
         return self.fields[row][col]
 
     def to_term(self) -> str:
-        """The `s(K,F)` term of SPEC 1.3, as Prolog source text."""
+        """The `s(K,F)` term that `sudoku/2` takes, as Prolog source text."""
         rows = ("[" + ",".join(f.to_term() for f in row) + "]" for row in self.fields)
         return f"s({self.k},[" + ",".join(rows) + "])"
 

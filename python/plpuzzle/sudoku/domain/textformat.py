@@ -90,7 +90,7 @@ def _too_long(digits: str) -> str:
     return f"number too long: {head} has {len(digits)} digits"
 
 
-# --- puzzle files (SPEC 1.4) ------------------------------------------------
+# --- puzzle files (README: Text format) -----------------------------------
 
 _TOKEN = re.compile(r"[^ \t]+")
 
@@ -211,7 +211,7 @@ def puzzle_to_text(puzzle: Puzzle) -> str:
     return f"{puzzle.k}\n{body}\n"
 
 
-# --- expected-solution files (SPEC 1.5) --------------------------------------
+# --- expected-solution files (README: Text format) ------------------------
 
 
 def parse_solutions(text: str, path: str = "<string>", n: int | None = None) -> list[Grid]:
@@ -454,11 +454,11 @@ def grid_term(grid: Grid) -> str:
 
 
 def solutions_to_text(solutions: Iterable[Grid]) -> str:
-    """Write solutions as an expected-solution file (sorted, as in SPEC 1.5)."""
+    """Write solutions as an expected-solution file (sorted, as the course's files are)."""
     return "[" + ",".join(grid_term(g) for g in sorted(solutions)) + "].\n"
 
 
-# --- solution printout (SPEC 1.6) --------------------------------------------
+# --- solution printout -----------------------------------------------------
 
 
 def format_board(grid: Grid, k: int) -> str:

@@ -1,8 +1,9 @@
 """An independent checker: is a proposed grid a solution of a puzzle?
 
 It referees answers from untrusted code (student Prolog, our own engines),
-so it is written as plainly as possible, straight from the rules of
-SPEC 1.1-1.2, and shares nothing with the engines beyond the model.
+so it is written as plainly as possible, straight from the puzzle's rules
+(README, "The puzzle"), and shares nothing with the engines beyond the
+model.
 It names every rule a grid breaks, not just the first one.
 """
 

@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from plpuzzle.engine import WorkerError, quote_atom
-from plpuzzle.machine import load_average, load_text, machine_info, machine_markdown
+from plpuzzle.machine import load_text, machine_info, machine_markdown, wait_until_quiet
 from plpuzzle.sudoku.domain.model import MAX_K, Puzzle, Rules
 from plpuzzle.sudoku.domain.results import Status
 from plpuzzle.sudoku.domain.textformat import FormatError, load_puzzle, parse_puzzle
@@ -1789,7 +1789,7 @@ def run_bench(
         run.overhead_note = "skipped: the Prolog engine was not run"
     else:
         main_rows = [r for r in rows if r.suite == main.label]
-        run.overhead_load = load_average()
+        run.overhead_load = wait_until_quiet(os.cpu_count() or 1)
         run.overhead, run.overhead_note = measure_overhead(
             main_rows, main, cases.get(main.label, []), settings.time_limit
         )
