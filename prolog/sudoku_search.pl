@@ -536,12 +536,23 @@ open_cell(_-_-D) :-
 
 cell_var(_-X-_, X).
 
-%   Every labelling Vs of one half (its cells I-Var-Mask).
+%   Every labelling Vs of one half (its cells I-Var-Mask).  A half whose
+%   cells the first stage decided already is its own labelling: the
+%   singles left no two of them alike in a unit, so it needs no board.
+%   (On a K = 7 oddsum stress puzzle with most values given, every half
+%   is so, and building their boards took 40 % of the inferences.)
 solve_half(K, Cells-Values, Vs) :-
     maplist(cell_parts, Cells, Is, Vs, Masks),
-    solve_board(K, Vs, Masks, Is, Values, [], next).
+    (   maplist(single_value, Masks, Vs)
+    ->  true
+    ;   solve_board(K, Vs, Masks, Is, Values, [], next)
+    ).
 
 cell_parts(I-X-D, I, X, D).
+
+single_value(M, V) :-
+    M /\ (M-1) =:= 0,
+    V is lsb(M).
 
 
 /*  The value search.

@@ -145,3 +145,17 @@ def test_search_option_is_checked() -> None:
     assert found.strip() == EXAMPLE_SOLUTION
     error = swipl(f"catch(sudoku({EXAMPLE}, _, [search(fast)]), error(E, _), true), print(E), nl")
     assert error.strip() == "type_error(oneof([board,labeling]),fast)"
+
+
+def test_a_fully_given_grid_is_its_one_solution_under_oddsum() -> None:
+    """Every half is decided before the value stage: taken as it is, it
+    must still be the one answer, and a clash must still be no answer."""
+    rows = [[2, 1, 4, 3], [3, 4, 2, 1], [4, 3, 1, 2], [1, 2, 3, 4]]
+
+    def given(grid: list[list[int]]) -> str:
+        return "s(2,[" + ",".join("[" + ",".join(f"[v({v})]" for v in r) + "]" for r in grid) + "])"
+
+    goal = "findall(S, sudoku({}, S, [rules(oddsum)]), L), print(L), nl"
+    assert swipl(goal.format(given(rows))).strip() == f"[{EXAMPLE_SOLUTION}]"
+    clash = [[1, 2, 4, 3], *rows[1:]]  # the columns repeat
+    assert swipl(goal.format(given(clash))).strip() == "[]"

@@ -12,7 +12,8 @@ import pytest
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.domain.textformat import load_puzzle, load_solutions, parse_puzzle
 from plpuzzle.sudoku.domain.validator import validate
-from plpuzzle.sudoku.engines.python_engine import count_solutions, solve_all
+from plpuzzle.sudoku.engines.python_engine import count_solutions, half_search, solve_all
+from plpuzzle.sudoku.engines.python_parity import ODD_VALUES
 
 BOTH_RULES = [Rules.CONSECUTIVE, Rules.ODDSUM]
 
@@ -331,3 +332,32 @@ def test_official_suite(official_suite: Path, k: int) -> None:
         if solutions(puzzle, Rules.ODDSUM) != expected:
             wrong.append(path.name)
     assert wrong == []
+
+
+# --- a half the parity stage decided already -----------------------------------
+
+
+def test_a_decided_half_is_its_own_solution_and_an_open_one_is_searched() -> None:
+    """The odd cells of the spec example's solution, all decided, are taken
+    as they are; with one of them opened again they are searched, and come
+    back to the same values."""
+    full = 0b11110  # values 1..4
+    domains = [1 << v for row in SPEC_SOLUTION for v in row]
+    odd_cells = [c for c, d in enumerate(domains) if d & ODD_VALUES]
+    odd_values = full & ODD_VALUES
+    assert list(half_search(2, odd_cells, odd_values, domains)) == [domains]
+
+    reopened = list(domains)
+    reopened[odd_cells[0]] = odd_values  # 1 or 3: the unit rules must decide it
+    found = list(half_search(2, odd_cells, odd_values, reopened))
+    assert len(found) == 1
+    assert [found[0][c] for c in odd_cells] == [domains[c] for c in odd_cells]
+
+
+@pytest.mark.parametrize("rules", BOTH_RULES)
+def test_a_fully_given_grid_is_its_one_solution(rules: Rules) -> None:
+    """Every parity is decided at the root, and so is every half."""
+    rows = [[[v] for v in row] for row in SPEC_SOLUTION]
+    assert solutions(Puzzle.from_rows(2, rows), rules) == [SPEC_SOLUTION]
+    rows[0][0], rows[0][1] = [1], [2]  # a clash in the top row: no solution
+    assert solutions(Puzzle.from_rows(2, rows), rules) == []
