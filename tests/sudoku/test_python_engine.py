@@ -359,5 +359,5 @@ def test_a_fully_given_grid_is_its_one_solution(rules: Rules) -> None:
     """Every parity is decided at the root, and so is every half."""
     rows = [[[v] for v in row] for row in SPEC_SOLUTION]
     assert solutions(Puzzle.from_rows(2, rows), rules) == [SPEC_SOLUTION]
-    rows[0][0], rows[0][1] = [1], [2]  # a clash in the top row: no solution
+    rows[0][0], rows[0][1] = [1], [2]  # the first column now holds 1 twice
     assert solutions(Puzzle.from_rows(2, rows), rules) == []

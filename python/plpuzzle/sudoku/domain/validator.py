@@ -3,8 +3,7 @@
 It referees answers from untrusted code (student Prolog, our own engines),
 so it is written as plainly as possible, straight from the puzzle's rules
 (README, "The puzzle"), and shares nothing with the engines beyond the
-model.
-It names every rule a grid breaks, not just the first one.
+model. It names every rule a grid breaks, not just the first one.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """The pure-Python reference engine: every solution of a sudoku with infos.
 
 It referees the Prolog engine, so it is written from the puzzle's rules
-alone (README, "The puzzle"), not from any clpfd model. The puzzle becomes a board
-(python_search): one bit-mask domain per cell, narrowed by the v/e/o infos,
-with the rows, columns and boxes that must hold each value once, and a
-link for each s/w info that keeps only the values the rule variant allows
-next to the partner's. Search with strong propagation (singles, Hall's
+alone (README, "The puzzle"), not from any clpfd model. The puzzle
+becomes a board (python_search): one bit-mask domain per cell, narrowed
+by the v/e/o infos, with the rows, columns and boxes that must hold each
+value once, and a link for each s/w info that keeps only the values the
+rule variant allows next to the partner's. Search with strong propagation (singles, Hall's
 theorem on each unit, box-line confinement of each value, failed
 literals) then finds every completion.
 

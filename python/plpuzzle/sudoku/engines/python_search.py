@@ -437,7 +437,7 @@ def look_ahead(board: Board, doms: list[int], places: list[int]) -> tuple[bool, 
     bounded: list[tuple[int, int, Branches]] = []  # (-bound, order, choice)
     touched: list[Event] = []  # what removals changed, for Hall's theorem
     for choice, may_branch in two_way_choices(board, doms, places):
-        if any(not doms[cell] & value for cell, value in choice):
+        if not both_open(doms, choice):
             continue  # a literal went since the choice was listed
         score, failed = probe(board, doms, places, choice, reached, implied)
         if failed is not None:
@@ -458,7 +458,7 @@ def look_ahead(board: Board, doms: list[int], places: list[int]) -> tuple[bool, 
         note_lost(board, touched, units, lost)
         if not tighten(board, doms, places, [], units, lost):
             return False, None
-        if best is not None and any(not doms[cell] & value for cell, value in best):
+        if best is not None and not both_open(doms, best):
             best = None
     return True, best
 
@@ -485,7 +485,7 @@ def best_bounded(
     heapify(bounded)
     while bounded and -bounded[0][0] > best_score:
         key, order, choice = heappop(bounded)
-        if any(not doms[cell] & value for cell, value in choice):
+        if not both_open(doms, choice):
             continue
         bound, _ = probe(board, doms, places, choice, reached, implied)  # no trial
         untried = next((literal for literal in choice if literal not in reached), None)
@@ -500,6 +500,12 @@ def best_bounded(
         elif not remove_literal(board, doms, places, untried, touched):
             return False, None
     return True, best
+
+
+def both_open(doms: list[int], choice: Branches) -> bool:
+    """Whether each side of a choice is still a candidate: removals made
+    since it was listed may have taken one."""
+    return all(doms[cell] & value for cell, value in choice)
 
 
 def remove_literal(
