@@ -7,32 +7,34 @@
     by one, under `oddsum` their sum is odd.  Every unit (row, column,
     K x K box) holds each of 1..N once.
 
-    How the model and the search fit together:
+    The module is two parts, as in Triska's clpfd sudoku:
 
-    -   sudoku_constraints/3 is the model: it posts every rule on a fresh
-        board and returns the variables, unlabelled.  It can be queried
-        on its own, e.g. to check a grid against a puzzle.
-    -   sudoku/3 with search(labeling) labels that model with labeling/2:
-        plain, slow on hard puzzles, and an oracle for the fast search.
-    -   sudoku/3 with search(board), the default, hands the puzzle to
-        search_board/4 of sudoku_search.pl: the same rules stated for a
-        bit-mask search of its own (parity stages, Hall's theorem,
-        failed-literal probing), fast on the course's hardest puzzles.
-        The tests check that both searches find the same solutions.
+    -   The model, sudoku_constraints/3,4, posts every rule as clpfd
+        constraints and labels nothing, so it can be queried on its own:
+        to check a grid, or to see what propagation alone concludes.
+    -   The search, sudoku/2,3, labels the model.  The default,
+        search(staged), is the labeling of sudoku_labeling.pl: parities
+        first under `oddsum`, then each half of the values on its own,
+        with lookahead where plain first-fail labeling gets lost.
+        search(labeling) is plain labeling([ff], ...) of the model: short,
+        obviously right, slow on the hard puzzles, and an oracle in the
+        tests.
 
     Either way sudoku/2,3 yields every solution once on backtracking and
     fails when there is none.
 */
 
-:- module(sudoku, [sudoku/2, sudoku/3, sudoku_constraints/3]).
+:- module(sudoku, [sudoku/2, sudoku/3, sudoku_constraints/3,
+                   sudoku_constraints/4]).
 
-:- use_module(library(clpfd)).
 :- use_module(library(apply)).
+:- use_module(library(clpfd)).
 :- use_module(library(error)).
 :- use_module(library(lists)).
 :- use_module(library(option)).
 :- use_module(sudoku_grid).
-:- use_module(sudoku_search).
+:- use_module(sudoku_labeling).
+:- use_module(sudoku_propagators).
 
 %!  sudoku(+SSpec, -SSol) is nondet.
 %
@@ -50,7 +52,7 @@ sudoku(SSpec, SSol) :-
 %       `consecutive` (default): an `s`/`w` info means |A-B| = 1;
 %       `oddsum`: it means that A+B is odd.
 %     - search(+Search)
-%       `board` (default): the bit-mask search of sudoku_search.pl;
+%       `staged` (default): the labeling of sudoku_labeling.pl;
 %       `labeling`: labeling/2 ([ff]) on sudoku_constraints/3.
 %
 %   Both searches give the same solutions, each once.  Other options are
@@ -58,54 +60,100 @@ sudoku(SSpec, SSol) :-
 
 sudoku(s(K, Board), SSol, Options) :-
     option(rules(Rules), Options, consecutive),
-    option(search(Search), Options, board),
+    option(search(Search), Options, staged),
     must_be(oneof([consecutive, oddsum]), Rules),
-    must_be(oneof([board, labeling]), Search),
+    must_be(oneof([staged, labeling]), Search),
     must_be(positive_integer, K),
     solve(Search, Rules, s(K, Board), SSol).
 
-solve(board, Rules, s(K, Board), Rows) :-
-    search_board(Rules, K, Board, Rows).
 solve(labeling, Rules, SSpec, Rows) :-
     sudoku_constraints(SSpec, Rules, Rows),
     append(Rows, Vs),
     labeling([ff], Vs).
+solve(staged, Rules, SSpec, SSol) :-
+    model(distinct_values, SSpec, Rules, Rows, Parities),
+    SSpec = s(K, _),
+    label_sudoku(Rules, K, Rows, Parities, SSol).
 
 %!  sudoku_constraints(+SSpec, +Rules, -Rows) is semidet.
+%!  sudoku_constraints(+SSpec, +Rules, -Rows, -Parities) is semidet.
 %
-%   Rows is an N x N matrix of fresh variables (N = K*K for SSpec =
-%   s(K, Board)) on which every constraint of the puzzle under Rules
-%   (`consecutive` or `oddsum`) is posted: values 1..N, each unit
-%   all_distinct, and each field's infos.  Nothing is labelled.  Fails
-%   when propagation alone finds the puzzle unsolvable, or when Board is
-%   not N x N.
+%   Rows is an N x N matrix of variables (N = K*K for SSpec =
+%   s(K, Board)) on which every rule of the puzzle under Rules
+%   (`consecutive` or `oddsum`) is posted, and Parities the matrix of
+%   their parities (1: odd, 0: even).  Nothing is labelled.  Fails when
+%   propagation alone finds the puzzle unsolvable, or when Board is not
+%   N x N.
 
-sudoku_constraints(s(K, Board), Rules, Rows) :-
+sudoku_constraints(SSpec, Rules, Rows) :-
+    sudoku_constraints(SSpec, Rules, Rows, _).
+
+sudoku_constraints(SSpec, Rules, Rows, Parities) :-
+    model(all_distinct, SSpec, Rules, Rows, Parities).
+
+%   The rules, with Distinct the constraint that a unit's values are
+%   distinct: all_distinct/1 in the model that users query, and the
+%   faster distinct_values/1 (same constraint, same pruning) for the
+%   search.  A unit's parities sum to its number of odd values; that and
+%   the parities of neighbours (an s or w pair differs in parity under
+%   both rules) are redundant, and make parities a stage of their own.
+%   all_distinct/1 goes last: posted on givens already in place it sets
+%   up far faster.
+model(Distinct, s(K, Board), Rules, Rows, Parities) :-
     must_be(oneof([consecutive, oddsum]), Rules),
     must_be(positive_integer, K),
     N is K*K,
     matrix(N, Rows),
+    matrix(N, Parities),
     append(Rows, Vs),
+    append(Parities, Ps),
     Vs ins 1..N,
-    units(K, Rows, Units),
-    maplist(all_distinct, Units),
+    parity_table(N, Table),
+    maplist(has_parity(Table), Vs, Ps),
     cells(Board, Rows, Cells),
-    maplist(cell_infos(Rules), Cells).
+    cells(Board, Parities, ParityCells),
+    relation(Rules, N, Related),
+    maplist(infos(Related), Cells, ParityCells),
+    units(K, Parities, ParityUnits),
+    Odd is (N + 1) // 2,
+    maplist(odd_count(Odd), ParityUnits),
+    units(K, Rows, Units),
+    maplist(Distinct, Units).
 
-cell_infos(Rules, cell(Infos, X, South, West)) :-
-    maplist(info(Rules, X, South, West), Infos).
+parity_table(N, Table) :-
+    findall([V, P], (between(1, N, V), P is V mod 2), Table).
 
-info(_, X, _, _, v(M)) :- X #= M.
-info(_, X, _, _, o) :- X mod 2 #= 1.
-info(_, X, _, _, e) :- X mod 2 #= 0.
-info(Rules, X, South, _, s) :- related(Rules, X, South).
-info(Rules, X, _, West, w) :- related(Rules, X, West).
+has_parity(Table, V, P) :-
+    tuples_in([[V, P]], Table).
 
-%   A neighbour relation of the rules; `none` is off the board.
-related(Rules, A, B) :-
-    (   B == none
+odd_count(Odd, Ps) :-
+    sum(Ps, #=, Odd).
+
+%   The pairs of values that an s or w info allows, beyond parities
+%   that differ: under `consecutive` the pairs A, B with |A-B| = 1 (a
+%   table gives each field exactly the values that have a partner left),
+%   under `oddsum` any pair.
+relation(consecutive, N, tuples(Pairs)) :-
+    findall([A, B], ( between(1, N, A), member(B, [A-1, A+1]),
+                      B >= 1, B =< N ), Pairs0),
+    maplist(eval_pair, Pairs0, Pairs).
+relation(oddsum, _, any).
+
+eval_pair([A, B0], [A, B]) :- B is B0.
+
+infos(Related, cell(Infos, X, S, W), cell(_, P, PS, PW)) :-
+    maplist(info(Related, X-P, S-PS, W-PW), Infos).
+
+info(_, X-_, _, _, v(M)) :- X #= M.
+info(_, _-P, _, _, o) :- P #= 1.
+info(_, _-P, _, _, e) :- P #= 0.
+info(Related, This, South, _, s) :- neighbours(Related, This, South).
+info(Related, This, _, West, w) :- neighbours(Related, This, West).
+
+%   An s or w pair; `none` is off the board.
+neighbours(Related, X-P, Y-Q) :-
+    (   Y == none
     ->  true
-    ;   Rules == consecutive
-    ->  abs(A-B) #= 1
-    ;   (A+B) mod 2 #= 1
+    ;   P + Q #= 1,
+        (   Related = tuples(Pairs) -> tuples_in([[X, Y]], Pairs) ; true )
     ).

@@ -6,7 +6,7 @@
     the `s` and `w` infos of a puzzle refer to.
 */
 
-:- module(sudoku_grid, [matrix/2, matrix_of/3, cells/3, units/3]).
+:- module(sudoku_grid, [matrix/2, matrix_of/3, cells/3, units/3, bands/3]).
 
 :- use_module(library(apply)).
 :- use_module(library(clpfd), [transpose/2]).
@@ -64,6 +64,22 @@ units(K, Rows, Units) :-
     transpose(Rows, Cols),
     boxes(K, Rows, Boxes),
     append([Rows, Cols, Boxes], Units).
+
+%!  bands(+K, +Rows, -Bands) is det.
+%
+%   Bands is the matrix Rows cut into bands of K rows, then its columns
+%   cut the same way: each band a list of K rows (or columns).
+
+bands(K, Rows, Bands) :-
+    transpose(Rows, Cols),
+    row_bands(K, Rows, Bands, ColBands),
+    row_bands(K, Cols, ColBands, []).
+
+row_bands(_, [], Bands, Bands) :- !.
+row_bands(K, Rows, [Band|Bands], Tail) :-
+    length(Band, K),
+    append(Band, Rest, Rows),
+    row_bands(K, Rest, Bands, Tail).
 
 boxes(_, [], []) :- !.
 boxes(K, Rows, Boxes) :-

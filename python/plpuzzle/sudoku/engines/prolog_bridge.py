@@ -27,9 +27,9 @@ from plpuzzle.sudoku.domain.textformat import grid_shape_problem
 
 OWN_SOLVER = "sudoku.pl"
 
-#: Our solver's searches (its search/1 option): `board`, the fast one, and
+#: Our solver's searches (its search/1 option): `staged`, the fast one, and
 #: `labeling`, plain labeling/2 on the core relation, an oracle for it.
-Search = Literal["board", "labeling"]
+Search = Literal["staged", "labeling"]
 
 #: SWI-Prolog's default stack limit (1 GiB), which a puzzle never gets less of.
 BASE_STACK_LIMIT = 1 << 30
@@ -50,7 +50,7 @@ def stack_limit(k: int) -> int:
     return max(BASE_STACK_LIMIT, k**4 * STACK_PER_CELL)
 
 
-def goal_text(puzzle: Puzzle, rules: Rules, own: bool, search: Search = "board") -> tuple[str, str]:
+def goal_text(puzzle: Puzzle, rules: Rules, own: bool, search: Search = "staged") -> tuple[str, str]:
     """The goal to run and the predicate it needs.
 
     Our solver takes the rule variant and the search as options
@@ -63,7 +63,7 @@ def goal_text(puzzle: Puzzle, rules: Rules, own: bool, search: Search = "board")
     limit = f"system:set_prolog_flag(stack_limit, {stack_limit(puzzle.k)})"
     if own:
         options = f"rules({rules.value})"
-        if search != "board":
+        if search != "staged":
             options += f", search({search})"
         return f"{limit}, sudoku({puzzle.to_term()}, Sol, [{options}])", "sudoku/3"
     return f"{limit}, sudoku({puzzle.to_term()}, Sol)", "sudoku/2"
@@ -111,18 +111,18 @@ class PrologSudokuEngine(PrologInWorker):
         worker: Worker | None = None,
         grace: float = GRACE_SECONDS,
         *,
-        search: Search = "board",
+        search: Search = "staged",
         own: bool | None = None,
     ) -> None:
         program = (solver or own_solver()).resolve()
         if own is None:
             own = solver is None or program == own_solver().resolve()
-        if search != "board" and not own:
+        if search != "staged" and not own:
             raise ValueError(f"search({search}) is an option of our own solver only")
         super().__init__(program, "swi" if own else dialect, worker, grace)
         self.own = own
         self.search: Search = search
-        if search != "board":
+        if search != "staged":
             self.name = search
 
     @property

@@ -1,0 +1,539 @@
+/*  Two propagators plugged into CLP(FD), for the sudoku's search.
+
+    Each one implements one stated constraint, through clpfd's own
+    extension mechanism (make_propagator/2, init_propagator/2,
+    trigger_once/1 and a clause of clpfd:run_propagator/2).  They prune
+    only by removing values from clpfd domains, and only values that no
+    solution of their constraint can give the variable.
+
+    -   distinct_values(Vs): the entries of Vs are pairwise distinct.
+        SWI-Prolog's all_distinct/1 states the same constraint and prunes
+        the same values; it rebuilds its value graph with attributed
+        variables on every run, and on the course's hard puzzles that run
+        dominates the search.  This one reads the domains as bit masks,
+        which halves the time of a whole search.
+    -   box_lines(K, Band): in a band of K rows (or K columns), each of
+        them a complete unit, every row r and box b of the band satisfy
+        values(r \ b) = values(b \ r).  It is redundant (the units imply
+        it), but no single unit's propagation sees it.
+
+    Both read the domains as bit masks: bit V is set when V is in the
+    domain.
+
+    During a lookahead trial (see sudoku_labeling.pl) the search sets the
+    global variable sudoku_trial to `true`.  Then distinct_values/1
+    prunes only by the naked and hidden singles of its unit, and
+    box_lines/2 rests: a trial asks whether a literal fails quickly, and
+    these cheap rules find most such failures at a fraction of the cost.
+    Weaker pruning is still sound pruning.
+*/
+
+:- module(sudoku_propagators, [distinct_values/1, box_lines/2, fd_mask/2]).
+
+:- use_module(library(apply)).
+:- use_module(library(clpfd)).
+:- use_module(library(lists)).
+
+%   The propagators are mostly bit operations: compile arithmetic inline.
+:- set_prolog_flag(optimise, true).
+
+:- multifile clpfd:run_propagator/2.
+
+%!  distinct_values(+Vs) is semidet.
+%
+%   The entries of Vs (integers and clpfd variables) are pairwise
+%   distinct.  Propagation is complete (domain consistency): a value
+%   stays in a domain only when some assignment of distinct values to
+%   all of Vs gives it to that variable.
+
+distinct_values(Vs) :-
+    clpfd:make_propagator(distinct_values(Vs), Prop),
+    attach(Vs, Prop),
+    clpfd:trigger_once(Prop).
+
+%!  box_lines(+K, +Band) is semidet.
+%
+%   Band is K rows of N = K*K entries (integers, clpfd variables, or
+%   `none` for a field that is not part of the problem), cut into K
+%   boxes of K columns each.  Each row and each box of the band holds
+%   the same set of values, each once (they are units of one problem).
+%   For every row r and box b of the band, the values of r outside b
+%   are the values of b outside r: both are that set minus the values
+%   where r and b cross.  So a value that no field of b outside r can
+%   take is taken by no field of r outside b, and the other way round.
+%   This is box-line confinement, for every row and box at once.
+
+box_lines(K, Band) :-
+    maplist(boxes_of_row(K), Band, Chunked),
+    clpfd:make_propagator(box_lines(Chunked), Prop),
+    append(Chunked, Chunks),
+    append(Chunks, Entries),
+    attach(Entries, Prop),
+    clpfd:trigger_once(Prop).
+
+boxes_of_row(_, [], []) :- !.
+boxes_of_row(K, Row, [Box|Boxes]) :-
+    length(Part, K),
+    append(Part, Rest, Row),
+    exclude(==(none), Part, Box),
+    boxes_of_row(K, Rest, Boxes).
+
+attach([], _).
+attach([X|Xs], Prop) :-
+    (   var(X) -> clpfd:init_propagator(X, Prop) ; true ),
+    attach(Xs, Prop).
+
+%   A run's own prunings do not queue the propagator again (as clpfd
+%   does for its global constraints): each run goes to its fixpoint, and
+%   domain changes are made with the queue off, so that a binding does
+%   not run other propagators in the middle of this one.
+clpfd:run_propagator(distinct_values(Vs), State) :-
+    b_setval('$clpfd_current_propagator', State),
+    (   nb_current(sudoku_trial, true)
+    ->  singles(Vs, State)
+    ;   matching(Vs, State)
+    ),
+    b_setval('$clpfd_current_propagator', []).
+clpfd:run_propagator(box_lines(Chunked), State) :-
+    b_setval('$clpfd_current_propagator', State),
+    (   nb_current(sudoku_trial, true)
+    ->  true
+    ;   clpfd:disable_queue,
+        box_lines_fix(Chunked),
+        clpfd:enable_queue
+    ),
+    b_setval('$clpfd_current_propagator', []).
+
+		 /*******************************
+		 *          BIT MASKS           *
+		 *******************************/
+
+%!  fd_mask(+X, -Mask) is det.
+%
+%   Mask has bit V set for each value V in the domain of the clpfd
+%   variable (or integer) X, whose values are positive.
+
+fd_mask(X, M) :-
+    mask(X, M).
+
+mask(X, M) :-
+    (   integer(X)
+    ->  M is 1 << X
+    ;   get_attr(X, clpfd, clpfd_attr(_, _, _, Dom, _)),
+        dom_mask(Dom, M)
+    ).
+
+dom_mask(from_to(n(L), n(U)), M) :- !,
+    M is (1 << (U+1)) - (1 << L).
+dom_mask(split(_, L, R), M) :- !,
+    dom_mask(L, ML),
+    dom_mask(R, MR),
+    M is ML \/ MR.
+dom_mask(empty, 0).
+
+%   narrow(X, Old, New): X's domain, Old as a mask, becomes New.
+narrow(X, Old, New) :-
+    (   Old =:= New -> true
+    ;   New =:= 0 -> fail
+    ;   New /\ (New - 1) =:= 0 -> X is lsb(New)
+    ;   Gone is Old /\ \ New,
+        remove_values(Gone, X)
+    ).
+
+remove_values(0, _) :- !.
+remove_values(Gone, X) :-
+    V is lsb(Gone),
+    clpfd:neq_num(X, V),
+    Gone1 is Gone /\ (Gone - 1),
+    remove_values(Gone1, X).
+
+		 /*******************************
+		 *       DISTINCT VALUES        *
+		 *******************************/
+
+%   The decided entries' values leave the others (two alike: failure);
+%   the open ones are then pruned by a maximum matching of variables to
+%   values and the strongly connected components of its residual graph
+%   (Regin's algorithm).  An edge X-V that lies in no maximum matching
+%   lies in no solution, since every solution is a matching that covers
+%   all variables; by Berge's theorem such an edge is exactly one that
+%   is not in the matching found, not in a cycle of alternating edges
+%   (the same component) and not on an alternating path from a free
+%   value.
+matching(Vs, State) :-
+    open_masks(Vs, 0, Fixed, Open, Masks0),
+    (   Open == []
+    ->  clpfd:kill(State)
+    ;   Free is \ Fixed,
+        maplist(and(Free), Masks0, Masks),
+        Ds =.. [d|Masks],
+        foldl(or, Masks, 0, Union),
+        Union > 0,
+        MaxV is msb(Union),
+        functor(Ds, _, N),
+        max_matching(N, MaxV, Ds, VarVal, ValVar),
+        supported(N, Ds, VarVal, ValVar, Keep),
+        clpfd:disable_queue,
+        maplist(narrow, Open, Masks0, Keep),
+        clpfd:enable_queue
+    ).
+
+and(A, B, C) :- C is A /\ B.
+or(A, B, C) :- C is A \/ B.
+
+%   The set of decided values (failing on a repeat), and the open
+%   variables with their masks.
+open_masks([], F, F, [], []).
+open_masks([X|Xs], F0, F, Os, Ms) :-
+    (   integer(X)
+    ->  B is 1 << X,
+        F0 /\ B =:= 0,
+        F1 is F0 \/ B,
+        open_masks(Xs, F1, F, Os, Ms)
+    ;   mask(X, M),
+        Os = [X|Os1],
+        Ms = [M|Ms1],
+        open_masks(Xs, F0, F, Os1, Ms1)
+    ).
+
+%   The light rules of a trial: decided values leave the others, and,
+%   when the open entries can take exactly as many values as there are
+%   of them (so each of those values must be taken), a value with one
+%   place left goes there.  Fewer values than entries fails.
+singles(Vs, _State) :-
+    open_masks(Vs, 0, Fixed, Open, Masks0),
+    (   Open == []
+    ->  true
+    ;   Free is \ Fixed,
+        maplist(and(Free), Masks0, Masks),
+        once_twice(Masks, 0, 0, Once, Twice),
+        length(Open, Fields),
+        Values is popcount(Once),
+        Values >= Fields,
+        clpfd:disable_queue,
+        maplist(narrow, Open, Masks0, Masks),
+        (   Values =:= Fields
+        ->  Lonely is Once /\ \ Twice,
+            place_singles(Lonely, Open, Masks)
+        ;   true
+        ),
+        clpfd:enable_queue
+    ).
+
+once_twice([], O, T, O, T).
+once_twice([M|Ms], O0, T0, O, T) :-
+    T1 is T0 \/ (O0 /\ M),
+    O1 is O0 \/ M,
+    once_twice(Ms, O1, T1, O, T).
+
+place_singles(0, _, _) :- !.
+place_singles(Lonely, Open, Masks) :-
+    V is lsb(Lonely),
+    B is 1 << V,
+    place_single(Open, Masks, B, V),
+    Lonely1 is Lonely /\ (Lonely - 1),
+    place_singles(Lonely1, Open, Masks).
+
+place_single([X|Xs], [M|Ms], B, V) :-
+    (   M /\ B =\= 0 -> X = V ; place_single(Xs, Ms, B, V) ).
+
+%   max_matching(+N, +MaxV, +Ds, -VarVal, -ValVar): a matching that
+%   covers variables 1..N (masks in Ds), or failure.  VarVal holds each
+%   variable's value, ValVar each value's variable (0: free).  Greedy
+%   where a free value is at hand, else an augmenting path by depth
+%   first search; values seen in one search are not tried again.
+max_matching(N, MaxV, Ds, VarVal, ValVar) :-
+    functor(VarVal, vv, N),
+    length(Zeros, MaxV),
+    maplist(=(0), Zeros),
+    ValVar =.. [vv|Zeros],
+    match_from(1, N, Ds, VarVal, ValVar).
+
+match_from(I, N, Ds, VarVal, ValVar) :-
+    (   I > N
+    ->  true
+    ;   arg(I, Ds, D),
+        (   free_value(D, ValVar, V)
+        ->  nb_setarg(I, VarVal, V),
+            nb_setarg(V, ValVar, I)
+        ;   augment(I, Ds, VarVal, ValVar, seen(0))
+        ),
+        I1 is I + 1,
+        match_from(I1, N, Ds, VarVal, ValVar)
+    ).
+
+free_value(Cand, ValVar, V) :-
+    Cand =\= 0,
+    W is lsb(Cand),
+    arg(W, ValVar, J),
+    (   J =:= 0
+    ->  V = W
+    ;   Cand1 is Cand /\ (Cand - 1),
+        free_value(Cand1, ValVar, V)
+    ).
+
+augment(I, Ds, VarVal, ValVar, Seen) :-
+    arg(I, Ds, D),
+    arg(1, Seen, S),
+    Cand is D /\ \ S,
+    augment_by(Cand, I, Ds, VarVal, ValVar, Seen).
+
+augment_by(Cand, I, Ds, VarVal, ValVar, Seen) :-
+    Cand =\= 0,
+    W is lsb(Cand),
+    arg(1, Seen, S0),
+    S1 is S0 \/ (1 << W),
+    nb_setarg(1, Seen, S1),
+    arg(W, ValVar, J),
+    (   ( J =:= 0 ; augment(J, Ds, VarVal, ValVar, Seen) )
+    ->  nb_setarg(I, VarVal, W),
+        nb_setarg(W, ValVar, I)
+    ;   arg(1, Seen, S2),
+        Cand1 is Cand /\ \ S2,
+        augment_by(Cand1, I, Ds, VarVal, ValVar, Seen)
+    ).
+
+%   supported(+N, +Ds, +VarVal, +ValVar, -Keep): each variable's mask,
+%   cut to the values of edges in some maximum matching.  The graph on
+%   variables has an arc I -> J when I's domain holds J's matched value;
+%   an edge I-V (V matched to J) survives when I and J share a
+%   component (Tarjan's algorithm numbers them), or when J reaches a
+%   variable with a free value in its domain.
+supported(N, Ds, VarVal, ValVar, Keep) :-
+    length(Zs, N),
+    maplist(=(0), Zs),
+    Index =.. [i|Zs],
+    Low =.. [l|Zs],
+    Comp =.. [c|Zs],
+    Seed =.. [s|Zs],
+    St = st(0, [], 0, 0),          % counter, stack, on-stack set, components
+    components(1, N, g(Ds, VarVal, ValVar, Index, Low, Comp, Seed, St)),
+    arg(4, St, NC),
+    length(GZs, NC),
+    maplist(=(0), GZs),
+    Good =.. [g|GZs],
+    (   Seed =.. [_|Seeds], memberchk(1, Seeds)
+    ->  good_components(N, Ds, VarVal, ValVar, Comp, Seed, Good)
+    ;   true
+    ),
+    keep_masks(1, N, Ds, VarVal, ValVar, Comp, Good, Keep).
+
+components(I, N, G) :-
+    (   I > N
+    ->  true
+    ;   G = g(_, _, _, Index, _, _, _, _),
+        arg(I, Index, X),
+        (   X =:= 0 -> strong(I, G) ; true ),
+        I1 is I + 1,
+        components(I1, N, G)
+    ).
+
+strong(V, G) :-
+    G = g(Ds, VarVal, _, Index, Low, Comp, _, St),
+    arg(1, St, C0),
+    C is C0 + 1,
+    nb_setarg(1, St, C),
+    nb_setarg(V, Index, C),
+    nb_setarg(V, Low, C),
+    arg(2, St, Stack0),
+    nb_setarg(2, St, [V|Stack0]),
+    arg(3, St, On0),
+    On is On0 \/ (1 << V),
+    nb_setarg(3, St, On),
+    arg(V, Ds, D),
+    arg(V, VarVal, Val),
+    Arcs is D /\ \ (1 << Val),
+    arcs(Arcs, V, G),
+    arg(V, Low, LV),
+    arg(V, Index, IV),
+    (   LV =:= IV
+    ->  arg(4, St, NC0),
+        NC is NC0 + 1,
+        nb_setarg(4, St, NC),
+        arg(2, St, Stack),
+        pop_component(Stack, V, NC, Comp, St)
+    ;   true
+    ).
+
+arcs(0, _, _) :- !.
+arcs(Arcs, V, G) :-
+    G = g(_, _, ValVar, Index, Low, _, Seed, St),
+    W is lsb(Arcs),
+    arg(W, ValVar, J),
+    (   J =:= 0
+    ->  nb_setarg(V, Seed, 1)
+    ;   arg(J, Index, IJ),
+        (   IJ =:= 0
+        ->  strong(J, G),
+            arg(J, Low, LJ),
+            arg(V, Low, LV),
+            (   LJ < LV -> nb_setarg(V, Low, LJ) ; true )
+        ;   arg(3, St, On),
+            On /\ (1 << J) =\= 0
+        ->  arg(V, Low, LV),
+            (   IJ < LV -> nb_setarg(V, Low, IJ) ; true )
+        ;   true
+        )
+    ),
+    Arcs1 is Arcs /\ (Arcs - 1),
+    arcs(Arcs1, V, G).
+
+pop_component([W|Ws], V, NC, Comp, St) :-
+    nb_setarg(W, Comp, NC),
+    arg(3, St, On0),
+    On is On0 /\ \ (1 << W),
+    nb_setarg(3, St, On),
+    (   W =:= V
+    ->  nb_setarg(2, St, Ws)
+    ;   pop_component(Ws, V, NC, Comp, St)
+    ).
+
+%   A component is good when one of its variables has a free value or
+%   an arc into a good component: repeat passes to the fixpoint.
+good_components(N, Ds, VarVal, ValVar, Comp, Seed, Good) :-
+    good_pass(1, N, Ds, VarVal, ValVar, Comp, Seed, Good, false, Changed),
+    (   Changed == true
+    ->  good_components(N, Ds, VarVal, ValVar, Comp, Seed, Good)
+    ;   true
+    ).
+
+good_pass(I, N, Ds, VarVal, ValVar, Comp, Seed, Good, Ch0, Ch) :-
+    (   I > N
+    ->  Ch = Ch0
+    ;   arg(I, Comp, CI),
+        arg(CI, Good, GI),
+        (   GI =:= 1
+        ->  Ch1 = Ch0
+        ;   (   arg(I, Seed, 1)
+            ->  true
+            ;   arg(I, Ds, D),
+                arg(I, VarVal, Val),
+                Arcs is D /\ \ (1 << Val),
+                reaches_good(Arcs, ValVar, Comp, Good)
+            )
+        ->  nb_setarg(CI, Good, 1),
+            Ch1 = true
+        ;   Ch1 = Ch0
+        ),
+        I1 is I + 1,
+        good_pass(I1, N, Ds, VarVal, ValVar, Comp, Seed, Good, Ch1, Ch)
+    ).
+
+reaches_good(Arcs, ValVar, Comp, Good) :-
+    Arcs =\= 0,
+    W is lsb(Arcs),
+    arg(W, ValVar, J),
+    (   J =\= 0, arg(J, Comp, CJ), arg(CJ, Good, 1)
+    ->  true
+    ;   Arcs1 is Arcs /\ (Arcs - 1),
+        reaches_good(Arcs1, ValVar, Comp, Good)
+    ).
+
+keep_masks(I, N, Ds, VarVal, ValVar, Comp, Good, Keep) :-
+    (   I > N
+    ->  Keep = []
+    ;   arg(I, Ds, D),
+        arg(I, VarVal, Val),
+        arg(I, Comp, CI),
+        Arcs is D /\ \ (1 << Val),
+        unsupported(Arcs, ValVar, Comp, Good, CI, 0, Drop),
+        K is D /\ \ Drop,
+        Keep = [K|Keep1],
+        I1 is I + 1,
+        keep_masks(I1, N, Ds, VarVal, ValVar, Comp, Good, Keep1)
+    ).
+
+unsupported(0, _, _, _, _, Drop, Drop) :- !.
+unsupported(Arcs, ValVar, Comp, Good, CI, Drop0, Drop) :-
+    W is lsb(Arcs),
+    arg(W, ValVar, J),
+    (   J =:= 0
+    ->  Drop1 = Drop0
+    ;   arg(J, Comp, CJ),
+        (   CJ =:= CI -> Drop1 = Drop0
+        ;   arg(CJ, Good, 1) -> Drop1 = Drop0
+        ;   Drop1 is Drop0 \/ (1 << W)
+        )
+    ),
+    Arcs1 is Arcs /\ (Arcs - 1),
+    unsupported(Arcs1, ValVar, Comp, Good, CI, Drop1, Drop).
+
+		 /*******************************
+		 *          BOX LINES           *
+		 *******************************/
+
+%   Chunked is K rows of K boxes (lists of entries).  M[i][j] is the
+%   union of the domains where row i crosses box j.  A field where row i
+%   crosses box j may take only values that, for every other box j' of
+%   the band, box j' can take outside row i, and that, for every other
+%   row i', row i' can take outside box j.  Repeat to the fixpoint.
+box_lines_fix(Chunked) :-
+    maplist(maplist(entries_mask), Chunked, M),
+    maplist(others_or, M, RowOut),          % RowOut[i][j]: row i outside box j
+    transpose(M, MT),
+    maplist(others_or, MT, BoxOutT),        % BoxOutT[j][i]: box j outside row i
+    transpose(BoxOutT, BoxOut),
+    maplist(others_and, BoxOut, ByBoxes),   % over the boxes j' /= j
+    transpose(RowOut, RowOutT),
+    maplist(others_and, RowOutT, ByRowsT),  % over the rows i' /= i
+    transpose(ByRowsT, ByRows),
+    restrict_rows(Chunked, M, ByBoxes, ByRows, false, Changed),
+    (   Changed == true -> box_lines_fix(Chunked) ; true ).
+
+entries_mask(Entries, M) :-
+    foldl(or_mask, Entries, 0, M).
+
+or_mask(X, M0, M) :-
+    mask(X, MX),
+    M is M0 \/ MX.
+
+%   others_or(+Ms, -Os): Os[j] is the union of Ms[j'] for j' /= j;
+%   others_and/2 the same for intersections.
+others_or(Ms, Os) :-
+    others_or(Ms, 0, Os, _).
+
+others_or([], _, [], 0).
+others_or([M|Ms], Before, [O|Os], After) :-
+    Before1 is Before \/ M,
+    others_or(Ms, Before1, Os, After1),
+    O is Before \/ After1,
+    After is After1 \/ M.
+
+others_and(Ms, Os) :-
+    others_and(Ms, -1, Os, _).
+
+others_and([], _, [], -1).
+others_and([M|Ms], Before, [O|Os], After) :-
+    Before1 is Before /\ M,
+    others_and(Ms, Before1, Os, After1),
+    O is Before /\ After1,
+    After is After1 /\ M.
+
+restrict_rows([], [], [], [], C, C).
+restrict_rows([R|Rs], [M|Ms], [A|As], [B|Bs], C0, C) :-
+    restrict_boxes(R, M, A, B, C0, C1),
+    restrict_rows(Rs, Ms, As, Bs, C1, C).
+
+restrict_boxes([], [], [], [], C, C).
+restrict_boxes([Entries|Es], [M|Ms], [A|As], [B|Bs], C0, C) :-
+    Allow is A /\ B,
+    (   M /\ \ Allow =:= 0
+    ->  C1 = C0
+    ;   restrict(Entries, Allow, C0, C1)
+    ),
+    restrict_boxes(Es, Ms, As, Bs, C1, C).
+
+restrict([], _, C, C).
+restrict([X|Xs], Allow, C0, C) :-
+    (   integer(X)
+    ->  Allow /\ (1 << X) =\= 0,
+        C1 = C0
+    ;   mask(X, M),
+        New is M /\ Allow,
+        (   New =:= M
+        ->  C1 = C0
+        ;   narrow(X, M, New),
+            C1 = true
+        )
+    ),
+    restrict(Xs, Allow, C1, C).
