@@ -7,22 +7,23 @@ that must be ignored. Failing puzzles shrink to few infos, since every
 drawn choice shrinks towards "no info".
 
 Three engines must give the same solutions, each once, every one accepted
-by the validator: our Prolog search, the Python engine and a plain clpfd
-oracle (sudoku/3 with search(labeling): the core relation of sudoku.pl
-labelled by labeling/2, with none of our search's rules). The first two
-share their reasoning (bit masks, Hall's theorem, probing), so a rule that
-wrongly prunes in both would make them agree on a wrong answer, and the
-validator cannot see a solution that is missing. The oracle prunes only
-by clpfd's propagation, so it is the one that can see it.
+by the validator: our Prolog search (the clpfd model with the staged
+labeling of sudoku_labeling.pl), the Python engine (a search of its own on
+bit masks) and a plain clpfd oracle (sudoku/3 with search(labeling): the
+model of sudoku.pl labelled by labeling([ff]), with none of our search's
+propagators, stages or lookahead). The validator cannot see a solution
+that is missing; an engine that loses one is caught by the others, and
+the oracle is the simplest of them.
 
 The mutation check proves that this referee can fail:
 
 - the mutants in tests/fixtures/solvers/mutants/*.pl give wrong or repeated
   solutions, which the validator catches;
 - the mutants declared in lossy.toml there are our real solver with one
-  rule made over-eager (Hall's theorem, box-line confinement, failed-literal
-  probing). They only lose solutions, never give a wrong one, and still
-  solve many puzzles right; the oracle is what catches them.
+  rule made over-eager (the matching of distinct_values/1, box-line
+  confinement, the lookahead and its trial-strength singles). They only
+  lose solutions, never give a wrong one, and still solve many puzzles
+  right; the oracle is what catches them.
 
 Hypothesis finds a puzzle on which each is faulted, and shrinks it.
 """
@@ -295,15 +296,9 @@ def misses_only(faults: list[str]) -> bool:
     return bool(faults) and all(f.startswith("misses ") for f in faults)
 
 
-#: Where each lossy mutant is hunted. Under oddsum the probing mutant shows
-#: no loss: the search there runs on half-boards (one parity), whose small
-#: units seldom give a pair one side of which fails; Hypothesis found no
-#: such puzzle in 1000 examples, nor does the bundled suite hold one.
-#: Parity counting runs only under oddsum.
-NOT_HUNTED = {
-    ("probe_drops_the_live_side", Rules.ODDSUM),
-    ("parity_count_forgets_the_pair", Rules.CONSECUTIVE),
-}
+#: Where each lossy mutant is hunted: everywhere (a mutant that no puzzle
+#: of one rule variant can expose is named here, with the reason).
+NOT_HUNTED: set[tuple[str, Rules]] = set()
 HUNTS = [
     pytest.param(name, rules, id=f"{name}-{rules.value}")
     for name in sorted(LOSSY)
@@ -378,10 +373,10 @@ def test_each_lossy_mutant_is_a_subtle_bug(
 def test_a_mutant_whose_rule_has_changed_fails_to_build(tmp_path: Path) -> None:
     """The mutants cannot drift from the solver: a snippet that is not in
     its file exactly once stops the build, naming the mutant."""
-    gone = Mutant("stale", "a rule", "a bug", "sudoku_search.pl", "no such code", "x")
+    gone = Mutant("stale", "a rule", "a bug", "sudoku_labeling.pl", "no such code", "x")
     with pytest.raises(MutantDrift, match=r"mutant 'stale'.*0 times"):
         gone.build(tmp_path)
-    twice = Mutant("vague", "a rule", "a bug", "sudoku_search.pl", ":- use_module", "x")
+    twice = Mutant("vague", "a rule", "a bug", "sudoku_labeling.pl", ":- use_module", "x")
     with pytest.raises(MutantDrift, match="mutant 'vague'"):
         twice.build(tmp_path)
 

@@ -1,10 +1,11 @@
 """prolog/sudoku.pl as a model: sudoku_constraints/3 and the two searches.
 
-sudoku/3's search(labeling) labels the plain clpfd model, so it is an
-oracle for the default search(board), the bit-mask search of
-prolog/sudoku_search.pl: both must give the same solution set. Each check
-runs in a plain `swipl` process that loads prolog/sudoku.pl, as a teacher
-or student would query it.
+sudoku/3's search(labeling) labels the plain clpfd model with
+labeling([ff]), so it is an oracle for the default search(staged) of
+prolog/sudoku_labeling.pl (stages, the propagators of
+prolog/sudoku_propagators.pl, lookahead): both must give the same solution
+set. Each check runs in a plain `swipl` process that loads
+prolog/sudoku.pl, as a teacher or student would query it.
 """
 
 from __future__ import annotations
@@ -64,14 +65,14 @@ def bundled(max_k: int) -> list[tuple[str, Puzzle]]:
 
 COMPARE = """
 compare_searches(Rules, Name-Spec) :-
-    findall(S, limit({cap1}, sudoku(Spec, S, [rules(Rules), search(board)])),
-            Board),
-    length(Board, NB),
+    findall(S, limit({cap1}, sudoku(Spec, S, [rules(Rules), search(staged)])),
+            Staged),
+    length(Staged, NB),
     (   NB > {cap}
     ->  format("~w skip~n", [Name])
     ;   findall(S, sudoku(Spec, S, [rules(Rules), search(labeling)]), Lab),
         length(Lab, NL),
-        msort(Board, SB),
+        msort(Staged, SB),
         msort(Lab, SL),
         (   SB == SL -> Same = same ; Same = differ ),
         format("~w ~w ~w ~w~n", [Name, NB, NL, Same])
@@ -81,7 +82,7 @@ compare_searches(Rules, Name-Spec) :-
 
 @pytest.mark.slow
 @pytest.mark.parametrize("rules", ["consecutive", "oddsum"])
-def test_board_and_labeling_find_the_same_solutions(tmp_path: Path, rules: str) -> None:
+def test_staged_and_labeling_find_the_same_solutions(tmp_path: Path, rules: str) -> None:
     puzzles = bundled(3)
     cases = tmp_path / "cases.pl"
     cases.write_text("".join(f"case('{name}', {p.to_term()}).\n" for name, p in puzzles))
@@ -98,11 +99,11 @@ def test_board_and_labeling_find_the_same_solutions(tmp_path: Path, rules: str) 
         name, *rest = line.split()
         if rest == ["skip"]:
             continue
-        board, labeling, same = int(rest[0]), int(rest[1]), rest[2]
-        assert (board, same) == (labeling, "same"), name
+        staged, labeling, same = int(rest[0]), int(rest[1]), rest[2]
+        assert (staged, same) == (labeling, "same"), name
         if rules == "consecutive":
             expected = load_solutions(CONSECUTIVE / f"{name}s.txt")
-            assert board == len(expected), name
+            assert staged == len(expected), name
         compared += 1
     # Only oddsum skips (puzzles with thousands of solutions).
     assert compared >= {"consecutive": len(puzzles), "oddsum": len(puzzles) - 2}[rules]
@@ -144,7 +145,7 @@ def test_search_option_is_checked() -> None:
     found = swipl(f"sudoku({EXAMPLE}, S, [search(labeling)]), print(S), nl")
     assert found.strip() == EXAMPLE_SOLUTION
     error = swipl(f"catch(sudoku({EXAMPLE}, _, [search(fast)]), error(E, _), true), print(E), nl")
-    assert error.strip() == "type_error(oneof([board,labeling]),fast)"
+    assert error.strip() == "type_error(oneof([staged,labeling]),fast)"
 
 
 def test_a_fully_given_grid_is_its_one_solution_under_oddsum() -> None:
