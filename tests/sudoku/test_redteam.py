@@ -571,7 +571,7 @@ def test_a_grader_in_another_temp_folder_spares_live_sandboxes(
     monkeypatch.setattr(cgroups, "layout", lambda: cgroups.Layout(2, {"unified": hierarchy}))
     (tmp_path / "teacher_a").mkdir()
     (tmp_path / "teacher_b").mkdir()
-    with RunFolder(tmp_path / "teacher_a", others=False) as live:
+    with RunFolder(tmp_path / "teacher_a") as live:
         group = hierarchy / f"{cgroups.PREFIX}{live.run_id}-0123abcd"
         group.mkdir()
         RunFolder.remove_stale(tmp_path / "teacher_b")  # how another grader starts

@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import functools
 import logging
 import os
 import shutil
 import socket
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -50,10 +48,10 @@ logger = logging.getLogger(__name__)
 #: with another plpuzzle would load another loader and grade differently.
 RESOURCE = "plpuzzle-sandbox-" + __version__
 
-#: Sandbox slots (hence uids) of workers start here, above any local pool's,
-#: and are claimed machine-wide: several worker processes share a machine.
+#: Sandbox slots (hence uids) of workers start here, above most local
+#: pools', and are claimed machine-wide like theirs (jail.claim_slot):
+#: several worker processes and graders share a machine.
 SLOT_BASE = 1000
-SLOT_COUNT = 4096
 
 #: A loaded program left idle this long is closed (its client may be gone).
 IDLE_SECONDS = 60.0
@@ -297,18 +295,11 @@ def _close(loaded: _Loaded) -> None:
 
 
 def _claim_slot() -> tuple[int, int]:
-    """A sandbox slot no other process on this machine holds: a locked file."""
-    folder = Path(tempfile.gettempdir()) / "plpuzzle-slots"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    for slot in range(SLOT_BASE, SLOT_BASE + SLOT_COUNT):
-        fd = os.open(folder / str(slot), os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            continue
-        return slot, fd
-    raise SandboxSetupError(f"all {SLOT_COUNT} sandbox slots of this machine are in use")
+    """A sandbox slot no other process on this machine holds (jail.take_slot)."""
+    try:
+        return jail.take_slot(SLOT_BASE)
+    except jail.SlotsExhausted as e:
+        raise SandboxSetupError(str(e)) from None
 
 
 _state = _WorkerState()

@@ -34,9 +34,12 @@ from plpuzzle.sandbox import cgroups
 FOLDER_PREFIX = "plpuzzle-grading-"
 LOCK_NAME = "lock"
 
-#: Bounds on what one submission may bring into its sandbox.
+#: Bounds on what one submission may bring into its sandbox: files, bytes
+#: in all, and bytes in one file (below the sandbox's file-size limit,
+#: under which the files are written into it).
 MAX_FILES = 500
 MAX_BYTES = 32 * 1024 * 1024
+MAX_FILE_BYTES = 8 * 1024 * 1024
 
 
 _RUN_ID = re.compile(r"r(\d+)s(\d+)x[0-9a-f]+")
@@ -94,34 +97,19 @@ class WorkspaceError(Exception):
     """The working folder cannot be used for sandboxes (the machine's setup)."""
 
 
-def _check_reachable(folder: Path) -> None:
-    """Sandboxes of another uid must pass through every folder above ours."""
-    for path in [folder, *folder.parents]:
-        if not path.stat().st_mode & 0o001:
-            raise WorkspaceError(
-                f"{folder}: sandboxes run under another uid and cannot pass through "
-                f"{path} (no execute permission for others); set TMPDIR to a folder "
-                "they can reach, such as /tmp"
-            )
-
-
 class RunFolder:
     """This run's working folder: locked while it lives, removed on close.
 
-    `others` says whether sandboxes run under another uid, which must be
-    able to pass through every folder above it.
+    Only the grader uses it: sandboxes get their files copied in through
+    descriptors, never a path into it, so it is private to the grader's uid.
     """
 
-    def __init__(self, base: Path | None = None, others: bool | None = None) -> None:
+    def __init__(self, base: Path | None = None) -> None:
         self.base = Path(base or tempfile.gettempdir()).resolve()
-        if others if others is not None else os.geteuid() == 0:
-            _check_reachable(self.base)
         self.remove_stale(self.base)
         self.run_id = new_run_id()
         self.path = self.base / f"{FOLDER_PREFIX}{self.run_id}"
         self.path.mkdir(mode=0o700)
-        # Sandboxes may run under another uid: let it pass through, not list.
-        self.path.chmod(0o711)
         self._lock = os.open(self.path / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
         fcntl.flock(self._lock, fcntl.LOCK_EX)
 
@@ -211,7 +199,10 @@ def read_regular_files(source: Path, file_name: str | None = None) -> Submission
             if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
                 refused.append(f"{rel}: not a regular file")
                 return
-            data = f.read(MAX_BYTES + 1 - total)
+            data = f.read(min(MAX_BYTES - total, MAX_FILE_BYTES) + 1)
+        if len(data) > MAX_FILE_BYTES:
+            refused.append(f"{rel}: larger than {MAX_FILE_BYTES >> 20} MB")
+            return
         if total + len(data) > MAX_BYTES:
             refused.append(f"{rel}: the submission is larger than {MAX_BYTES >> 20} MB")
             return

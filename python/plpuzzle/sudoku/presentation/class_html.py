@@ -333,6 +333,8 @@ def _header(report: dict[str, Any]) -> str:
         ("Memory limit", f"{settings['memory_limit_mb']} MB"),
         ("Limits", settings["policy"]),
     ]
+    if settings.get("accounting"):
+        facts.append(("CPU accounting", settings["accounting"]))
     places = report.get("ran_on", [])
     if places:
         facts.append(("Ran on", ", ".join(f"{p['place']} ({_runs(p['runs'])})" for p in places)))

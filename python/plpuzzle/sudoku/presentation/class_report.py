@@ -128,6 +128,7 @@ def build(
             "wall_limit": settings.wall_seconds,
             "memory_limit_mb": settings.memory_mb,
             "policy": settings.policy(),
+            "accounting": settings.accounting(),
         },
         # Near the top of grades.json, not after 100,000 results.
         "ran_on": [{"place": p, "runs": n} for p, n in sorted(places.items())],

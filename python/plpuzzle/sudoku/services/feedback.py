@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import queue
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from plpuzzle.sandbox import jail
 from plpuzzle.sandbox.program import SandboxSetupError
 from plpuzzle.sandbox.workspace import RunFolder
 from plpuzzle.sudoku.domain.evidence import GridEvidence, describe, grids_in_evidence
@@ -429,22 +429,18 @@ def _shrink_class(
     out: dict[str, dict[str, Shrunk | str]] = {}
     jobs = max(1, jobs)
     with RunFolder() as run, ThreadPoolExecutor(max_workers=jobs) as pool:
-        # A slot is a sandbox uid: no two sandboxes running at once share one.
-        free: queue.Queue[int] = queue.Queue()
-        for slot in range(jobs):
-            free.put(slot)
 
         def one(item: tuple[Submission, list[TestGrade]]) -> None:
             sub, grades = item
-            slot = free.get()
             try:
-                out[sub.student] = shrink_student(
-                    sub, grades, cases, settings, policy, cache, run, slot, hidden
-                )
+                # A slot is a sandbox uid, claimed machine-wide: no two
+                # sandboxes running at once share one.
+                with jail.claim_slot() as slot:
+                    out[sub.student] = shrink_student(
+                        sub, grades, cases, settings, policy, cache, run, slot, hidden
+                    )
             except (SandboxSetupError, OSError) as e:  # the feedback goes on without it
                 out[sub.student] = {g.test: f"the sandbox failed: {e}" for g in grades}
-            finally:
-                free.put(slot)
 
         list(pool.map(one, work))
     # Only entries of this class are kept: the cache does not grow forever.

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from plpuzzle.sandbox import cgroups, jail
+from plpuzzle.sandbox.meter import WITHOUT_GROUPS, accounting
 from plpuzzle.sandbox.program import LoadReport, SandboxSetupError
 from plpuzzle.sandbox.workspace import WorkspaceError, new_run_id, run_is_alive
 from plpuzzle.sudoku.domain.evidence import evidence_in_words
@@ -124,12 +125,22 @@ def check_machine() -> list[str]:
             "one: install the Debian package bubblewrap, and allow unprivileged user "
             "namespaces (sysctl user.max_user_namespaces > 0)"
         )
+    try:
+        jail.system_view()
+    except OSError as e:
+        raise SetupProblem(f"cannot build the sandbox's view of SWI-Prolog: {e}") from None
     warnings = []
-    if cgroups.layout() is None:
+    how = accounting()
+    if not how.by_kernel:
         warnings.append(
-            "no writable control groups (run as root for them): CPU time and memory are "
-            "sampled from the sandbox's process tree in /proc, memory is limited per process "
-            "(address space), and the number of processes per uid"
+            f"{WITHOUT_GROUPS}: CPU time is charged as wall time x {how.cores} core(s), so a "
+            "test's CPU limit is reached after that share of it in wall time; memory is "
+            "sampled and limited per process (address space), and processes per uid"
+        )
+    elif "memory" not in (cgroups.layout() or cgroups.Layout(0, {})).controllers:
+        warnings.append(
+            "the control group has no memory controller: memory is sampled and limited per "
+            "process (address space)"
         )
     if os.geteuid() != 0:
         warnings.append("not root: submissions run under your own uid, inside the sandbox")

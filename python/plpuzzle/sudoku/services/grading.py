@@ -38,8 +38,15 @@ from typing import Any
 
 from plpuzzle import __version__
 from plpuzzle.engine import DEFAULT_TIME_LIMIT, Dialect, prolog_dir
-from plpuzzle.sandbox import cgroups, jail
-from plpuzzle.sandbox.program import LoadReport, Observation, RunEnd, SandboxedProgram
+from plpuzzle.sandbox import jail
+from plpuzzle.sandbox.meter import accounting
+from plpuzzle.sandbox.program import (
+    WALL_STRETCH,
+    LoadReport,
+    Observation,
+    RunEnd,
+    SandboxedProgram,
+)
 from plpuzzle.sandbox.workspace import RunFolder, SubmissionFiles, read_regular_files
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.domain.results import SolveResult, Status
@@ -443,18 +450,17 @@ class GradeSettings:
 
     def policy(self) -> str:
         """The limits in words, for the reports."""
-        where = cgroups.layout()
-        counted = (
-            f"from the sandbox's control group (cgroup v{where.version})"
-            if where
-            else "by sampling the sandbox's process tree in /proc"
-        )
         return (
             f"{self.time_limit:g} s of CPU time per test, over every process of the "
-            f"submission, counted {counted}; a wall-clock backstop of "
-            f"{self.wall_seconds:g} s for solvers that wait; {self.memory_mb} MB of memory "
-            "per submission's sandbox"
+            f"submission; a wall-clock backstop of {self.wall_seconds:g} s for solvers that "
+            "wait (moved out by the time a sandbox waited for a free core, up to "
+            f"{WALL_STRETCH:g} times); {self.memory_mb} MB of memory per submission's sandbox"
         )
+
+    @staticmethod
+    def accounting() -> str:
+        """How CPU time is counted on this machine, in words, for the reports."""
+        return accounting().words
 
 
 def case_key(case: SuiteCase) -> str:
@@ -796,7 +802,13 @@ def grade_class(
                     folders[sub.student] = sub.files.write(run.path / f"sub-{sub.student}")
                 return folders[sub.student]
 
-        def slot_work(slot: int) -> None:
+        def slot_work(index: int) -> None:
+            # The slot (the sandboxes' uid) is claimed machine-wide: another
+            # grader on this machine never runs a sandbox under the same uid.
+            with jail.claim_slot() as slot:
+                work(index, slot)
+
+        def work(index: int, slot: int) -> None:
             program: SandboxedProgram | None = None
             current: str | None = None
             try:
@@ -827,7 +839,7 @@ def grade_class(
                             settings.limits(), slot, hidden,
                         )  # fmt: skip
                         with lock:
-                            running[slot] = program
+                            running[index] = program
                         if stop.is_set():
                             break
                         report = program.load()
