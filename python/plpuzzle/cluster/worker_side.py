@@ -26,7 +26,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from plpuzzle import __version__
@@ -157,7 +156,6 @@ class _WorkerState:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.run_folder: RunFolder | None = None
-        self.written: dict[str, Path] = {}
         self.idle: dict[tuple[str, str], list[_Loaded]] = {}
         self.busy: list[_Loaded] = []
         self.failed: dict[tuple[str, str], LoadReport] = {}
@@ -172,14 +170,6 @@ class _WorkerState:
                 self.run_folder = RunFolder()
             return self.run_folder
 
-    def files(self, digest: str, files: SubmissionFiles) -> Path:
-        """The submission's folder, written once per worker process."""
-        run = self.folder()
-        with self.lock:
-            if digest not in self.written:
-                self.written[digest] = files.write(run.path / f"sub-{digest[:24]}")
-            return self.written[digest]
-
     def take(self, key: tuple[str, str], task: str) -> _Loaded | None:
         with self.lock:
             while self.idle.get(key):
@@ -193,8 +183,10 @@ class _WorkerState:
 
     def load(self, spec: RunSpec, digest: str, files: SubmissionFiles, task: str) -> _Loaded:
         slot, fd = _claim_slot()
+        # The submission names its file to load (files.main); spec.solver
+        # is what a submission without that choice loads.
         program = SandboxedProgram(
-            self.folder(), self.files(digest, files), spec.solver, spec.predicate,
+            self.folder(), files, files.main or spec.solver, spec.predicate,
             spec.dialect, spec.limits, slot, jail.own_paths(),
         )  # fmt: skip
         loaded = _Loaded(program, fd, spec.run_id, task=task)
@@ -277,7 +269,6 @@ class _WorkerState:
         self._close_idle(lambda loaded: True)
         with self.lock:
             folder, self.run_folder = self.run_folder, None
-            self.written.clear()
         if folder is not None:
             folder.close()
 
@@ -307,9 +298,10 @@ _state = _WorkerState()
 
 def run_goal(
     spec: RunSpec, digest: str, files: SubmissionFiles, goals: dict[str, str], test: str,
-    template: str,
+    template: str, max_answers: int | None = None,
 ) -> RemoteRun:  # fmt: skip
-    """Run `goals[test]` on the submission, loaded (once) in a sandbox here."""
+    """Run `goals[test]` on the submission, loaded (once) in a sandbox here;
+    past `max_answers` answers the run is stopped (see SandboxedProgram.run)."""
     place = where()
     key = (spec.run_id, digest)
     if spec.run_id in _state.stopped:
@@ -331,7 +323,7 @@ def run_goal(
         # Registered as busy before this check: a stop from now on kills it.
         if not _state.wanted(spec.run_id, task):
             return RemoteRun(place, stopped=True)
-        observation = loaded.program.run(goals[test], template)
+        observation = loaded.program.run(goals[test], template, max_answers)
     except SandboxSetupError as e:
         return RemoteRun(place, setup_error=str(e))
     finally:

@@ -51,7 +51,9 @@ GRADE_COLOURS: dict[str, str] = {
     "timeout": "#9a6700",
     "memory limit": "#8250df",
     "crashed": "#bf3989",
+    "not loadable": "#0550ae",
     "load error": "#0969da",
+    "no submission": "#6e7781",
     "error": "#57606a",
 }
 

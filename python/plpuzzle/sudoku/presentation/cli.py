@@ -76,6 +76,7 @@ from plpuzzle.sudoku.services.suite import (
     bundled_suite,
     suite_cases,
 )
+from plpuzzle.untrusted import printable
 
 rules_option = click.option(
     "--rules",
@@ -1173,7 +1174,12 @@ def _print_class_summary(console: Console, outcome: grader.GradingOutcome) -> No
     )
     table.add_column("student", no_wrap=True)
     table.add_column("score", justify="right", no_wrap=True)
-    short = {"memory limit": "memory", "load error": "no load"}
+    short = {
+        "memory limit": "memory",
+        "not loadable": "no load",
+        "load error": "load err",
+        "no submission": "none",
+    }
     report = outcome.report
     # Only the grades someone got (and always correct and wrong): the table
     # must fit a terminal, and an all-dash column says nothing.
@@ -1195,11 +1201,10 @@ def _print_class_summary(console: Console, outcome: grader.GradingOutcome) -> No
             f"plpuzzle does not emulate: {escape(', '.join(report['not_emulated']))}. That is "
             "plpuzzle's gap, not the students': please report it."
         )
-    if outcome.ungradable:
-        console.print(
-            f"Graded 0, nothing to run: {', '.join(outcome.ungradable)} (see their notes).",
-            markup=False,
-        )
+    if outcome.not_graded:
+        console.print("Graded 0, nothing ran:", markup=False)
+        for student, why in outcome.not_graded:
+            console.print(f"  {student}: {printable(why)}", markup=False, highlight=False)
     if outcome.missing:
         console.print(
             f"Missing (on the roster, no submission): {', '.join(outcome.missing)}.",

@@ -35,7 +35,6 @@ from plpuzzle.sudoku.domain.evidence import GridEvidence, describe, grids_in_evi
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, grid_from_lists
 from plpuzzle.sudoku.domain.textformat import FormatError, parse_puzzle, puzzle_to_text
 from plpuzzle.sudoku.services.grading import (
-    SOLVER_NAME,
     Grade,
     GradeSettings,
     Points,
@@ -61,10 +60,19 @@ FEEDBACK_FOLDER = "feedback"
 CACHE_NAME = "shrunk.json"
 
 #: Grades that are errors: told once per kind, with the tests they hit.
-ERROR_GRADES = (Grade.LOAD_ERROR, Grade.TIMEOUT, Grade.MEMORY, Grade.CRASHED, Grade.ERROR)
+ERROR_GRADES = (
+    Grade.NO_SUBMISSION,
+    Grade.NOT_LOADABLE,
+    Grade.LOAD_ERROR,
+    Grade.TIMEOUT,
+    Grade.MEMORY,
+    Grade.CRASHED,
+    Grade.ERROR,
+)
 
-#: The measured part of a timeout's detail, which differs from test to test.
-_MEASURED = re.compile(r" \(CPU [0-9.]+ s, wall [0-9.]+ s\)$")
+#: The measured part of a timeout's detail, which differs from test to test
+#: (grading.measured; the older form had "wall" in it).
+_MEASURED = re.compile(r" \(CPU [0-9.]+ s(?:,| of) (?:wall )?[0-9.]+ s\)$")
 
 
 @dataclass(frozen=True)
@@ -345,10 +353,9 @@ def shrink_student(
         cpu_seconds=min(base.cpu_seconds, budget.run_seconds),
         wall_seconds=min(base.wall_seconds, 2 * budget.run_seconds + 10),
     )
-    folder = sub.files.write(run.path / f"shrink-{sub.student}")
     start = time.monotonic()
     with SandboxSolver(
-        run, folder, SOLVER_NAME, settings.dialect, limits, hidden or [], slot
+        run, sub.files, sub.files.main, settings.dialect, limits, hidden or [], slot
     ) as solver:
         for g, key in todo:
             left = policy.seconds_per_student - (time.monotonic() - start)

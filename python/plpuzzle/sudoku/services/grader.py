@@ -102,6 +102,9 @@ class GradingOutcome:
     missing: list[str] = field(default_factory=list)
     #: Entries graded 0 because they hold no sudoku.pl (or no usable id).
     ungradable: list[str] = field(default_factory=list)
+    #: Everyone graded 0 without a run (nothing to run, or it did not
+    #: load): (student, "grade: why"), for the summary.
+    not_graded: list[tuple[str, str]] = field(default_factory=list)
 
 
 class GradingInterrupted(KeyboardInterrupt):
@@ -467,7 +470,7 @@ def grade(
             for s in subs
         ]
     for u in intake.ungradable:
-        zero = [TestGrade(u.student, c.name, Grade.LOAD_ERROR, u.note) for c in cases]
+        zero = [TestGrade(u.student, c.name, u.grade, u.note) for c in cases]
         students.append(StudentGrades(u.student, str(u.source), zero, [u.note]))
     for m in missing:
         none = [TestGrade(m, c.name, Grade.MISSING, "no submission") for c in cases]
@@ -519,4 +522,19 @@ def grade(
         warnings,
         missing,
         [u.student for u in intake.ungradable],
+        not_graded(students),
     )
+
+
+#: Grades that mean a submission never ran a test.
+NOT_RUN = (Grade.NO_SUBMISSION, Grade.NOT_LOADABLE, Grade.LOAD_ERROR)
+
+
+def not_graded(students: list[StudentGrades]) -> list[tuple[str, str]]:
+    """(student, "grade: why") for each student none of whose tests ran."""
+    out = []
+    for s in sorted(students, key=lambda s: s.student):
+        if s.grades and all(g.grade in NOT_RUN for g in s.grades):
+            first = s.grades[0]
+            out.append((s.student, f"{first.grade.value}: {first.detail}"))
+    return out
