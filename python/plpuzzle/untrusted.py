@@ -89,11 +89,11 @@ def md_code(text: str) -> str:
     return f"{ticks}{pad}{one}{pad}{ticks}"
 
 
-def json_for_pages(data: Any, indent: int | None = 2) -> str:
+def json_for_pages(data: Any, indent: int | None = 2, ensure_ascii: bool = False) -> str:
     """JSON whose strings are safe to paste into HTML or a script: <, >
     and & are written as \\u escapes (the same data once parsed), and so
     are U+2028 and U+2029, which end a line in older JavaScript."""
-    text = json.dumps(data, indent=indent, ensure_ascii=False)
+    text = json.dumps(data, indent=indent, ensure_ascii=ensure_ascii)
     for char in "<>&\u2028\u2029":
         text = text.replace(char, f"\\u{ord(char):04x}")
     return text

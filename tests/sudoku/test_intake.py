@@ -135,7 +135,7 @@ def test_archives_are_unpacked_in_memory_and_safely(tmp_path: Path) -> None:
         z.writestr("sudoku.pl", SOLVER)
         z.writestr("huge.bin", b"\0" * (40 << 20))  # 40 MB of zeros, 40 KB packed
         info = zipfile.ZipInfo("evil_link")
-        info.external_attr = (0o120777 << 16)
+        info.external_attr = 0o120777 << 16
         z.writestr(info, "/etc/shadow")
     with tarfile.open(subs / "ned.tgz", "w:gz") as t:  # a tar bomb: unpacks past the bound
         add_tar(t, "sudoku.pl", SOLVER.encode())

@@ -154,6 +154,8 @@ class StudentFeedback:
     tests: list[TestFeedback]
     errors: list[ErrorGroup] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: Other students who handed in the same files.
+    identical_to: list[str] = field(default_factory=list)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -258,6 +260,7 @@ def build_feedback(
         tests,
         error_groups(student.grades),
         list(student.notes),
+        list(student.identical_to),
     )
 
 
