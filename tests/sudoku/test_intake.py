@@ -386,6 +386,41 @@ def test_regrading_one_student(tmp_path: Path) -> None:
     assert "--student davd: no such student (did you mean dave?)" in typo.stderr
 
 
+@pytest.mark.sandbox
+def test_identical_submissions_are_named_and_regraded_one_at_a_time(tmp_path: Path) -> None:
+    """ann and bob hand in the same file: each test runs once for both, each
+    keeps rows of their own, the reports say "identical to", and --student
+    bob regrades bob alone."""
+    subs = one_student(tmp_path)
+    shutil.copy(CLASS / "alice.pl", subs / "ann.pl")
+    shutil.copy(CLASS / "alice.pl", subs / "bob.pl")
+    suite = copy_suite(tmp_path, "test001", "test004")
+    out = tmp_path / "out"
+    first = plpuzzle(*grade_args(subs, suite, out))
+    assert first.returncode == 0, first.stderr
+    assert "Identical hand-ins (each test run once): ann = bob" in first.stdout
+    data = json.loads((out / "grades.json").read_text())
+    twins = {s["id"]: s["identical_to"] for s in data["students"]}
+    assert twins == {"ann": ["bob"], "bob": ["ann"], "dave": []}
+    assert "identical to: bob" in (out / "grades.html").read_text()
+    assert "Identical to: `ann`" in (out / "feedback" / "bob.md").read_text()
+    db = out / "grades.sqlite"
+    assert sorted(set(results_in(db))) == [
+        ("ann", "correct"), ("bob", "correct"), ("dave", "correct"), ("dave", "wrong"),
+    ]  # fmt: skip
+    # A mark on ann's rows, which regrading bob must leave alone.
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE results SET detail='ann-untouched' WHERE student='ann'")
+    again = plpuzzle(*grade_args(subs, suite, out, "--student", "bob", "--no-feedback"))
+    assert again.returncode == 0, again.stderr
+    assert "2 test run(s) graded now, 4 taken from the gradebook" in again.stdout
+    with sqlite3.connect(db) as con:
+        marks = con.execute("SELECT student, detail FROM results WHERE student<>'dave'")
+        assert sorted(marks.fetchall()) == [
+            ("ann", "ann-untouched"), ("ann", "ann-untouched"), ("bob", ""), ("bob", ""),
+        ]  # fmt: skip
+
+
 # --- interruption -------------------------------------------------------------
 
 

@@ -1201,6 +1201,10 @@ def _print_class_summary(console: Console, outcome: grader.GradingOutcome) -> No
             f"plpuzzle does not emulate: {escape(', '.join(report['not_emulated']))}. That is "
             "plpuzzle's gap, not the students': please report it."
         )
+    twins = {" = ".join(sorted([s["id"], *s["identical_to"]])) for s in report["students"]
+             if s.get("identical_to")}  # fmt: skip
+    for group in sorted(twins):
+        console.print(f"Identical hand-ins (each test run once): {group}", markup=False)
     if outcome.not_graded:
         console.print("Graded 0, nothing ran:", markup=False)
         for student, why in outcome.not_graded:

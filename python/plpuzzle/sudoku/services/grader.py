@@ -419,18 +419,24 @@ def grade(
                 )
             for s in subs:
                 if s.student in selected:
-                    book.forget(s.digest, skey)
+                    book.forget(s.digest, skey, s.student)  # only theirs, not a twin's
         tick = on_start(len(subs) * len(cases)) if on_start else (lambda: None)
 
         def stored(sub: Submission, case: SuiteCase) -> TestGrade | None:
-            return book.get(sub, case.name, ckeys[case.name], skey)
+            own = book.get(sub, case.name, ckeys[case.name], skey)
+            if own is not None or sub.student in selected:
+                return own  # a student regraded with --student runs afresh
+            twin = book.get_twin(sub, case.name, ckeys[case.name], skey)
+            if twin is not None:  # the same files, run for another student: a row of their own
+                book.put(sub, ckeys[case.name], skey, twin)
+            return twin
 
         def claim(sub: Submission, case: SuiteCase) -> bool:
             key = (sub.digest, case.name, ckeys[case.name], skey)
-            if book.claim(*key, owner, lease):
+            if book.claim(*key, owner, lease, sub.student):
                 return True
             release_dead_claims(book, host)  # a grader killed here need not hold us up
-            return book.claim(*key, owner, lease)
+            return book.claim(*key, owner, lease, sub.student)
 
         def loaded(sub: Submission, report: LoadReport) -> None:
             book.put_load(sub.digest, skey, "\n".join(report.messages))
@@ -460,12 +466,14 @@ def grade(
             ) from None
         finally:
             book.release_claims(owner)
+        twins = identical(subs)
         students = [
             StudentGrades(
                 s.student,
                 str(s.solver),
                 [grades[(s.student, c.name)] for c in cases],
                 s.notes(book.get_load(s.digest, skey) or ""),
+                twins.get(s.student, []),
             )
             for s in subs
         ]
@@ -524,6 +532,19 @@ def grade(
         [u.student for u in intake.ungradable],
         not_graded(students),
     )
+
+
+def identical(subs: list[Submission]) -> dict[str, list[str]]:
+    """student -> the other students who handed in the same files (by digest)."""
+    by_digest: dict[str, list[str]] = {}
+    for sub in subs:
+        by_digest.setdefault(sub.digest, []).append(sub.student)
+    return {
+        student: sorted(o for o in group if o != student)
+        for group in by_digest.values()
+        if len(group) > 1
+        for student in group
+    }
 
 
 #: Grades that mean a submission never ran a test.

@@ -56,6 +56,7 @@ from plpuzzle.sudoku.services.grading import (
     grade_observation,
     load_error_grade,
     printable,
+    share_runs,
     still_to_grade,
     text_budget,
 )
@@ -87,6 +88,7 @@ def grade_class_on_cluster(
     todo = still_to_grade(submissions, cases, hooks)
     if not todo:
         return summary
+    todo, hooks = share_runs(todo, hooks)
     admission = admit(client)
     summary.problems += admission.problems() + admission.notes
     grading = _ClusterGrading(client, settings, hooks, summary, cases)
