@@ -44,9 +44,11 @@ import socket
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -728,3 +730,143 @@ def test_a_grader_in_another_temp_folder_spares_live_sandboxes(
         group.mkdir()
         RunFolder.remove_stale(tmp_path / "teacher_b")  # how another grader starts
         assert group.is_dir(), "a live run's control group was removed as stale"
+
+
+# -- a grader that is not root ---------------------------------------------------------
+
+#: The unprivileged user the grader runs as here (nobody).
+NOBODY = 65534
+
+
+def cgroup2_root() -> Path | None:
+    for line in Path("/proc/self/mounts").read_text().splitlines():
+        fields = line.split()
+        if len(fields) > 2 and fields[2] == "cgroup2":
+            return Path(fields[1])
+    return None
+
+
+@contextlib.contextmanager
+def delegated_group() -> Iterator[Path]:
+    """A cgroup v2 group handed to NOBODY, as systemd's Delegate=yes or an
+    administrator does: the folder and its procs, threads and subtree files
+    are theirs."""
+    root = cgroup2_root()
+    if root is None:
+        pytest.skip("no cgroup v2 hierarchy on this machine")
+    group = root / f"plpuzzle-test-delegated-{secrets.token_hex(4)}"
+    try:
+        group.mkdir()
+    except OSError as e:
+        pytest.skip(f"cannot make a cgroup v2 group here ({e.strerror})")
+    try:
+        for path in [group, *(group / n for n in ("cgroup.procs", "cgroup.threads",
+                                                   "cgroup.subtree_control"))]:  # fmt: skip
+            os.chown(path, NOBODY, NOBODY)
+        yield group
+    finally:
+        for sub in sorted(group.glob("*/"), reverse=True):
+            if sub.is_dir():
+                with contextlib.suppress(OSError):
+                    sub.rmdir()
+        with contextlib.suppress(OSError):
+            group.rmdir()
+
+
+def grade_as_nobody(
+    work: Path, students: dict[str, str], tests: tuple[str, ...], group: Path | None
+) -> tuple[subprocess.CompletedProcess[str], dict]:
+    """Grade fixture `students` (name -> fixture path) as NOBODY, in `group`
+    (its process moved there first, by root, as a delegation does) or in
+    none; the run and its grades.json."""
+    subs = work / "class"
+    subs.mkdir()
+    for name, fixture in students.items():
+        source = REDTEAM / fixture
+        if source.is_dir():
+            (subs / name).mkdir()
+            with_core(source / "sudoku.pl", subs / name / "sudoku.pl")
+            if name in ("pipe_shrink", "reaped_burner"):
+                build_native(subs / name / "native.so")
+        else:
+            with_core(source, subs / f"{name}.pl")
+    suite = make_suite(work, tests)
+    out = work / "report"
+    out.mkdir()
+    os.chown(out, NOBODY, NOBODY)
+    for path in [work, *work.rglob("*")]:
+        path.chmod(path.stat().st_mode | 0o755 if path.is_dir() else 0o644)
+
+    def join_group() -> None:  # as root, before the grader starts: what delegation does
+        if group is not None:
+            (group / "cgroup.procs").write_text("0\n")
+
+    # setpriv drops to NOBODY for good: the grader runs with no capability at
+    # all (it only keeps them up to its exec, since this machine's Python may
+    # lie in a folder of root's).
+    nobody = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    env = {**os.environ, "HOME": str(out), "TMPDIR": "/tmp"}
+    run = subprocess.run(
+        [*nobody, *grade_command(subs, out, suite), "--no-feedback"],
+        capture_output=True, text=True, timeout=600, env=env, preexec_fn=join_group,
+    )  # fmt: skip
+    data = json.loads((out / "grades.json").read_text()) if (out / "grades.json").exists() else {}
+    return run, data
+
+
+@pytest.fixture
+def world_readable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A folder NOBODY can read (pytest's own are root's alone)."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root, to run the grader as another, unprivileged user")
+    work = Path(tempfile.mkdtemp(prefix="plpuzzle-nonroot-"))
+    work.chmod(0o755)
+    try:
+        yield work
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+@pytest.mark.parametrize("accounting", ["delegated cgroup", "no cgroup"])
+def test_without_root_cpu_hidden_in_reaped_children_is_stopped_at_the_limit(
+    world_readable: Path, accounting: str
+) -> None:
+    """reaped_burner burns 8 s of CPU in children the kernel reaps, under a
+    5 s limit, with a grader that is not root: a delegated cgroup v2 group
+    counts them; without one, wall time is charged for every core."""
+    students = {"reaped_burner": "reaped_burner", "ctl_plain": "ctl_plain.pl"}
+    with contextlib.ExitStack() as stack:
+        group = stack.enter_context(delegated_group()) if accounting != "no cgroup" else None
+        run, data = grade_as_nobody(world_readable, students, ("test001",), group)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "not root" in run.stderr
+    how = data["settings"]["accounting"]
+    if group is not None:
+        assert "counted by the kernel" in how and "delegated to this user" in how, how
+    else:
+        assert "charged as wall time" in how, how
+        assert "no control group could be made" in run.stderr
+    grades = {s["id"]: s["results"][0] for s in data["students"]}
+    burner = grades["reaped_burner"]
+    assert burner["grade"] == "timeout" and "CPU limit" in burner["detail"], burner
+    assert burner["cpu_seconds"] >= 5, burner
+    assert grades["ctl_plain"]["grade"] == "correct", grades["ctl_plain"]
+
+
+@pytest.mark.parametrize("accounting", ["delegated cgroup", "no cgroup"])
+def test_without_root_a_request_pipe_refilled_through_proc_does_not_block(
+    world_readable: Path, accounting: str
+) -> None:
+    """pipe_fill opens its own standard input for writing (possible when the
+    grader is not root) and fills it; no request fits, and none blocks: the
+    run meets the wall-clock backstop, or (charged) the CPU limit, first."""
+    with contextlib.ExitStack() as stack:
+        group = stack.enter_context(delegated_group()) if accounting != "no cgroup" else None
+        run, data = grade_as_nobody(
+            world_readable, {"pipe_fill": "pipe_fill.pl"}, ("test001", BIG_TEST), group
+        )
+    assert run.returncode == 0, run.stdout + run.stderr
+    limit = "wall-clock backstop" if group is not None else "CPU limit"
+    for result in data["students"][0]["results"]:
+        assert result["grade"] == "timeout" and limit in result["detail"], result
+        assert "the sandbox stopped reading its request (it took 0 of" in result["detail"], result

@@ -528,7 +528,8 @@ class SandboxedProgram:
                 next_look = now + POLL_SECONDS
                 used = meter.look() - cpu0
             if used > limits.cpu_seconds:
-                end, detail = RunEnd.CPU_LIMIT, self._cpu_limit_words()
+                end = RunEnd.CPU_LIMIT
+                detail = self._cpu_limit_words(len(unsent), len(request or b""))
                 break
             if wall > limits.wall_seconds:
                 starved = self._starved(delays0)
@@ -605,11 +606,13 @@ class SandboxedProgram:
             return None
         return max(delay - before.get(pid, 0.0) for pid, delay in now.items())
 
-    def _cpu_limit_words(self) -> str:
+    def _cpu_limit_words(self, unsent: int, request: int) -> str:
         words = f"stopped at the CPU limit of {self.limits.cpu_seconds:g} s"
         how = accounting()
         if not how.by_kernel:
             words += f" (charged as wall time x {how.cores} core(s): {how.why_charged})"
+        if unsent:
+            words += f"; {_stopped_reading(unsent, request)}"
         return words
 
     def _backstop_words(
@@ -618,10 +621,7 @@ class SandboxedProgram:
         """Why a run met the wall-clock backstop, as far as the kernel can tell."""
         words = f"stopped at the wall-clock backstop of {self.limits.wall_seconds:g} s"
         if unsent:
-            return (
-                f"{words}: the sandbox stopped reading its request "
-                f"(it took {request - unsent} of {request} bytes)"
-            )
+            return f"{words}: {_stopped_reading(unsent, request)}"
         if _loaded() if starved is None else starved >= BUSY_SHARE * wall:
             return f"{words}: the machine was busy"
         if cpu < WAITING_SHARE * wall:
@@ -634,6 +634,12 @@ class SandboxedProgram:
         size = os.fstat(self._log.fileno()).st_size
         data = os.pread(self._log.fileno(), OUTPUT_TAIL_BYTES, max(0, size - OUTPUT_TAIL_BYTES))
         return as_submitted(data.decode("utf-8", errors="replace"))
+
+
+def _stopped_reading(unsent: int, request: int) -> str:
+    return (
+        f"the sandbox stopped reading its request (it took {request - unsent} of {request} bytes)"
+    )
 
 
 def _loaded() -> bool:
