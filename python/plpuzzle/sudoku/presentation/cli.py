@@ -1163,6 +1163,16 @@ def _print_interrupted(stopped: grader.GradingInterrupted) -> None:
     )
 
 
+#: Column heads of the class table, short enough for 80 columns with every grade.
+SHORT_GRADES = {
+    "memory limit": "memory",
+    "crashed": "crash",
+    "not loadable": "no load",
+    "load error": "load",
+    "no submission": "none",
+}
+
+
 def _print_class_summary(console: Console, outcome: grader.GradingOutcome) -> None:
     """One screen: a row per student, then where the reports are."""
     table = Table(
@@ -1174,12 +1184,6 @@ def _print_class_summary(console: Console, outcome: grader.GradingOutcome) -> No
     )
     table.add_column("student", no_wrap=True)
     table.add_column("score", justify="right", no_wrap=True)
-    short = {
-        "memory limit": "memory",
-        "not loadable": "no load",
-        "load error": "load err",
-        "no submission": "none",
-    }
     report = outcome.report
     # Only the grades someone got (and always correct and wrong): the table
     # must fit a terminal, and an all-dash column says nothing.
@@ -1189,7 +1193,7 @@ def _print_class_summary(console: Console, outcome: grader.GradingOutcome) -> No
         if g in ("correct", "wrong") or any(s["counts"][g] for s in report["students"])
     ]
     for g in shown:
-        table.add_column(short.get(g, g), justify="right", no_wrap=True)
+        table.add_column(SHORT_GRADES.get(g, g), justify="right", no_wrap=True)
     for s in report["students"]:
         counts = [str(s["counts"][g]) if s["counts"][g] else "-" for g in shown]
         table.add_row(escape(s["id"]), f"{s['score']}/{s['max_score']}", *counts)
