@@ -166,8 +166,6 @@ def test_slots_are_unique_on_the_machine() -> None:
         )
         assert other.returncode == 0, other.stderr
         assert int(other.stdout) != mine
-    with jail.claim_slot() as again:
-        assert again == mine  # freed when the block ended
 
 
 def test_without_control_groups_cpu_time_is_charged_by_the_wall_clock(
