@@ -52,9 +52,10 @@ setup: swipl $(STAMP)
 
 # System packages: apt-get as root, through sudo otherwise; say what to do
 # if neither is possible. `make run` needs SWI-Prolog (and bubblewrap for
-# grading); the tests also drive a headless Chromium for the HTML report.
+# grading); the tests also drive a headless Chromium for the HTML report, and
+# compile the red team's native attacks (a hostile student's .so) with cc.
 RUN_PACKAGES := swipl:swi-prolog-nox bwrap:bubblewrap
-TEST_PACKAGES := $(RUN_PACKAGES) chromium:chromium chromedriver:chromium-driver
+TEST_PACKAGES := $(RUN_PACKAGES) chromium:chromium chromedriver:chromium-driver cc:gcc
 
 define install_missing
 	@missing=""; for pair in $(1); do \

@@ -92,9 +92,10 @@ load_options(sicstus4, File, [dialect(sicstus4), encoding(Encoding)]) :-
 
 verdict(raised(E), _, Reply, false) :-
     !,
-    message_lines(E, Lines),
-    atomic_list_concat(Lines, ' ', Text),
-    format(Reply, "noload ~w~n", [Text]).
+    message_text(E, Text),
+    split_lines(Text, Lines),
+    atomic_list_concat(Lines, ' ', Joined),
+    format(Reply, "noload ~w~n", [Joined]).
 verdict(loaded, Predicate, Reply, true) :-
     current_predicate(submission:Predicate),
     !,
@@ -105,24 +106,32 @@ verdict(loaded, Predicate, Reply, false) :-
 relay_message(Msg, Kind, _) :-
     memberchk(Kind, [error, warning]),
     nb_getval(sandbox_reply, Reply),
-    message_lines(Msg, Lines),
+    message_text(Msg, Text),
+    split_lines(Text, Lines),
     forall(member(Line, Lines),
            format(Reply, "msg ~w: ~w~n", [Kind, Line])),
     fail.
 
-%   The text of a message or an exception, as lines without newlines.
-message_lines(Msg, Lines) :-
-    (   catch(message_to_codes(Msg, Codes), _, fail)
+%   The text of a message or an exception, as an atom.  Atoms live
+%   outside Prolog's stacks, so a message of many megabytes (which the
+%   grader cuts to its budget anyway) cannot overflow them here.
+message_text(Msg, Text) :-
+    (   catch(translated(Msg, Text), _, fail)
     ->  true
-    ;   format(codes(Codes), "~q", [Msg])
-    ),
-    split_string(Codes, "\n", "", Strings),
-    exclude(==(""), Strings, Lines).
+    ;   catch(with_output_to(atom(Text), print(Msg)), _, fail)
+    ->  true
+    ;   Text = '(a message that could not be printed)'
+    ).
 
-message_to_codes(Msg, Codes) :-
+translated(Msg, Text) :-
     '$messages':translate_message(Msg, Lines, []),
-    with_output_to(codes(Codes),
+    with_output_to(atom(Text),
                    print_message_lines(current_output, '', Lines)).
+
+%   The non-empty lines of Text, as atoms.
+split_lines(Text, Lines) :-
+    atomic_list_concat(Parts, '\n', Text),
+    exclude(==(''), Parts, Lines).
 
 %   One request after another until standard input ends.
 serve(Reply) :-
@@ -151,7 +160,8 @@ child(Goal, Template, Reply) :-
             format(Reply, "end~n", [])
           ),
           E,
-          ( message_lines(E, Lines),
+          ( message_text(E, Text),
+            split_lines(Text, Lines),
             forall(member(Line, Lines), format(Reply, "x ~w~n", [Line]))
           )),
     flush_output(Reply),

@@ -14,7 +14,6 @@ from plpuzzle.sandbox.program import ReplyError, ReplyReader, RunEnd, SandboxedP
 from plpuzzle.sandbox.workspace import (
     FOLDER_PREFIX,
     RunFolder,
-    WorkspaceError,
     read_regular_files,
 )
 
@@ -42,14 +41,35 @@ def test_reply_lines_are_split_and_checked() -> None:
     assert bad.value.end is RunEnd.BROKEN_REPLY
 
 
-@pytest.mark.parametrize("chunks", [[b"a " + b"1" * 60], [b"a 1\n"] * 300, [b"x" * 30, b"x" * 30]])
-def test_reply_bounds_hold_without_a_newline(chunks: list[bytes]) -> None:
+@pytest.mark.parametrize(
+    ("chunks", "end"),
+    [
+        ([b"a " + b"1" * 60], RunEnd.TOO_MUCH_REPLY),
+        ([b"a 1\n"] * 300, RunEnd.TOO_MUCH_REPLY),
+        # No tag of the grammar in its first bytes: refused before the line ends.
+        ([b"x" * 30, b"x" * 30], RunEnd.BROKEN_REPLY),
+    ],
+)
+def test_reply_bounds_hold_without_a_newline(chunks: list[bytes], end: RunEnd) -> None:
     """Neither one endless line nor many lines get past the bounds."""
     reader = ReplyReader(TAGS, 1000, 50)
     with pytest.raises(ReplyError) as bad:
         for chunk in chunks:
             reader.feed(chunk)
-    assert bad.value.end is RunEnd.TOO_MUCH_REPLY
+    assert bad.value.end is end
+
+
+def test_text_replies_are_kept_to_a_budget_and_the_rest_is_counted() -> None:
+    """An exception's lines are kept up to their budget however long they
+    are, across lines, and what is cut is counted, not buffered."""
+    reader = ReplyReader(frozenset({"x", "a"}), 10_000, 50, {"x": 30})
+    got = reader.feed(b"x " + b"e" * 20 + b"\nx " + b"f" * 400)
+    assert got == [("x", "e" * 20)]
+    assert reader.pending()
+    got = reader.feed(b"f" * 500 + b"\nx g\na 1\n")
+    assert got == [("x", "f" * 10), ("x", ""), ("a", "1")]
+    assert reader.cut == {"x": 890 + 1}
+    assert not reader.pending()
 
 
 def test_only_regular_files_are_read(tmp_path: Path) -> None:
@@ -74,12 +94,6 @@ def test_only_regular_files_are_read(tmp_path: Path) -> None:
     assert single.files == () and "symbolic link" in single.refused[0]
 
 
-def test_a_folder_the_sandbox_cannot_reach_is_refused(tmp_path: Path) -> None:
-    tmp_path.chmod(0o700)
-    with pytest.raises(WorkspaceError, match="cannot pass through"):
-        RunFolder(tmp_path, others=True)
-
-
 def test_stale_run_folders_are_removed(tmp_path: Path) -> None:
     dead = tmp_path / f"{FOLDER_PREFIX}rdead"
     dead.mkdir()
@@ -89,7 +103,7 @@ def test_stale_run_folders_are_removed(tmp_path: Path) -> None:
     lock = os.open(live / "lock", os.O_RDWR | os.O_CREAT)
     fcntl.flock(lock, fcntl.LOCK_EX)
     try:
-        with RunFolder(tmp_path, others=False) as run:
+        with RunFolder(tmp_path) as run:
             assert not dead.exists()
             assert live.exists()
             assert run.path.exists()

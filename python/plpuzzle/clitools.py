@@ -8,7 +8,6 @@ that ignore case; `--format json` for machines; -q/-v from the root group.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -16,6 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+
+from plpuzzle.untrusted import json_for_pages
 
 if TYPE_CHECKING:  # rich loads in ~0.2 s: only commands that print with it pay that
     from rich.console import Console
@@ -118,8 +119,9 @@ def write_stdout(text: str) -> None:
 
 
 def write_json(data: Any) -> None:
-    """The machine-readable report of a command, on stdout."""
-    write_stdout(json.dumps(data, indent=2) + "\n")
+    """The machine-readable report of a command, on stdout (with <, > and
+    & escaped, for consumers that paste its strings into pages)."""
+    write_stdout(json_for_pages(data, indent=2, ensure_ascii=True) + "\n")
 
 
 def is_std(path: Path | str | None) -> bool:

@@ -49,6 +49,7 @@ C, W, T, M, X, L, E, N = (
     Grade.ERROR,
     Grade.MISSING,
 )
+NL, NS = Grade.NOT_LOADABLE, Grade.NO_SUBMISSION
 
 #: student -> one (grade, cpu seconds) per test, in TESTS order.
 PLAN: dict[str, list[tuple[Grade, float]]] = {
@@ -56,8 +57,10 @@ PLAN: dict[str, list[tuple[Grade, float]]] = {
     "bob": [(C, 0.2), (W, 0.4), (T, 60.0), (C, 0.03), (M, 4.0), (C, 15.0)],
     "carol": [(X, 0.01), (E, 0.0), (W, 2.0), (C, 0.04), (C, 2.5), (T, 60.0)],
     "d&d": [(C, 0.15), (C, 0.45), (W, 1.0), (C, 0.05), (T, 60.0), (W, 20.0)],
-    # The last test as `missing` (a roster student's grade), so that every grade shows.
-    EVIL: [(L, 0.0)] * (len(TESTS) - 1) + [(N, 0.0)],
+    # The last tests as the other grades of a student whose tests never ran
+    # (not loadable, no submission, a roster student's `missing`), so that
+    # every grade shows.
+    EVIL: [(L, 0.0)] * (len(TESTS) - 3) + [(NL, 0.0), (NS, 0.0), (N, 0.0)],
 }
 
 #: student -> where each test ran, in TESTS order ("": never ran, or not known).
@@ -79,6 +82,8 @@ def _grade(student: str, test: str, grade: Grade, cpu: float, place: str = "") -
         Grade.MEMORY: ("stack limit (1.5Gb) exceeded", "Stack depth: 1,234\nstderr: <none>"),
         Grade.CRASHED: ("worker died: signal 11", "stderr tail:\nSegmentation fault <core>"),
         Grade.LOAD_ERROR: ("syntax error <b>here</b>", EVIL_EVIDENCE),
+        Grade.NOT_LOADABLE: ("sudoku.pl:3: <i>syntax</i>", EVIL_EVIDENCE),
+        Grade.NO_SUBMISSION: ("no .pl file in <u>it</u>", ""),
         Grade.ERROR: ("internal error & co", "Traceback: KeyError('<x>')"),
         Grade.MISSING: ("no submission", ""),
     }[grade]
@@ -241,6 +246,8 @@ def test_class_table_rows_link_to_sections(html: str, report: dict[str, Any]) ->
         "0",
         "0",
         "0",
+        "0",
+        "0",
     ]
 
 
@@ -280,7 +287,9 @@ def test_student_sections_group_failures_without_script(html: str) -> None:
         ) in carol
     assert "All 6 tests correct." in _section(html, "alice")
     evil = _section(html, EVIL)
-    assert "load error 5</span> test001, test002, test003, test004, test005<br>" in evil
+    assert "load error 3</span> test001, test002, test003<br>" in evil
+    assert "not loadable 1</span> test004<br>" in evil
+    assert "no submission 1</span> test005<br>" in evil
     assert "missing 1</span> test006-a-long-test-name<br>" in evil
     assert "<pre>" not in html  # evidence is drawn by the script, from the data block
 
@@ -419,8 +428,8 @@ def test_browser_runs_no_student_script(page: WebDriver) -> None:
     assert evil.find_element(By.CSS_SELECTOR, "summary .sid").text == EVIL
     evil.find_element(By.TAG_NAME, "summary").click()  # the script draws its table
     pres = _drawn(page, evil, "pre")
-    # Every load error's evidence; the roster's `missing` grade has none.
-    assert len(pres) == len(TESTS) - 1 and EVIL_EVIDENCE in pres[0].text
+    # Every load error's evidence; `no submission` and `missing` have none.
+    assert len(pres) == len(TESTS) - 2 and EVIL_EVIDENCE in pres[0].text
     assert page.execute_script("return typeof window.__pwned") == "undefined"
 
 

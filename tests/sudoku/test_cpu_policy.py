@@ -66,3 +66,46 @@ def test_a_waiting_solver_is_stopped_by_the_wall_clock_backstop(tmp_path: Path) 
     assert "wall-clock backstop" in result["detail"], result
     assert result["cpu_seconds"] < 1, result
     assert 6 <= result["wall_seconds"] < 8, result
+
+
+def hogged(tmp_path: Path, source: str, *limits: str, hogs: int = 3) -> dict:
+    """grade_one with the machine busy: `hogs` busy loops beside it."""
+    running = [subprocess.Popen([sys.executable, "-c", HOG]) for _ in range(hogs)]
+    try:
+        return grade_one(tmp_path, source, *limits)
+    finally:
+        for hog in running:
+            hog.kill()
+            hog.wait()
+
+
+def test_the_backstop_moves_out_while_a_busy_machine_holds_a_computing_solver_back(
+    tmp_path: Path,
+) -> None:
+    """3 s of CPU, a 4 s backstop, and a machine so busy that the solver gets
+    a share of a core: by the wall clock alone it would be stopped at 4 s as
+    a waiter. The backstop moves out by the time it waited for a core, so
+    it is stopped at its CPU limit, as it would be on an idle machine."""
+    result = hogged(tmp_path, LOOPER, "--time-limit", "3", "--wall-limit", "4")
+    assert result["grade"] == "timeout", result
+    assert "CPU limit" in result["detail"], result
+    assert result["wall_seconds"] > 4, result  # it ran past the backstop's own length
+
+
+def test_a_computing_solver_stopped_at_the_backstop_on_a_busy_machine_is_not_called_waiting(
+    tmp_path: Path,
+) -> None:
+    """A backstop shorter than the CPU limit, on a busy machine: the verdict
+    names the busy machine, not a solver that waits."""
+    result = hogged(tmp_path, LOOPER, "--time-limit", "30", "--wall-limit", "2")
+    assert result["grade"] == "timeout", result
+    assert "wall-clock backstop of 2 s: the machine was busy (CPU " in result["detail"], result
+    assert "waiting" not in result["detail"], result
+
+
+def test_a_waiting_solver_on_a_busy_machine_is_still_called_waiting(tmp_path: Path) -> None:
+    """Sleeping is not waiting for a core: the busy machine changes nothing."""
+    result = hogged(tmp_path, SLEEPER, "--time-limit", "4", "--wall-limit", "3")
+    assert result["grade"] == "timeout", result
+    assert "wall-clock backstop of 3 s: waiting, not computing (CPU " in result["detail"], result
+    assert 3 <= result["wall_seconds"] < 5, result

@@ -279,13 +279,13 @@ def test_a_format_2_gradebook_is_upgraded_and_keeps_its_grades(tmp_path: Path) -
         assert old is not None and old.ran_on == ""  # stored before places were
         assert book.get_load("digest1", "s") == "Warning: singleton"
         book.put(submission(2), "t", "s", replace(grade("test001"), ran_on="hostB"))
-    assert placements(path) == [("digest2", "test001", "t", "s", "hostB")]
+    assert placements(path) == [("digest2", "test001", "t", "s", "hostB", "student2")]
     db = sqlite3.connect(path)
     try:
         version = db.execute("SELECT value FROM meta WHERE key='format'").fetchone()
     finally:
         db.close()
-    assert version == ("3",) == (str(FORMAT_VERSION),)
+    assert version == ("4",) == (str(FORMAT_VERSION),)
     with Gradebook(path) as book:  # and opens again as it is now
         got = book.get(submission(2), "test001", "t", "s")
         assert got is not None and got.ran_on == "hostB"
@@ -305,7 +305,7 @@ def test_forget_drops_places_too(tmp_path: Path) -> None:
             for test in ("test001", "test002"):
                 book.put(submission(n), "t", "s", replace(grade(test), ran_on=f"host{n}"))
         book.put(submission(1), "t", "other", replace(grade("test001"), ran_on="host1"))
-        assert book.forget("digest1", "s") == 2
+        assert book.forget("digest1", "s", "student1") == 2
         assert [(r[0], r[3]) for r in placements(path)] == [
             ("digest1", "other"),
             ("digest2", "s"),
@@ -315,6 +315,63 @@ def test_forget_drops_places_too(tmp_path: Path) -> None:
         book.put(submission(1), "t", "s", grade("test001"))
         got = book.get(submission(1), "test001", "t", "s")
         assert got is not None and got.ran_on == ""
+
+
+def test_identical_submissions_keep_a_row_each_and_forgetting_one_spares_the_other(
+    tmp_path: Path,
+) -> None:
+    """Two students with the same files (one digest): each has rows of their
+    own; a twin's run can be found to reuse; forgetting one (--student)
+    leaves the other's rows, and its claim is not blocked by the twin's."""
+    path = tmp_path / "grades.sqlite"
+    ann = cast("Submission", Sub("ann", "same"))
+    bob = cast("Submission", Sub("bob", "same"))
+    with Gradebook(path) as book:
+        book.put(ann, "t", "s", replace(grade("test001"), student="ann", ran_on="host1"))
+        assert book.get(bob, "test001", "t", "s") is None
+        twin = book.get_twin(bob, "test001", "t", "s")
+        assert twin is not None and twin.student == "bob" and twin.ran_on == "host1"
+        assert book.get_twin(ann, "test001", "t", "s") is None  # not its own twin
+        book.put(bob, "t", "s", twin)
+        assert book.count() == 2
+        assert book.forget("same", "s", "bob") == 1
+        assert book.get(ann, "test001", "t", "s") is not None
+        assert book.claim("same", "test001", "t", "s", "me", 60, student="bob")
+        assert not book.claim("same", "test001", "t", "s", "me", 60, student="ann")
+        assert [r[-1] for r in placements(path)] == ["ann"]
+
+
+def test_a_format_3_gradebook_gets_a_row_per_student(tmp_path: Path) -> None:
+    path = tmp_path / "grades.sqlite"
+    sql(
+        path,
+        _OLD_SCHEMA
+        + _FORMAT_2.replace("'2'", "'3'")
+        + "CREATE TABLE placements (submission_digest TEXT NOT NULL, test TEXT NOT NULL, "
+        "test_digest TEXT NOT NULL, settings_digest TEXT NOT NULL, ran_on TEXT NOT NULL, "
+        "PRIMARY KEY (submission_digest, test, test_digest, settings_digest));"
+        "INSERT INTO results VALUES ('digest1', 'test001', 't', 's', 'student1', 'wrong', "
+        "'d', 'e', 0, 1.0, 2.0);"
+        "INSERT INTO placements VALUES ('digest1', 'test001', 't', 's', 'hostA');",
+    )
+    with Gradebook(path) as book:
+        got = book.get(submission(1), "test001", "t", "s")
+        assert got is not None and got.grade is Grade.WRONG and got.ran_on == "hostA"
+    assert placements(path) == [("digest1", "test001", "t", "s", "hostA", "student1")]
+
+
+def test_stored_text_is_bounded_whatever_the_caller_passes(tmp_path: Path) -> None:
+    path = tmp_path / "grades.sqlite"
+    huge = TestGrade("student1", "test001", Grade.ERROR, "d" * 100_000, "e" * 10_000_000)
+    with Gradebook(path) as book:
+        book.put(submission(1), "t", "s", huge)
+        book.put_load("digest1", "s", "m" * 10_000_000)
+        got = book.get(submission(1), "test001", "t", "s")
+        assert got is not None
+        assert len(got.detail) < 3_000 and got.detail.endswith("bytes more)")
+        assert len(got.evidence) < 70_000 and got.evidence.endswith("bytes more)")
+        assert len(book.get_load("digest1", "s") or "") < 10_000
+    assert path.stat().st_size < 1_000_000
 
 
 def test_database_errors_after_opening_become_gradebook_errors(tmp_path: Path) -> None:

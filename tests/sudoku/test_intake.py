@@ -5,6 +5,7 @@ submissions folder still gets everyone graded. Real grader, real sandbox."""
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import shutil
@@ -12,7 +13,9 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tarfile
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -76,21 +79,34 @@ def test_every_entry_is_a_student_and_a_messy_one_is_noted(tmp_path: Path) -> No
     (tmp_path / "eve" / "src" / "sudoku.pl").write_text(SOLVER)
     (tmp_path / "fay").mkdir()
     (tmp_path / "gus.zip").write_bytes(b"PK")
+    (tmp_path / "hal").mkdir()
+    (tmp_path / "hal" / "a.pl").write_text(SOLVER)
+    (tmp_path / "hal" / "b.pl").write_text(SOLVER)
+    (tmp_path / "ida.txt").write_text("my solver is in the mail\n")
+    (tmp_path / "jon.rar").write_bytes(b"Rar!")
     (tmp_path / ".DS_Store").write_bytes(b"\0")
     (tmp_path / "__MACOSX" / "ann").mkdir(parents=True)
     (tmp_path / ".hidden").mkdir()
 
     intake = read_class(tmp_path)
-    assert [s.student for s in intake.submissions] == ["ann", "ben"]
-    notes = {u.student: u.note for u in intake.ungradable}
-    assert sorted(notes) == ["cid", "dan", "eve", "fay", "gus"]
-    assert "found Sudoku.pl" in notes["cid"] and "case-sensitive" in notes["cid"]
-    assert notes["dan"] == "no sudoku.pl in the submission folder; found solution.pl"
-    assert "src/sudoku.pl" in notes["eve"] and "subfolder" in notes["eve"]
-    assert "no .pl file at all" in notes["fay"]
-    assert "unpack archives first" in notes["gus"]
+    graded = {s.student: s for s in intake.submissions}
+    assert sorted(graded) == ["ann", "ben", "cid", "dan", "eve"]
+    # The only .pl file of a hand-in is graded, with a note that says so.
+    assert graded["ann"].files.main == "sudoku.pl" and graded["ann"].files.notes == ()
+    assert graded["cid"].files.main == "Sudoku.pl"
+    assert "case-sensitive" in graded["cid"].notes()[0]
+    assert graded["dan"].files.main == "solution.pl"
+    assert graded["dan"].notes()[0].startswith("graded solution.pl: the only .pl file")
+    assert graded["eve"].files.main == "src/sudoku.pl"
+    assert "subfolder" in graded["eve"].notes()[0]
+    notes = {u.student: (u.grade.value, u.note) for u in intake.ungradable}
+    assert sorted(notes) == ["fay", "gus", "hal", "ida", "jon"]
+    assert notes["fay"] == ("no submission", "no .pl file in the submission folder")
+    assert notes["gus"][0] == "load error" and "cannot be opened" in notes["gus"][1]
+    assert notes["hal"][0] == "load error" and "a.pl, b.pl" in notes["hal"][1]
+    assert notes["ida"][0] == "no submission" and "ida.txt" in notes["ida"][1]
+    assert notes["jon"][0] == "load error" and "does not open" in notes["jon"][1]
     assert len(intake.skipped) == 1 and "ann.pl" in intake.skipped[0]
-    assert intake.students == ["ann", "ben", "cid", "dan", "eve", "fay", "gus"]
 
     (tmp_path / "empty").mkdir()
     with pytest.raises(GradingError, match="no submissions"):
@@ -99,38 +115,104 @@ def test_every_entry_is_a_student_and_a_messy_one_is_noted(tmp_path: Path) -> No
         read_class(tmp_path / "nowhere")
 
 
+def test_archives_are_unpacked_in_memory_and_safely(tmp_path: Path) -> None:
+    """What course platforms download: a .zip of the student's folder, a
+    .tar.gz; and what a hostile archive holds: paths outside, links, a bomb."""
+    subs = tmp_path / "class"
+    subs.mkdir()
+    with zipfile.ZipFile(subs / "kim.zip", "w") as z:  # an archived folder, with litter
+        z.writestr("kim/sudoku.pl", SOLVER)
+        z.writestr("kim/lib/helper.pl", "h.\n")
+        z.writestr("__MACOSX/kim/._sudoku.pl", "junk")
+    with tarfile.open(subs / "lou.tar.gz", "w:gz") as t:
+        add_tar(t, "solver.pl", SOLVER.encode())
+        add_tar(t, "../escape.pl", b"x.\n")
+        add_tar(t, "/etc/passwd.pl", b"x.\n")
+        link = tarfile.TarInfo("sudoku_link.pl")
+        link.type, link.linkname = tarfile.SYMTYPE, "/etc/shadow"
+        t.addfile(link)
+    with zipfile.ZipFile(subs / "mia.zip", "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("sudoku.pl", SOLVER)
+        z.writestr("huge.bin", b"\0" * (40 << 20))  # 40 MB of zeros, 40 KB packed
+        info = zipfile.ZipInfo("evil_link")
+        info.external_attr = 0o120777 << 16
+        z.writestr(info, "/etc/shadow")
+    with tarfile.open(subs / "ned.tgz", "w:gz") as t:  # a tar bomb: unpacks past the bound
+        add_tar(t, "sudoku.pl", SOLVER.encode())
+        add_tar(t, "zeros.bin", b"\0" * (80 << 20))
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+
+    intake = read_class(subs)
+    graded = {s.student: s for s in intake.submissions}
+    assert sorted(graded) == ["kim", "lou", "mia"]
+    assert [n for n, _ in graded["kim"].files.files] == ["sudoku.pl", "lib/helper.pl"]
+    assert graded["kim"].files.notes == ("unpacked from kim.zip (its folder kim left out)",)
+    lou = graded["lou"].files
+    assert [n for n, _ in lou.files] == ["solver.pl"] and lou.main == "solver.pl"
+    assert sorted(r.split(":")[0] for r in lou.refused) == [
+        "../escape.pl", "/etc/passwd.pl", "sudoku_link.pl",
+    ]  # fmt: skip
+    mia = graded["mia"].files
+    assert [n for n, _ in mia.files] == ["sudoku.pl"]
+    assert any("huge.bin: larger than" in r for r in mia.refused)
+    assert any("evil_link: a symbolic link" in r for r in mia.refused)
+    (ned,) = intake.ungradable
+    assert ned.student == "ned" and ned.grade.value == "load error"
+    assert "unpacks to more than" in ned.note
+    # Nothing was written anywhere: the archives were read in memory.
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before
+
+
+def add_tar(archive: tarfile.TarFile, name: str, data: bytes) -> None:
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    archive.addfile(info, io.BytesIO(data))
+
+
 @pytest.mark.sandbox
 def test_a_class_with_misnamed_submissions_and_a_roster(tmp_path: Path) -> None:
-    """Misnamed entries are graded 0 with a note, the roster's missing
-    student is reported as missing, and everyone else is graded."""
+    """A misnamed lone .pl file is graded with a note; an entry with nothing
+    to run is graded 0 with its note, shown on the terminal too; the
+    roster's missing student is reported as missing; a .zip is graded."""
     subs = one_student(tmp_path)
     shutil.copy(CLASS / "alice.pl", subs / "alice.pl")
     (subs / "zed").mkdir()
     shutil.copy(CLASS / "alice.pl", subs / "zed" / "Sudoku.pl")
     (subs / "yan").mkdir()
     shutil.copy(CLASS / "alice.pl", subs / "yan" / "solution.pl")
+    shutil.copy(CLASS / "alice.pl", subs / "yan" / "backup.pl")
+    with zipfile.ZipFile(subs / "xia.zip", "w") as z:
+        z.write(CLASS / "alice.pl", "xia/sudoku.pl")
+    shutil.copy(CLASS / "judy.pl", subs / "judy.pl")
     roster = tmp_path / "roster.txt"
-    roster.write_text("# the course\nalice\ndave\nyan\nzed\nnobody\n")
+    roster.write_text("# the course\nalice\ndave\nyan\nzed\nxia\njudy\nnobody\n")
     suite = copy_suite(tmp_path, "test001", "test002")
     out = tmp_path / "out"
     run = plpuzzle(*grade_args(subs, suite, out, "--roster", roster))
     assert run.returncode == 0, run.stderr
     data = json.loads((out / "grades.json").read_text())
     students = {s["id"]: s for s in data["students"]}
-    assert sorted(students) == ["alice", "dave", "nobody", "yan", "zed"]
+    assert sorted(students) == ["alice", "dave", "judy", "nobody", "xia", "yan", "zed"]
     assert {i: s["score"] for i, s in students.items()} == {
-        "alice": 2, "dave": 1, "nobody": 0, "yan": 0, "zed": 0,
+        "alice": 2, "dave": 1, "judy": 0, "nobody": 0, "xia": 2, "yan": 0, "zed": 2,
     }  # fmt: skip
-    assert "Sudoku.pl" in students["zed"]["notes"][0]
-    assert "found solution.pl" in students["yan"]["notes"][0]
+    assert "graded Sudoku.pl" in students["zed"]["notes"][0]
+    assert "unpacked from xia.zip" in students["xia"]["notes"][0]
+    assert "solution.pl" in students["yan"]["notes"][0]
+    assert [r["grade"] for r in students["yan"]["results"]] == ["load error"] * 2
+    judy = students["judy"]["results"][0]
+    assert judy["grade"] == "not loadable"
+    assert judy["detail"].startswith("sudoku.pl:7:28: Syntax error")
     assert [r["grade"] for r in students["nobody"]["results"]] == ["missing", "missing"]
-    assert (data["missing"], data["ungradable"]) == (["nobody"], ["yan", "zed"])
+    assert (data["missing"], data["ungradable"]) == (["nobody"], ["yan"])
     assert "Missing (on the roster, no submission): nobody." in run.stdout
-    assert "Graded 0, nothing to run: yan, zed" in run.stdout
+    assert "Graded 0, nothing ran:\n" in run.stdout
+    assert f"  judy: not loadable: {judy['detail']}\n" in run.stdout
+    assert "  yan: load error: no sudoku.pl at the top" in run.stdout
     # Not a terminal: plain progress lines on stderr, the last one at 100%.
-    assert "plpuzzle: graded 4/4 (100%)" in run.stderr
+    assert "plpuzzle: graded 10/10 (100%)" in run.stderr
     csv = (out / "grades.csv").read_text().splitlines()
-    assert csv[0].endswith(",missing") and "nobody,0,2,0,0,0,0,0,0,0,2" in csv
+    assert csv[0].endswith(",missing") and "nobody,0,2," + "0," * 9 + "2" in csv
 
 
 # --- the suite ----------------------------------------------------------------
@@ -302,6 +384,41 @@ def test_regrading_one_student(tmp_path: Path) -> None:
     typo = plpuzzle(*grade_args(subs, suite, out, "--student", "davd"))
     assert typo.returncode == 2
     assert "--student davd: no such student (did you mean dave?)" in typo.stderr
+
+
+@pytest.mark.sandbox
+def test_identical_submissions_are_named_and_regraded_one_at_a_time(tmp_path: Path) -> None:
+    """ann and bob hand in the same file: each test runs once for both, each
+    keeps rows of their own, the reports say "identical to", and --student
+    bob regrades bob alone."""
+    subs = one_student(tmp_path)
+    shutil.copy(CLASS / "alice.pl", subs / "ann.pl")
+    shutil.copy(CLASS / "alice.pl", subs / "bob.pl")
+    suite = copy_suite(tmp_path, "test001", "test004")
+    out = tmp_path / "out"
+    first = plpuzzle(*grade_args(subs, suite, out))
+    assert first.returncode == 0, first.stderr
+    assert "Identical hand-ins (each test run once): ann = bob" in first.stdout
+    data = json.loads((out / "grades.json").read_text())
+    twins = {s["id"]: s["identical_to"] for s in data["students"]}
+    assert twins == {"ann": ["bob"], "bob": ["ann"], "dave": []}
+    assert "identical to: bob" in (out / "grades.html").read_text()
+    assert "Identical to: `ann`" in (out / "feedback" / "bob.md").read_text()
+    db = out / "grades.sqlite"
+    assert sorted(set(results_in(db))) == [
+        ("ann", "correct"), ("bob", "correct"), ("dave", "correct"), ("dave", "wrong"),
+    ]  # fmt: skip
+    # A mark on ann's rows, which regrading bob must leave alone.
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE results SET detail='ann-untouched' WHERE student='ann'")
+    again = plpuzzle(*grade_args(subs, suite, out, "--student", "bob", "--no-feedback"))
+    assert again.returncode == 0, again.stderr
+    assert "2 test run(s) graded now, 4 taken from the gradebook" in again.stdout
+    with sqlite3.connect(db) as con:
+        marks = con.execute("SELECT student, detail FROM results WHERE student<>'dave'")
+        assert sorted(marks.fetchall()) == [
+            ("ann", "ann-untouched"), ("ann", "ann-untouched"), ("bob", ""), ("bob", ""),
+        ]  # fmt: skip
 
 
 # --- interruption -------------------------------------------------------------

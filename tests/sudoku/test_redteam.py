@@ -2,9 +2,19 @@
 
 Every submission in tests/fixtures/redteam/ says in its header comment what
 it attacks and what the grader should do about it. The class is graded once,
-through the command line, on two fast tests of the grading suite; what cannot
-live in git (symbolic links to the suite's expected files and to other
-students' work, a fifo) is made at test time in a copy of the class.
+through the command line, on two fast tests of the grading suite and a K=5
+test whose request is larger than a page (tests/fixtures/big_request); what
+cannot live in git (symbolic links to the suite's expected files and to
+other students' work, a fifo, the native code two attackers hand in,
+compiled from native.c.txt, a .zip hand-in) is made at test time in a copy
+of the class.
+
+The attacks of the second round: pipe stalls (pipe_shrink, pipe_fill),
+descendants reaped unseen (reaped_burner), floods of each output channel
+(flood_answers, flood_exception, flood_load, flood_gig), markup in every
+report format (markup, html_inject) and reconnaissance of the sandbox
+(recon). The run must finish, with every attack at 0 and the controls at
+full marks, the grader's memory flat and every report file small.
 
 Most submissions solve correctly after (or instead of) their attack, with
 the same solving core. It is kept once, in core.pl.txt (not a .pl file nor a
@@ -34,8 +44,11 @@ import socket
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,8 +63,15 @@ pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 REPO = Path(__file__).resolve().parents[2]
 REDTEAM = REPO / "tests" / "fixtures" / "redteam"
 SUITE = REPO / "tests" / "fixtures" / "grading_suite"
-TESTS = ("test001", "test005")
-LIMITS = ("--time-limit", "5", "--wall-limit", "8", "--memory-limit", "1024", "--jobs", "2")
+BIG = REPO / "tests" / "fixtures" / "big_request"
+TESTS = ("test001", "test005", "test101")
+#: The test whose request is larger than a page (4 KiB): a shrunk pipe stalls it.
+BIG_TEST = "test101"
+LIMITS = ("--time-limit", "5", "--wall-limit", "8", "--memory-limit", "1024", "--jobs", "2",
+          "--shrink-seconds", "5")  # fmt: skip
+#: The grader's own memory, and every report file, whatever the class prints.
+GRADER_MB = 400
+REPORT_FILE_MB = 8
 #: The uids of sandboxes (plpuzzle.sandbox.jail.SANDBOX_UID_BASE and up).
 SANDBOX_UID_BASE = 2_146_400_000
 FIFO_NAME = "<img src=x onerror=alert(1)>.fifo"
@@ -70,9 +90,10 @@ EXPECTED: dict[str, str | frozenset[str]] = {
     "ctl_folder": "correct",  # a folder with a helper file
     # links: never followed
     "links_expected": "wrong",  # links to the suite's expected solutions
-    "link_solver": "load error",  # its sudoku.pl links to ctl_plain.pl
-    "link_top": "load error",  # the whole submission is a link to ctl_plain.pl
-    "link_dir": "load error",  # the whole submission is a link to ctl_folder/
+    "ctl_zip": "correct",  # a .zip of a folder, as course platforms download it
+    "link_solver": "no submission",  # its sudoku.pl links to ctl_plain.pl
+    "link_top": "no submission",  # the whole submission is a link to ctl_plain.pl
+    "link_dir": "no submission",  # the whole submission is a link to ctl_folder/
     "fifo_student": "correct",  # harmless: the fifo is refused, the solver is fine
     # the project's own solver is out of sight
     "own_solver": "wrong",
@@ -104,23 +125,38 @@ EXPECTED: dict[str, str | frozenset[str]] = {
     "sleeper": "timeout",
     # the reports
     "html_inject": "error",
+    # -- the second round --
+    # pipe stalls: no write or read blocks the grader
+    "pipe_shrink": "timeout",  # shrinks its request pipe to 4 KiB, stops reading
+    "pipe_fill": "timeout",  # fills its request pipe (when it may), stops reading
+    # descendants reaped unseen
+    "reaped_burner": "timeout",  # CPU in children the kernel reaps (SIGCHLD ignored)
+    # floods of each output channel
+    "flood_answers": "wrong",  # 1.5 million copies of the right answer
+    "flood_exception": "error",  # a 60 MB exception
+    "flood_load": "wrong",  # 60 MB of load messages on the reply pipe
+    "flood_gig": "error",  # 1 GB on the reply pipe and on standard error
+    # markup in every report format
+    "markup": "error",
+    # reconnaissance of the sandbox
+    "recon": "error",
 }
 
 #: Full marks for these; every other submission must score 0.
-HARMLESS = {"ctl_plain", "ctl_folder", "fifo_student", "burner"}
+HARMLESS = {"ctl_plain", "ctl_folder", "ctl_zip", "fifo_student", "burner"}
 
 #: A word that the detail or evidence of every test must hold: what happened.
 WORDS = {
     "links_expected": "missing",
-    "link_solver": "does not exist",
-    "link_top": "does not exist",
-    "link_dir": "does not exist",
+    "link_solver": "symbolic link",
+    "link_top": "symbolic link",
+    "link_dir": "symbolic link",
     "own_solver": "missing",
     "forge_x": "after the run ended",
     "forge_json": "unexpected reply line",
     "forge_end": "after the run ended",
     "forge_done": "reply channel",
-    "forge_flood": "longer than",
+    "forge_flood": "unexpected reply line",
     "redef_answer": "missing",
     "redef_run_test": "missing",
     "hide_syntax": "does not define sudoku/2",
@@ -135,6 +171,15 @@ WORDS = {
     "load_loop": "loading was stopped",
     "sleeper": "wall-clock backstop",
     "html_inject": "redteam",
+    "pipe_shrink": "wall-clock backstop",
+    "pipe_fill": "wall-clock backstop",
+    "reaped_burner": "CPU limit",
+    "flood_answers": "too many answers (at least",
+    "flood_exception": "bytes more)",
+    "flood_load": "missing",
+    "flood_gig": "reply",
+    "markup": "Score: 3/3",
+    "recon": "recon([])",
 }
 
 #: Files the attackers try to create outside their sandbox (and beside the class).
@@ -148,16 +193,36 @@ CANARIES = [Path(d) / "plpuzzle-canary.txt" for d in ("/tmp", "/root", "/work", 
 # -- helpers ------------------------------------------------------------------------
 
 
-def grade_command(submissions: Path, report: Path, points: Path) -> list[str]:
+def grade_command(submissions: Path, report: Path, suite: Path) -> list[str]:
     return [sys.executable, "-m", "plpuzzle", "sudoku", "grade", str(submissions),
-            "--suite", str(SUITE), *LIMITS, "--out", str(report),
-            "--points", str(points)]  # fmt: skip
+            "--suite", str(suite), *LIMITS, "--out", str(report)]  # fmt: skip
 
 
-def points_file(folder: Path) -> Path:
-    path = folder / "points.toml"
-    path.write_text(f"only = {json.dumps(list(TESTS))}\n")
-    return path
+def make_suite(folder: Path, tests: tuple[str, ...] = TESTS) -> Path:
+    """The red team's suite: tests of the grading suite and the K=5 one."""
+    suite = folder / "suite"
+    suite.mkdir()
+    for test in tests:
+        source = BIG if test == BIG_TEST else SUITE
+        for kind in "ds":
+            shutil.copy(source / f"{test}{kind}.txt", suite / f"{test}{kind}.txt")
+    return suite
+
+
+def build_native(target: Path) -> None:
+    """native.c.txt compiled as a student would, into `target` (a .so)."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.fail("the red team's native attacks need a C compiler (cc): apt-get install gcc")
+    home = subprocess.run(["swipl", "--dump-runtime-variables"], capture_output=True,
+                          text=True, check=True).stdout  # fmt: skip
+    plbase = re.search(r'PLBASE="([^"]+)"', home)
+    assert plbase, home
+    source = target.with_suffix(".c")
+    shutil.copy(REDTEAM / "native.c.txt", source)
+    subprocess.run([compiler, "-shared", "-fPIC", "-O1", f"-I{plbase.group(1)}/include",
+                    "-o", str(target), str(source)], check=True)  # fmt: skip
+    source.unlink()
 
 
 def tree_digest(folder: Path) -> str:
@@ -303,7 +368,7 @@ def prepare_class(folder: Path, port: int) -> Path:
         target,
         symlinks=True,
         copy_function=with_core,
-        ignore=shutil.ignore_patterns("*.pl.txt"),  # snippets, not submissions
+        ignore=shutil.ignore_patterns("*.pl.txt", "*.c.txt"),  # snippets, not submissions
     )
     for expected in sorted(SUITE.glob("test*s.txt")):
         (target / "links_expected" / expected.name).symlink_to(expected)
@@ -313,6 +378,11 @@ def prepare_class(folder: Path, port: int) -> Path:
     (target / "link_dir").symlink_to(target / "ctl_folder", target_is_directory=True)
     os.mkfifo(target / "fifo_student" / FIFO_NAME)
     (target / "net" / "port.txt").write_text(f"{port}.\n")
+    for student in ("pipe_shrink", "reaped_burner"):
+        build_native(target / student / "native.so")
+    with zipfile.ZipFile(target / "ctl_zip.zip", "w") as archive:
+        for path in sorted((target / "ctl_folder").iterdir()):
+            archive.write(path, f"ctl_zip/{path.name}")
     return target
 
 
@@ -336,6 +406,8 @@ class Graded:
     connections: list[tuple[str, int]]
     canaries: dict[str, str] = field(default_factory=dict)
     elapsed: float = 0.0
+    #: The grader's peak resident memory (VmHWM), in MB.
+    grader_mb: float = 0.0
 
     def results(self, student: str) -> list[dict]:
         return next(s["results"] for s in self.data["students"] if s["id"] == student)
@@ -372,9 +444,10 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Graded:
         report = work / "report"
         out_path = work / "grader-output.txt"
         start = time.monotonic()
+        peak = 0.0
         with open(out_path, "wb") as out:
             proc = subprocess.Popen(
-                grade_command(submissions, report, points_file(work)),
+                grade_command(submissions, report, make_suite(work)),
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 env=env,
@@ -382,14 +455,16 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Graded:
             )
             runs: dict[str, Path] = {}
             try:
-                while proc.poll() is None and time.monotonic() - start < 300:
+                while proc.poll() is None and time.monotonic() - start < 900:
                     runs.update(run_folders_of(proc.pid))
+                    peak = max(peak, peak_memory_mb(proc.pid))
                     time.sleep(0.05)
             finally:
                 if proc.poll() is None:
                     os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
         elapsed = time.monotonic() - start
+        print(f"red team: graded in {elapsed:.0f} s, grader peak {peak:.0f} MB")
         output = out_path.read_text(errors="replace")
         data = {}
         if (report / "grades.json").is_file():
@@ -406,11 +481,22 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Graded:
             connections=list(listener.connections),
             canaries=canaries,
             elapsed=elapsed,
+            grader_mb=peak,
         )
     finally:
         listener.close()
         for path in CANARIES:
             path.unlink(missing_ok=True)
+
+
+def peak_memory_mb(pid: int) -> float:
+    """A process's peak resident memory so far (VmHWM), in MB; 0 once gone."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0.0
+    match = re.search(r"^VmHWM:\s+(\d+) kB", status, re.M)
+    return int(match.group(1)) / 1024 if match else 0.0
 
 
 # -- the grading run ------------------------------------------------------------------
@@ -449,8 +535,13 @@ def test_refused_links_and_fifos_are_named_in_the_notes(graded: Graded) -> None:
     assert notes["links_expected"] == [
         f"not graded: {name}: a symbolic link (links are not followed)" for name in expected_links
     ]
-    for student in ("link_solver", "link_top", "link_dir"):
-        assert notes[student] == ["not graded: sudoku.pl: a symbolic link (links are not followed)"]
+    link = "sudoku.pl: a symbolic link (links are not followed)"
+    assert notes["link_solver"] == [f"no .pl file in the submission folder (not taken: {link})"]
+    for student in ("link_top", "link_dir"):
+        name = "link_top.pl" if student == "link_top" else student
+        assert notes[student] == [
+            f"nothing could be read (not taken: {link.replace('sudoku.pl', name, 1)})"
+        ]
     assert len(notes["fifo_student"]) == 1
     assert FIFO_NAME in notes["fifo_student"][0]
     assert "not a regular file" in notes["fifo_student"][0]
@@ -506,6 +597,69 @@ def test_nothing_is_left_behind(graded: Graded) -> None:
     assert stray_processes(set(graded.run_folders)) == {}
 
 
+# -- the second round ---------------------------------------------------------------------
+
+
+def test_the_grader_stays_small_and_so_do_its_reports(graded: Graded) -> None:
+    """1 GB printed, 60 MB thrown, 60 MB of load messages, 1.5 million answers:
+    the grader's memory stays flat and no report file grows with them."""
+    assert graded.returncode == 0, graded.output
+    assert 0 < graded.grader_mb < GRADER_MB, graded.grader_mb
+    files = [p for p in graded.report.rglob("*") if p.is_file()]
+    assert len(files) > 2 * len(EXPECTED)  # the reports and a feedback file pair each
+    sizes = {str(p.relative_to(graded.report)): p.stat().st_size for p in files}
+    assert {n: b for n, b in sizes.items() if b >= REPORT_FILE_MB << 20} == {}
+    for student in ("flood_exception", "flood_gig", "flood_load"):
+        kept = json.dumps(graded.student(student))
+        assert len(kept) < 64_000, (student, len(kept))
+    notes = graded.student("flood_load")["notes"]
+    assert notes[-1].startswith("while loading: (cut: ") and notes[-1].endswith(" bytes more)")
+    assert sum(map(len, notes)) < 10_000
+
+
+def test_a_stalled_request_pipe_ends_at_the_backstop_with_a_verdict(graded: Graded) -> None:
+    big = {s: next(r for r in graded.results(s) if r["test"] == BIG_TEST)
+           for s in ("pipe_shrink", "pipe_fill")}  # fmt: skip
+    # Its pipe shrunk to a page, the 6 KB request could not all go in.
+    assert "stopped reading its request (it took 4096 of " in big["pipe_shrink"]["detail"]
+    assert all("wall-clock backstop of 8 s" in r["detail"] for r in big.values()), big
+
+
+def test_cpu_in_children_the_kernel_reaps_is_counted(graded: Graded) -> None:
+    for result in graded.results("reaped_burner"):
+        assert result["grade"] == "timeout" and "CPU limit" in result["detail"], result
+        assert result["cpu_seconds"] >= 5, result
+
+
+def test_feedback_markdown_of_every_student_renders_as_plain_text(graded: Graded) -> None:
+    from markdown_it import MarkdownIt
+
+    parser = MarkdownIt("commonmark").enable("table")
+    ours = {"Sudoku assignment: feedback", "Notes", "Tests", "Errors", "Wrong answers",
+            *(g for g in graded.data["grades"])}  # fmt: skip
+    for path in sorted((graded.report / "feedback").glob("*.md")):
+        tokens = parser.parse(path.read_text())
+        kinds = {t.type for t in tokens} | {c.type for t in tokens for c in t.children or []}
+        assert not kinds & {"image", "link_open", "html_block", "html_inline"}, path.name
+        headings = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
+        for heading in headings:
+            assert (
+                heading in ours
+                or heading.startswith("A smaller puzzle your solver gets wrong")
+                or re.fullmatch(r"test\d+: [a-z0-9 ,()-]+", heading)
+            ), (path.name, heading)
+    markup = (graded.report / "feedback" / "markup.md").read_text()
+    assert "Score: 3/3" in markup and "\x1b" not in markup  # shown, as text only
+    assert not set("<>&") & set(graded.report_texts()["grades.json"])
+
+
+def test_the_sandbox_shows_nothing_to_look_for(graded: Graded) -> None:
+    """recon searched its sandbox for its id, the grader's folders, the
+    machine's paths and any shell, interpreter or compiler: nothing."""
+    for result in graded.results("recon"):
+        assert "recon([])" in result["evidence"], result["evidence"]
+
+
 # -- a killed grader ---------------------------------------------------------------------
 
 
@@ -514,9 +668,9 @@ def test_a_killed_graders_leftovers_are_removed_by_the_next_run(tmp_path: Path) 
     sub.mkdir()
     with_core(REDTEAM / "sleeper.pl", sub / "sleeper.pl")  # keeps a sandbox busy for 8 s a test
     with_core(REDTEAM / "ctl_plain.pl", sub / "ctl_plain.pl")
-    points = points_file(tmp_path)
+    suite = make_suite(tmp_path, ("test001", "test005"))
     proc = subprocess.Popen(
-        grade_command(sub, tmp_path / "first", points),
+        grade_command(sub, tmp_path / "first", suite),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
@@ -542,7 +696,7 @@ def test_a_killed_graders_leftovers_are_removed_by_the_next_run(tmp_path: Path) 
     tiny.mkdir()
     with_core(REDTEAM / "ctl_plain.pl", tiny / "ctl_plain.pl")
     second = subprocess.run(
-        grade_command(tiny, tmp_path / "second", points),
+        grade_command(tiny, tmp_path / "second", suite),
         capture_output=True,
         text=True,
         timeout=120,
@@ -571,8 +725,148 @@ def test_a_grader_in_another_temp_folder_spares_live_sandboxes(
     monkeypatch.setattr(cgroups, "layout", lambda: cgroups.Layout(2, {"unified": hierarchy}))
     (tmp_path / "teacher_a").mkdir()
     (tmp_path / "teacher_b").mkdir()
-    with RunFolder(tmp_path / "teacher_a", others=False) as live:
+    with RunFolder(tmp_path / "teacher_a") as live:
         group = hierarchy / f"{cgroups.PREFIX}{live.run_id}-0123abcd"
         group.mkdir()
         RunFolder.remove_stale(tmp_path / "teacher_b")  # how another grader starts
         assert group.is_dir(), "a live run's control group was removed as stale"
+
+
+# -- a grader that is not root ---------------------------------------------------------
+
+#: The unprivileged user the grader runs as here (nobody).
+NOBODY = 65534
+
+
+def cgroup2_root() -> Path | None:
+    for line in Path("/proc/self/mounts").read_text().splitlines():
+        fields = line.split()
+        if len(fields) > 2 and fields[2] == "cgroup2":
+            return Path(fields[1])
+    return None
+
+
+@contextlib.contextmanager
+def delegated_group() -> Iterator[Path]:
+    """A cgroup v2 group handed to NOBODY, as systemd's Delegate=yes or an
+    administrator does: the folder and its procs, threads and subtree files
+    are theirs."""
+    root = cgroup2_root()
+    if root is None:
+        pytest.skip("no cgroup v2 hierarchy on this machine")
+    group = root / f"plpuzzle-test-delegated-{secrets.token_hex(4)}"
+    try:
+        group.mkdir()
+    except OSError as e:
+        pytest.skip(f"cannot make a cgroup v2 group here ({e.strerror})")
+    try:
+        for path in [group, *(group / n for n in ("cgroup.procs", "cgroup.threads",
+                                                   "cgroup.subtree_control"))]:  # fmt: skip
+            os.chown(path, NOBODY, NOBODY)
+        yield group
+    finally:
+        for sub in sorted(group.glob("*/"), reverse=True):
+            if sub.is_dir():
+                with contextlib.suppress(OSError):
+                    sub.rmdir()
+        with contextlib.suppress(OSError):
+            group.rmdir()
+
+
+def grade_as_nobody(
+    work: Path, students: dict[str, str], tests: tuple[str, ...], group: Path | None
+) -> tuple[subprocess.CompletedProcess[str], dict]:
+    """Grade fixture `students` (name -> fixture path) as NOBODY, in `group`
+    (its process moved there first, by root, as a delegation does) or in
+    none; the run and its grades.json."""
+    subs = work / "class"
+    subs.mkdir()
+    for name, fixture in students.items():
+        source = REDTEAM / fixture
+        if source.is_dir():
+            (subs / name).mkdir()
+            with_core(source / "sudoku.pl", subs / name / "sudoku.pl")
+            if name in ("pipe_shrink", "reaped_burner"):
+                build_native(subs / name / "native.so")
+        else:
+            with_core(source, subs / f"{name}.pl")
+    suite = make_suite(work, tests)
+    out = work / "report"
+    out.mkdir()
+    os.chown(out, NOBODY, NOBODY)
+    for path in [work, *work.rglob("*")]:
+        path.chmod(path.stat().st_mode | 0o755 if path.is_dir() else 0o644)
+
+    def join_group() -> None:  # as root, before the grader starts: what delegation does
+        if group is not None:
+            (group / "cgroup.procs").write_text("0\n")
+
+    # setpriv drops to NOBODY for good: the grader runs with no capability at
+    # all (it only keeps them up to its exec, since this machine's Python may
+    # lie in a folder of root's).
+    nobody = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    env = {**os.environ, "HOME": str(out), "TMPDIR": "/tmp"}
+    run = subprocess.run(
+        [*nobody, *grade_command(subs, out, suite), "--no-feedback"],
+        capture_output=True, text=True, timeout=600, env=env, preexec_fn=join_group,
+    )  # fmt: skip
+    data = json.loads((out / "grades.json").read_text()) if (out / "grades.json").exists() else {}
+    return run, data
+
+
+@pytest.fixture
+def world_readable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A folder NOBODY can read (pytest's own are root's alone)."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root, to run the grader as another, unprivileged user")
+    work = Path(tempfile.mkdtemp(prefix="plpuzzle-nonroot-"))
+    work.chmod(0o755)
+    try:
+        yield work
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+@pytest.mark.parametrize("accounting", ["delegated cgroup", "no cgroup"])
+def test_without_root_cpu_hidden_in_reaped_children_is_stopped_at_the_limit(
+    world_readable: Path, accounting: str
+) -> None:
+    """reaped_burner burns 8 s of CPU in children the kernel reaps, under a
+    5 s limit, with a grader that is not root: a delegated cgroup v2 group
+    counts them; without one, wall time is charged for every core."""
+    students = {"reaped_burner": "reaped_burner", "ctl_plain": "ctl_plain.pl"}
+    with contextlib.ExitStack() as stack:
+        group = stack.enter_context(delegated_group()) if accounting != "no cgroup" else None
+        run, data = grade_as_nobody(world_readable, students, ("test001",), group)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "not root" in run.stderr
+    how = data["settings"]["accounting"]
+    if group is not None:
+        assert "counted by the kernel" in how and "delegated to this user" in how, how
+    else:
+        assert "charged as wall time" in how, how
+        assert "no control group could be made" in run.stderr
+    grades = {s["id"]: s["results"][0] for s in data["students"]}
+    burner = grades["reaped_burner"]
+    assert burner["grade"] == "timeout" and "CPU limit" in burner["detail"], burner
+    assert burner["cpu_seconds"] >= 5, burner
+    assert grades["ctl_plain"]["grade"] == "correct", grades["ctl_plain"]
+
+
+@pytest.mark.parametrize("accounting", ["delegated cgroup", "no cgroup"])
+def test_without_root_a_request_pipe_refilled_through_proc_does_not_block(
+    world_readable: Path, accounting: str
+) -> None:
+    """pipe_fill opens its own standard input for writing (possible when the
+    grader is not root) and fills it; no request fits, and none blocks: the
+    run meets the wall-clock backstop, or (charged) the CPU limit, first."""
+    with contextlib.ExitStack() as stack:
+        group = stack.enter_context(delegated_group()) if accounting != "no cgroup" else None
+        run, data = grade_as_nobody(
+            world_readable, {"pipe_fill": "pipe_fill.pl"}, ("test001", BIG_TEST), group
+        )
+    assert run.returncode == 0, run.stdout + run.stderr
+    limit = "wall-clock backstop" if group is not None else "CPU limit"
+    for result in data["students"][0]["results"]:
+        assert result["grade"] == "timeout" and limit in result["detail"], result
+        assert "the sandbox stopped reading its request (it took 0 of" in result["detail"], result

@@ -17,18 +17,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import functools
 import logging
 import os
 import shutil
 import socket
-import tempfile
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from plpuzzle import __version__
@@ -50,10 +47,10 @@ logger = logging.getLogger(__name__)
 #: with another plpuzzle would load another loader and grade differently.
 RESOURCE = "plpuzzle-sandbox-" + __version__
 
-#: Sandbox slots (hence uids) of workers start here, above any local pool's,
-#: and are claimed machine-wide: several worker processes share a machine.
+#: Sandbox slots (hence uids) of workers start here, above most local
+#: pools', and are claimed machine-wide like theirs (jail.claim_slot):
+#: several worker processes and graders share a machine.
 SLOT_BASE = 1000
-SLOT_COUNT = 4096
 
 #: A loaded program left idle this long is closed (its client may be gone).
 IDLE_SECONDS = 60.0
@@ -159,7 +156,6 @@ class _WorkerState:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.run_folder: RunFolder | None = None
-        self.written: dict[str, Path] = {}
         self.idle: dict[tuple[str, str], list[_Loaded]] = {}
         self.busy: list[_Loaded] = []
         self.failed: dict[tuple[str, str], LoadReport] = {}
@@ -174,14 +170,6 @@ class _WorkerState:
                 self.run_folder = RunFolder()
             return self.run_folder
 
-    def files(self, digest: str, files: SubmissionFiles) -> Path:
-        """The submission's folder, written once per worker process."""
-        run = self.folder()
-        with self.lock:
-            if digest not in self.written:
-                self.written[digest] = files.write(run.path / f"sub-{digest[:24]}")
-            return self.written[digest]
-
     def take(self, key: tuple[str, str], task: str) -> _Loaded | None:
         with self.lock:
             while self.idle.get(key):
@@ -195,8 +183,10 @@ class _WorkerState:
 
     def load(self, spec: RunSpec, digest: str, files: SubmissionFiles, task: str) -> _Loaded:
         slot, fd = _claim_slot()
+        # The submission names its file to load (files.main); spec.solver
+        # is what a submission without that choice loads.
         program = SandboxedProgram(
-            self.folder(), self.files(digest, files), spec.solver, spec.predicate,
+            self.folder(), files, files.main or spec.solver, spec.predicate,
             spec.dialect, spec.limits, slot, jail.own_paths(),
         )  # fmt: skip
         loaded = _Loaded(program, fd, spec.run_id, task=task)
@@ -279,7 +269,6 @@ class _WorkerState:
         self._close_idle(lambda loaded: True)
         with self.lock:
             folder, self.run_folder = self.run_folder, None
-            self.written.clear()
         if folder is not None:
             folder.close()
 
@@ -297,18 +286,11 @@ def _close(loaded: _Loaded) -> None:
 
 
 def _claim_slot() -> tuple[int, int]:
-    """A sandbox slot no other process on this machine holds: a locked file."""
-    folder = Path(tempfile.gettempdir()) / "plpuzzle-slots"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    for slot in range(SLOT_BASE, SLOT_BASE + SLOT_COUNT):
-        fd = os.open(folder / str(slot), os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            continue
-        return slot, fd
-    raise SandboxSetupError(f"all {SLOT_COUNT} sandbox slots of this machine are in use")
+    """A sandbox slot no other process on this machine holds (jail.take_slot)."""
+    try:
+        return jail.take_slot(SLOT_BASE)
+    except jail.SlotsExhausted as e:
+        raise SandboxSetupError(str(e)) from None
 
 
 _state = _WorkerState()
@@ -316,9 +298,10 @@ _state = _WorkerState()
 
 def run_goal(
     spec: RunSpec, digest: str, files: SubmissionFiles, goals: dict[str, str], test: str,
-    template: str,
+    template: str, max_answers: int | None = None,
 ) -> RemoteRun:  # fmt: skip
-    """Run `goals[test]` on the submission, loaded (once) in a sandbox here."""
+    """Run `goals[test]` on the submission, loaded (once) in a sandbox here;
+    past `max_answers` answers the run is stopped (see SandboxedProgram.run)."""
     place = where()
     key = (spec.run_id, digest)
     if spec.run_id in _state.stopped:
@@ -340,7 +323,7 @@ def run_goal(
         # Registered as busy before this check: a stop from now on kills it.
         if not _state.wanted(spec.run_id, task):
             return RemoteRun(place, stopped=True)
-        observation = loaded.program.run(goals[test], template)
+        observation = loaded.program.run(goals[test], template, max_answers)
     except SandboxSetupError as e:
         return RemoteRun(place, setup_error=str(e))
     finally:

@@ -11,6 +11,14 @@ Both layouts are supported: cgroup v1 (one hierarchy per controller:
 cpuacct, memory, pids) and v2 (one unified hierarchy). Groups are named
 `plpuzzle-RUN-N`, so that a later run can remove the groups of a run that
 was killed before it could clean up (see `remove_stale`).
+
+A grader that is not root can still have the kernel count its sandboxes'
+CPU time: in a cgroup v2 group delegated to its user (what `systemd-run
+--user --scope -p Delegate=yes` gives, or a folder an administrator
+chowned to the user), it makes the sandboxes' groups inside its own.
+Every v2 group counts CPU time (`cpu.stat`), whether or not the memory
+and pids controllers are enabled for it; a Group says which of those
+it has (`controllers`), and the sandbox does the rest per process.
 """
 
 from __future__ import annotations
@@ -25,10 +33,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from plpuzzle.sandbox.proctree import resident_mb
+
 PREFIX = "plpuzzle-"
 _MOUNTS = Path("/proc/self/mounts")
 _OWN = Path("/proc/self/cgroup")
 _V1_CONTROLLERS = ("cpuacct", "memory", "pids")
+
+
+#: What a group can do: count CPU time, cap memory, cap processes.
+ALL_CONTROLLERS = frozenset({"cpu", "memory", "pids"})
 
 
 @dataclass(frozen=True)
@@ -38,6 +52,10 @@ class Layout:
     version: int
     #: v1: controller -> parent folder; v2: {"unified": parent folder}.
     parents: dict[str, Path]
+    #: Of ALL_CONTROLLERS, what the groups made here have ("cpu" always).
+    controllers: frozenset[str] = ALL_CONTROLLERS
+    #: The parent is a group of our own (delegated to us), not a root.
+    delegated: bool = False
 
 
 def _mounts() -> list[tuple[str, str, list[str]]]:
@@ -98,15 +116,32 @@ def layout() -> Layout | None:
         if kind != "cgroup2":
             continue
         root = Path(point)
-        try:
-            enabled = (root / "cgroup.subtree_control").read_text().split()
-        except OSError:
-            continue
-        if {"memory", "pids"} <= set(enabled):
-            parent = _writable_parent(root, None)
-            if parent is not None:
-                return Layout(2, {"unified": parent})
+        found = _v2_parent(root, own.get(""))
+        if found is not None:
+            parent, delegated = found
+            try:
+                enabled = set((parent / "cgroup.subtree_control").read_text().split())
+            except OSError:
+                enabled = set()
+            controllers = frozenset({"cpu"} | (enabled & {"memory", "pids"}))
+            return Layout(2, {"unified": parent}, controllers, delegated)
     return None
+
+
+def _v2_parent(root: Path, own: str | None) -> tuple[Path, bool] | None:
+    """Where v2 groups can be made: the hierarchy's root (root only), or
+    our own group when it is delegated to us; with whether it is ours.
+
+    Our own group must also let us move our children out of it (its
+    cgroup.procs writable), which is what delegation grants.
+    """
+    mine = root / own.lstrip("/") if own and own != "/" else None
+    if mine is not None and os.access(mine / "cgroup.procs", os.W_OK):
+        parent = _writable_parent(mine, None)
+        if parent is not None:
+            return parent, True
+    parent = _writable_parent(root, None)
+    return (parent, False) if parent is not None else None
 
 
 class Group:
@@ -117,6 +152,9 @@ class Group:
         self.name = name
         self.folders = {key: parent / name for key, parent in where.parents.items()}
         self.memory_bytes = memory_mb * 1024 * 1024
+        self.controllers = where.controllers
+        #: Without the memory controller: the peak of sampled resident sizes.
+        self._sampled_peak = 0.0
         for folder in self.folders.values():
             folder.mkdir()
         if where.version == 1:
@@ -127,10 +165,12 @@ class Group:
             (self.folders["pids"] / "pids.max").write_text(str(max_processes))
         else:
             unified = self.folders["unified"]
-            (unified / "memory.max").write_text(str(self.memory_bytes))
-            with contextlib.suppress(OSError):
-                (unified / "memory.swap.max").write_text("0")
-            (unified / "pids.max").write_text(str(max_processes))
+            if "memory" in self.controllers:
+                (unified / "memory.max").write_text(str(self.memory_bytes))
+                with contextlib.suppress(OSError):
+                    (unified / "memory.swap.max").write_text("0")
+            if "pids" in self.controllers:
+                (unified / "pids.max").write_text(str(max_processes))
 
     def join_self(self) -> None:
         """Move the calling process into the group (called in the child)."""
@@ -152,21 +192,34 @@ class Group:
                 return int(value) / 1e6
         return 0.0
 
+    def look(self) -> float:
+        """CPU seconds so far; without the memory controller, also a
+        sample of the group's resident memory for `memory_peak_mb`."""
+        if "memory" not in self.controllers:
+            self._sampled_peak = max(self._sampled_peak, resident_mb(self.pids()))
+        return self.cpu_seconds()
+
     def memory_peak_mb(self) -> float:
         """The group's peak memory since the last `reset_peak` (or its start)."""
+        if "memory" not in self.controllers:
+            self._sampled_peak = max(self._sampled_peak, resident_mb(self.pids()))
+            return self._sampled_peak
         path = self._file("memory", "memory.max_usage_in_bytes", "memory.peak")
         with contextlib.suppress(OSError, ValueError):
             return int(path.read_text()) / (1024 * 1024)
         return 0.0
 
     def reset_peak(self) -> None:
-        """Start a new peak-memory count (v1 only; v2 keeps the group's peak)."""
+        """Start a new peak-memory count (v1 and sampled; v2 keeps the group's peak)."""
+        self._sampled_peak = 0.0
         if self.layout.version == 1:
             with contextlib.suppress(OSError):
                 self._file("memory", "memory.max_usage_in_bytes", "").write_text("0")
 
     def oom_kills(self) -> int:
         """How often the kernel killed a process of the group for memory."""
+        if "memory" not in self.controllers:
+            return 0
         path = self._file("memory", "memory.oom_control", "memory.events")
         with contextlib.suppress(OSError):
             for line in path.read_text().splitlines():
@@ -257,7 +310,7 @@ def remove_stale(is_alive: Callable[[str], bool | None]) -> int:
         if alive:
             continue
         group = Group.__new__(Group)
-        group.layout, group.name = where, name
+        group.layout, group.name, group.controllers = where, name, where.controllers
         group.folders = {key: parent / name for key, parent in where.parents.items()}
         if alive is None and group.pids():
             continue

@@ -1,19 +1,27 @@
 """Measuring a sandbox without control groups: its process tree in /proc.
 
-A grader that is not root usually cannot make control groups. The
-sandbox still lives in a PID namespace of its own, so every process it
-starts, however it forks, detaches or double-forks, stays a descendant
-of the sandbox's first process. The parent walks that tree in /proc:
+A grader that is not root, and has no control group delegated to it,
+cannot have the kernel count its sandboxes' CPU time. Summing the CPU
+time of the live process tree is not a count the submission cannot
+escape: a process's time reaches its parent's count (`cutime`) only when
+the parent waits for it, and a parent that ignores SIGCHLD has its
+children reaped by the kernel, their time counted nowhere. So here the
+sandbox is *charged* instead: wall time times the number of cores it may
+run on, which no arrangement of processes can exceed.
 
-- CPU time: the sum over the live tree of each process's own time plus
-  the time of the children it has reaped (`utime+stime+cutime+cstime`).
-  A finished process's time moves into its parent's count when it is
-  reaped, so the sum only grows, and nothing the tree does can lower it;
+The sandbox lives in a PID namespace of its own, so every process it
+starts, however it forks, detaches or double-forks, stays a descendant
+of the sandbox's first process. The parent walks that tree in /proc for
+what else it needs:
+
 - memory: the sum of the tree's resident sizes, sampled at each look,
   so its peak is the highest sample (short spikes can be missed; the
-  per-process address-space limit still holds them).
+  per-process address-space limit still holds them);
+- the processes to kill at the end.
 
 It offers the part of cgroups.Group's interface that the sandbox uses.
+The module also reads per-process figures that the sandbox uses with
+either meter: resident sizes, and run-queue delays (`run_queue_seconds`).
 """
 
 from __future__ import annotations
@@ -22,9 +30,9 @@ import contextlib
 import os
 import signal
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
-_TICKS = os.sysconf("SC_CLK_TCK")
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
@@ -37,14 +45,52 @@ def _stat_fields(pid: str) -> list[str] | None:
     return text[text.rfind(")") + 2 :].split()
 
 
-class ProcessTree:
-    """The processes descending from `root`, measured from /proc."""
+def resident_mb(pids: Iterable[int]) -> float:
+    """The summed resident memory of `pids` now, in MB (gone ones count 0)."""
+    total = 0
+    for pid in pids:
+        fields = _stat_fields(str(pid))
+        if fields is not None:
+            total += int(fields[21])  # rss, in pages
+    return total * _PAGE / (1024 * 1024)
 
-    def __init__(self, root: int) -> None:
+
+def run_queue_seconds(pids: Iterable[int]) -> dict[int, float]:
+    """How long each process has waited, runnable, for a free core.
+
+    The kernel's scheduler statistics (/proc/PID/schedstat: time on a
+    core, time waiting on a run queue, time slices). A process that
+    sleeps does not wait on a run queue; one that computes on a machine
+    busy with other work does. Processes without statistics are left out.
+    """
+    out: dict[int, float] = {}
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/schedstat").read_text().split()
+            out[pid] = int(fields[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
+
+
+def usable_cores() -> int:
+    """The cores this process (and so a sandbox it starts) may run on."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except OSError:
+        return os.cpu_count() or 1
+
+
+class ProcessTree:
+    """The processes descending from `root`, charged and measured from /proc."""
+
+    def __init__(self, root: int, cores: int | None = None) -> None:
         self.root = root
         self.name = f"process tree of {root}"
+        self.cores = cores or usable_cores()
+        self.controllers: frozenset[str] = frozenset()
+        self._start = time.monotonic()
         self._peak = 0.0
-        self._reaped = 0.0
 
     def _members(self) -> dict[int, list[str]]:
         stats: dict[int, list[str]] = {}
@@ -62,22 +108,18 @@ class ProcessTree:
             todo.extend(children.get(pid, []))
         return members
 
-    def sample(self) -> tuple[float, float]:
-        """(CPU seconds so far, resident MB now) of the whole tree."""
-        cpu = 0.0
-        rss = 0.0
-        for fields in self._members().values():
-            # fields[11..14] = utime stime cutime cstime; fields[21] = rss (pages)
-            cpu += sum(int(f) for f in fields[11:15]) / _TICKS
-            rss += int(fields[21]) * _PAGE / (1024 * 1024)
+    def look(self) -> float:
+        """The CPU seconds charged so far; samples the tree's memory too."""
+        rss = sum(int(f[21]) for f in self._members().values()) * _PAGE / (1024 * 1024)
         self._peak = max(self._peak, rss)
-        return cpu, rss
+        return self.cpu_seconds()
 
     def cpu_seconds(self) -> float:
-        return self.sample()[0]
+        """Wall time since the sandbox started, times the cores it may use."""
+        return (time.monotonic() - self._start) * self.cores
 
     def memory_peak_mb(self) -> float:
-        self.sample()
+        self.look()
         return self._peak
 
     def reset_peak(self) -> None:

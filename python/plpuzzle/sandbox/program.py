@@ -8,30 +8,37 @@ forking per test keeps the tests independent at a few milliseconds each.
 Nothing the sandbox says is believed beyond what it can only say about
 itself. The parent decides everything else from what it observes:
 
-- CPU time and peak memory of the whole process tree, from the
-  sandbox's control group, read before and after each run;
+- CPU time and peak memory of the whole process tree, from the meter
+  (the sandbox's control group, or its process tree; see meter);
 - the end of a run: the CPU limit, the wall-clock backstop, the memory
   limit (the kernel's out-of-memory count), or the sandbox ending;
-- the replies, read from a pipe under a hard cap per run and per line,
-  through a strict grammar (see the loader); anything else ends the run
-  as BROKEN_REPLY and the sandbox is thrown away.
+- the replies, read from a pipe through a strict grammar (see the
+  loader), under a cap per run and per answer line; anything else ends
+  the run as BROKEN_REPLY and the sandbox is thrown away.
+
+No read or write can block the parent. The request goes to the sandbox
+without blocking, a piece at a time, inside the loop that watches the
+limits: a sandbox that stops reading it (or shrinks or fills its pipe)
+is stopped at its limit like any other, and its run gets a verdict. What
+the parent keeps is bounded while it reads, never after: the text of
+messages and exceptions up to a budget (the rest is counted, "cut: N
+bytes more"), answers up to the count the caller expects plus a margin
+(TOO_MANY_ANSWERS), and the last few KB of what the program printed.
 
 So a submission that writes into the reply pipe, forges replies, floods
-it, or kills its loader can only spoil its own runs.
-
-Without control groups (a grader that is not root) the same figures come
-from the sandbox's process tree in /proc (proctree), sampled as the run
-goes on, and the memory limit is per process (address space).
+any channel, stops reading, or kills its loader can only spoil its own runs.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import secrets
 import select
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -39,8 +46,10 @@ from typing import BinaryIO
 
 from plpuzzle.engine import prolog_file
 from plpuzzle.sandbox import cgroups, jail
-from plpuzzle.sandbox.proctree import ProcessTree
-from plpuzzle.sandbox.workspace import RunFolder
+from plpuzzle.sandbox.meter import Meter, accounting
+from plpuzzle.sandbox.proctree import ProcessTree, run_queue_seconds
+from plpuzzle.sandbox.workspace import RunFolder, SubmissionFiles, read_regular_files
+from plpuzzle.untrusted import cut_note
 
 #: The files the loader needs inside the sandbox, and nothing else of ours:
 #: the loader, and the SICStus layer (a file and its folder of libraries).
@@ -49,8 +58,27 @@ LOADER_FILES = ("sandbox_loader.pl", "sicstus_compat.pl", "sicstus")
 #: How often the parent looks at the CPU count while a run goes on.
 POLL_SECONDS = 0.05
 
-#: How much of what a run printed is kept as evidence.
+#: How much of what a run printed is kept as evidence (its end).
 OUTPUT_TAIL_BYTES = 4000
+
+#: Bytes of text kept per run of each kind of reply that carries text:
+#: an exception's lines, the messages printed while loading, and why
+#: loading failed. The rest is counted, never kept.
+TEXT_BUDGET = {"x": 4000, "msg": 4000, "noload": 2000}
+
+#: Bytes written to the sandbox's request pipe at a time.
+WRITE_CHUNK = 4096
+
+#: At the wall-clock backstop: a run that computed for less than this
+#: share of the wall time, without waiting for a core, was waiting.
+WAITING_SHARE = 0.25
+#: ...and the machine was busy when the sandbox waited for a free core
+#: for at least this share of the wall time.
+BUSY_SHARE = 0.2
+#: The backstop moves out by the time the sandbox waited for a free core
+#: (a loaded machine must not turn CPU-limited runs into wall-clock
+#: timeouts), up to this many times its own length.
+WALL_STRETCH = 3.0
 
 
 class RunEnd(StrEnum):
@@ -65,6 +93,7 @@ class RunEnd(StrEnum):
     TOO_MUCH_REPLY = "too much reply"
     BROKEN_REPLY = "broken reply"  # bytes outside the reply grammar
     SANDBOX_DIED = "sandbox died"  # the loader itself ended in mid-run
+    TOO_MANY_ANSWERS = "too many answers"  # more than the caller said it could use
 
 
 @dataclass
@@ -98,31 +127,51 @@ class SandboxSetupError(Exception):
 
 
 class ReplyError(Exception):
-    """The sandbox's replies broke the grammar or the size bounds."""
+    """The sandbox's replies broke the grammar or the size bounds, or the
+    run gave more than the caller can use: the run ends as `end`."""
 
     def __init__(self, end: RunEnd, detail: str) -> None:
         super().__init__(detail)
         self.end = end
 
 
+#: The longest tag of the reply grammar ("noload").
+_MAX_TAG = 6
+
+
 class ReplyReader:
     """Splits reply bytes into (tag, text) lines, within hard bounds.
 
-    Bytes are buffered only up to one line's bound, and a run's replies
-    only up to the total bound; past either, or on a tag not in `allowed`,
-    ReplyError is raised at once.
+    A tag must be one of `allowed`, known within its first few bytes. The
+    text of a tag in `budgets` is kept up to that many bytes over the
+    whole run and counted beyond (`cut`), however long its lines; any
+    other line may hold at most `max_line` bytes. All replies of a run
+    may hold at most `max_bytes`. Past a bound, or on a tag not allowed,
+    ReplyError is raised at once: nothing is buffered beyond the bounds.
     """
 
-    def __init__(self, allowed: frozenset[str], max_bytes: int, max_line: int) -> None:
+    def __init__(
+        self,
+        allowed: frozenset[str],
+        max_bytes: int,
+        max_line: int,
+        budgets: dict[str, int] | None = None,
+    ) -> None:
         self.allowed = allowed
         self.max_bytes = max_bytes
         self.max_line = max_line
+        self.budgets = dict(budgets or {})
+        #: Bytes of text not kept, per tag.
+        self.cut: dict[str, int] = {}
         self.seen = 0
-        self._partial = b""
+        self._head = bytearray()  # the line's first bytes, until its tag is known
+        self._tag: str | None = None
+        self._text = bytearray()
+        self._open = False  # bytes of an unfinished line were seen
 
     def pending(self) -> bool:
         """Whether bytes of an unfinished line are waiting."""
-        return bool(self._partial)
+        return self._open
 
     def feed(self, chunk: bytes) -> list[tuple[str, str]]:
         self.seen += len(chunk)
@@ -130,23 +179,65 @@ class ReplyReader:
             raise ReplyError(
                 RunEnd.TOO_MUCH_REPLY, f"more than {self.max_bytes >> 20} MB of replies"
             )
-        *lines, self._partial = (self._partial + chunk).split(b"\n")
-        if len(self._partial) > self.max_line:
+        out = []
+        view = memoryview(chunk)
+        start = 0
+        while start < len(chunk):
+            newline = chunk.find(b"\n", start)
+            stop = len(chunk) if newline < 0 else newline
+            self._add(view[start:stop])
+            if newline < 0:
+                break
+            out.append(self._end_line())
+            start = newline + 1
+        return out
+
+    def _broken(self, line: bytes | bytearray) -> ReplyError:
+        text = bytes(line[:120]).decode("utf-8", errors="replace")
+        return ReplyError(RunEnd.BROKEN_REPLY, f"an unexpected reply line {text!r}")
+
+    def _add(self, piece: memoryview) -> None:
+        if not piece:
+            return
+        self._open = True
+        if self._tag is None:
+            room = _MAX_TAG + 1 - len(self._head)
+            self._head += piece[:room]
+            space = self._head.find(b" ")
+            if space < 0:
+                if len(self._head) > _MAX_TAG:
+                    raise self._broken(self._head + piece[room:])
+                return
+            tag = self._head[:space].decode("utf-8", errors="replace")
+            if tag not in self.allowed:
+                raise self._broken(self._head + piece[room:])
+            self._tag = tag
+            rest = bytes(self._head[space + 1 :]) + bytes(piece[room:])
+            self._head = bytearray()
+            piece = memoryview(rest)
+        if self._tag in self.budgets:
+            keep = min(len(piece), self.budgets[self._tag])
+            self._text += piece[:keep]
+            self.budgets[self._tag] -= keep
+            if keep < len(piece):
+                self.cut[self._tag] = self.cut.get(self._tag, 0) + len(piece) - keep
+            return
+        if len(self._text) + len(piece) > self.max_line:
             raise ReplyError(
                 RunEnd.TOO_MUCH_REPLY, f"a reply line longer than {self.max_line} bytes"
             )
-        out = []
-        for raw in lines:
-            if len(raw) > self.max_line:
-                raise ReplyError(
-                    RunEnd.TOO_MUCH_REPLY, f"a reply line longer than {self.max_line} bytes"
-                )
-            text = raw.decode("utf-8", errors="replace")
-            tag, _, rest = text.partition(" ")
+        self._text += piece
+
+    def _end_line(self) -> tuple[str, str]:
+        if self._tag is None:  # a line without a space is a bare tag ("end")
+            tag = self._head.decode("utf-8", errors="replace")
             if tag not in self.allowed:
-                raise ReplyError(RunEnd.BROKEN_REPLY, f"an unexpected reply line {text[:120]!r}")
-            out.append((tag, rest))
-        return out
+                raise self._broken(self._head)
+            text = ""
+        else:
+            tag, text = self._tag, self._text.decode("utf-8", errors="replace")
+        self._head, self._tag, self._text, self._open = bytearray(), None, bytearray(), False
+        return tag, text
 
 
 _LOAD_TAGS = frozenset({"msg", "ready", "noload"})
@@ -160,24 +251,24 @@ def as_submitted(text: str) -> str:
     return text.replace(f"{jail.SUBMISSION_MOUNT}/", "").replace("submission:", "")
 
 
-def loader_folder(run: RunFolder) -> Path:
-    """The run's copy of the loader files, shared read-only by its sandboxes."""
-    folder = run.path / "loader"
-    if not folder.is_dir():
-        staging = run.folder(f"loader-{os.getpid()}-{time.monotonic_ns()}")
-        for name in LOADER_FILES:
-            source = prolog_file(name)
-            if source.is_dir():
-                for path in sorted(source.glob("*.pl")):
-                    (staging / name).mkdir(mode=0o755, exist_ok=True)
-                    (staging / name / path.name).write_bytes(path.read_bytes())
-                    (staging / name / path.name).chmod(0o644)
-            elif source.is_file():
-                (staging / name).write_bytes(source.read_bytes())
-                (staging / name).chmod(0o644)
-        with contextlib.suppress(OSError):  # another thread may have won the race
-            staging.rename(folder)
-    return folder
+@functools.cache
+def loader_files() -> dict[str, bytes]:
+    """The loader's files, by their path inside the sandbox."""
+    out: dict[str, bytes] = {}
+    for name in LOADER_FILES:
+        source = prolog_file(name)
+        if source.is_dir():
+            for path in sorted(source.glob("*.pl")):
+                out[f"{jail.LOADER_MOUNT}/{name}/{path.name}"] = path.read_bytes()
+        elif source.is_file():
+            out[f"{jail.LOADER_MOUNT}/{name}"] = source.read_bytes()
+    return out
+
+
+def _with_cut(lines: list[str], tag: str, reader: ReplyReader) -> list[str]:
+    """`lines`, and a last one saying how much of their text was not kept."""
+    more = reader.cut.get(tag, 0)
+    return [*lines, cut_note(more)] if more else lines
 
 
 class SandboxedProgram:
@@ -186,12 +277,15 @@ class SandboxedProgram:
     `load()` first; then `run()` for each test while `alive`. A run that
     ends at a limit, breaks the reply grammar or kills the loader takes
     the sandbox with it: make a new one for the next test.
+
+    `files` is the submission: its files (SubmissionFiles), or a folder
+    of them; `solver` is the file to load, relative to it.
     """
 
     def __init__(
         self,
         run: RunFolder,
-        files: Path,
+        files: Path | SubmissionFiles,
         solver: str,
         predicate: str,
         dialect: str,
@@ -200,7 +294,7 @@ class SandboxedProgram:
         hidden: list[Path] | None = None,
     ) -> None:
         self.run_folder = run
-        self.files = files
+        self.files = files if isinstance(files, SubmissionFiles) else read_regular_files(files)
         self.solver = solver
         self.predicate = predicate
         self.dialect = dialect
@@ -209,7 +303,7 @@ class SandboxedProgram:
         self.hidden = hidden or []
         self.group: cgroups.Group | None = None
         #: What measures the sandbox: its control group, or its process tree.
-        self.meter: cgroups.Group | ProcessTree | None = None
+        self.meter: Meter | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._log: BinaryIO | None = None
         #: How many processes the sandbox holds once loaded, between runs.
@@ -226,9 +320,12 @@ class SandboxedProgram:
             f"{jail.LOADER_MOUNT}/sandbox_loader.pl", "--",
             f"{jail.SUBMISSION_MOUNT}/{self.solver}", self.dialect, str(stack_mb), self.predicate,
         ]  # fmt: skip
-        wrapped = jail.command(
-            argv, self.files, loader_folder(self.run_folder), self.hidden, self.uid
-        )
+        files = {f"{jail.SUBMISSION_MOUNT}/{name}": data for name, data in self.files.files}
+        files.update(loader_files())
+        try:
+            wrapped = jail.command(argv, files, self.uid, self.limits.memory_mb, self.hidden)
+        except jail.SystemViewError as e:
+            raise SandboxSetupError(str(e)) from None
         self.group = cgroups.make_group(
             self.run_folder.run_id, self.limits.memory_mb, self.limits.max_processes
         )
@@ -236,15 +333,22 @@ class SandboxedProgram:
         self._log = open(log_path, "a+b")  # noqa: SIM115 (closed in close())
         log_path.unlink()  # the open file is all we need
         group, limits, uid = self.group, self.limits, self.uid
-        self._proc = subprocess.Popen(
-            wrapped,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._log,
-            start_new_session=True,
-            preexec_fn=lambda: jail.child_setup(limits, group, uid),
-            env={"PATH": "/usr/bin:/bin"},  # bwrap's own environment is readable inside
-        )
+        try:
+            self._proc = subprocess.Popen(
+                wrapped.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._log,
+                start_new_session=True,
+                pass_fds=wrapped.fds,
+                preexec_fn=lambda: jail.child_setup(limits, group, uid),
+                env={"PATH": "/usr/bin:/bin"},  # bwrap's own environment is readable inside
+            )
+        finally:
+            wrapped.close()
+        for pipe in (self._proc.stdin, self._proc.stdout):
+            assert pipe is not None
+            os.set_blocking(pipe.fileno(), False)
         self.meter = self.group or ProcessTree(self._proc.pid)
         return self._proc
 
@@ -298,18 +402,23 @@ class SandboxedProgram:
     def load(self) -> LoadReport:
         """Start the sandbox and load the submission."""
         proc = self._start()
-        reader = ReplyReader(_LOAD_TAGS, self.limits.reply_mb << 20, self.limits.line_kb << 10)
+        budgets = {tag: TEXT_BUDGET[tag] for tag in ("msg", "noload")}
+        reader = ReplyReader(
+            _LOAD_TAGS, self.limits.reply_mb << 20, self.limits.line_kb << 10, budgets
+        )
         messages: list[str] = []
         outcome: list[tuple[str, str]] = []
 
         def take(tag: str, text: str) -> bool:
             if tag == "msg":
-                messages.append(as_submitted(text))
+                if text:
+                    messages.append(as_submitted(text))
                 return False
             outcome.append((tag, text))
             return True
 
         obs = self._watch(proc, reader, take)
+        messages = _with_cut(messages, "msg", reader)
         if not outcome and not messages and obs.output.startswith("bwrap:"):
             self.close()
             raise SandboxSetupError(obs.output.strip())
@@ -322,18 +431,29 @@ class SandboxedProgram:
         tag, text = outcome[0]
         if tag == "noload":
             self.close()
-            return LoadReport(False, messages, as_submitted(text), obs)
+            reason = " ".join(_with_cut([as_submitted(text)], "noload", reader))
+            return LoadReport(False, messages, reason, obs)
         return LoadReport(True, messages, "", obs)
 
-    def run(self, goal: str, template: str) -> Observation:
-        """Run `goal` (Prolog text) in a fresh child; collect `template`'s answers."""
+    def run(self, goal: str, template: str, max_answers: int | None = None) -> Observation:
+        """Run `goal` (Prolog text) in a fresh child; collect `template`'s answers.
+
+        With `max_answers`, the run is stopped once it has given more
+        answers than that (TOO_MANY_ANSWERS): the caller could not use
+        them, and keeping them would let a run fill the grader's memory.
+        """
         proc = self._proc
         if proc is None or proc.returncode is not None:
             raise RuntimeError("run() needs a loaded sandbox")
         # A number the submission cannot guess, so it cannot forge the
         # loader's `done` for this run.
         number = secrets.randbelow(1 << 62)
-        reader = ReplyReader(_RUN_TAGS, self.limits.reply_mb << 20, self.limits.line_kb << 10)
+        reader = ReplyReader(
+            _RUN_TAGS,
+            self.limits.reply_mb << 20,
+            self.limits.line_kb << 10,
+            {"x": TEXT_BUDGET["x"]},
+        )
         answers: list[tuple[bool, str]] = []
         exception: list[str] = []
         state = {"ended": "", "done": ""}
@@ -348,9 +468,14 @@ class SandboxedProgram:
             if state["ended"] and tag != "x":
                 raise ReplyError(RunEnd.BROKEN_REPLY, f"a {tag!r} reply after the run ended")
             if tag in ("a", "n"):
+                if max_answers is not None and len(answers) >= max_answers:
+                    raise ReplyError(
+                        RunEnd.TOO_MANY_ANSWERS, f"too many answers (at least {len(answers) + 1})"
+                    )
                 answers.append((tag == "a", text))
             elif tag == "x":
-                exception.append(text)
+                if text:
+                    exception.append(text)
                 state["ended"] = "x"
             else:  # end
                 state["ended"] = "end"
@@ -358,7 +483,8 @@ class SandboxedProgram:
 
         request = f"run({number}, {goal}, {template}).\n".encode()
         obs = self._watch(proc, reader, take, request)
-        obs.answers, obs.exception = answers, as_submitted("\n".join(exception))
+        obs.answers = answers
+        obs.exception = as_submitted("\n".join(_with_cut(exception, "x", reader)))
         if obs.end is RunEnd.FINISHED:  # the loader said `done`: how did the child end?
             if state["ended"] == "x":
                 obs.end = RunEnd.RAISED
@@ -370,8 +496,15 @@ class SandboxedProgram:
                 )
         return obs
 
-    def _watch(self, proc, reader: ReplyReader, take, request: bytes | None = None) -> Observation:
-        """Send `request`, then read replies until `take` says stop or a limit passes."""
+    def _watch(
+        self,
+        proc: subprocess.Popen[bytes],
+        reader: ReplyReader,
+        take: Callable[[str, str], bool],
+        request: bytes | None = None,
+    ) -> Observation:
+        """Send `request` and read replies until `take` says stop or a limit
+        passes; neither the sending nor the reading ever blocks."""
         assert proc.stdout is not None and proc.stdin is not None
         meter, limits = self.meter, self.limits
         assert meter is not None
@@ -379,45 +512,60 @@ class SandboxedProgram:
             os.ftruncate(self._log.fileno(), 0)
         oom0 = meter.oom_kills()
         meter.reset_peak()
-        cpu0 = meter.cpu_seconds()
+        cpu0 = meter.look()
+        delays0 = run_queue_seconds(meter.pids())
         start = time.monotonic()
         end: RunEnd | None = None
         detail = ""
-        try:
-            if request is not None:
-                proc.stdin.write(request)
-                proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            end, detail = RunEnd.SANDBOX_DIED, "the sandbox had ended before the run began"
-        fd = proc.stdout.fileno()
+        rfd, wfd = proc.stdout.fileno(), proc.stdin.fileno()
+        unsent = memoryview(request or b"")
         next_look = start
+        used = 0.0
         while end is None:
             now = time.monotonic()
             wall = now - start
             if now >= next_look:  # at most every POLL_SECONDS: a look may scan /proc
                 next_look = now + POLL_SECONDS
-                used = meter.cpu_seconds() - cpu0
+                used = meter.look() - cpu0
             if used > limits.cpu_seconds:
-                end, detail = (
-                    RunEnd.CPU_LIMIT,
-                    f"stopped at the CPU limit of {limits.cpu_seconds:g} s",
-                )
+                end = RunEnd.CPU_LIMIT
+                detail = self._cpu_limit_words(len(unsent), len(request or b""))
                 break
             if wall > limits.wall_seconds:
+                starved = self._starved(delays0)
+                stretched = wall - (starved or 0.0) <= limits.wall_seconds
+                if not stretched or wall > limits.wall_seconds * WALL_STRETCH:
+                    end = RunEnd.WALL_LIMIT
+                    sent = (len(unsent), len(request or b""))
+                    detail = self._backstop_words(used, wall, starved, *sent)
+                    break
+            writing = [wfd] if unsent else []
+            try:
+                readable, writable, _ = select.select([rfd], writing, [], POLL_SECONDS)
+            except InterruptedError:
+                continue
+            if writable:
+                try:
+                    unsent = unsent[os.write(wfd, unsent[:WRITE_CHUNK]) :]
+                except BlockingIOError:
+                    pass
+                except OSError:  # the sandbox closed its end: what it says next tells why
+                    unsent = memoryview(b"")
+            if not readable:
+                continue
+            try:
+                chunk = os.read(rfd, 1 << 16)
+            except BlockingIOError:
+                continue
+            if not chunk:
                 end, detail = (
-                    RunEnd.WALL_LIMIT,
+                    RunEnd.SANDBOX_DIED,
                     (
-                        f"stopped at the wall-clock backstop of {limits.wall_seconds:g} s "
-                        "(waiting, not computing)"
+                        "the sandbox ended in the middle of the run"
+                        if not unsent
+                        else "the sandbox had ended before it took its request"
                     ),
                 )
-                break
-            ready, _, _ = select.select([fd], [], [], min(POLL_SECONDS, limits.wall_seconds - wall))
-            if not ready:
-                continue
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                end, detail = RunEnd.SANDBOX_DIED, "the sandbox ended in the middle of the run"
                 break
             try:
                 lines = reader.feed(chunk)
@@ -428,10 +576,15 @@ class SandboxedProgram:
                         end = RunEnd.FINISHED
                         break
             except ReplyError as e:
-                end, detail = e.end, f"the program wrote {e} on the grader's reply channel"
+                end = e.end
+                detail = (
+                    str(e)
+                    if e.end is RunEnd.TOO_MANY_ANSWERS
+                    else f"the program wrote {e} on the grader's reply channel"
+                )
         wall = time.monotonic() - start
         obs = Observation(end, wall_seconds=wall, detail=detail)
-        obs.cpu_seconds = max(0.0, meter.cpu_seconds() - cpu0)
+        obs.cpu_seconds = max(0.0, meter.look() - cpu0)
         obs.memory_mb = meter.memory_peak_mb()
         if meter.oom_kills() > oom0:  # even if the loader said `done`: any kill counts
             obs.end = RunEnd.MEMORY_LIMIT
@@ -445,9 +598,53 @@ class SandboxedProgram:
             self.close()
         return obs
 
+    def _starved(self, before: dict[int, float]) -> float | None:
+        """The longest any of the sandbox's processes has waited for a free
+        core during this run (seconds); None when the kernel does not say."""
+        now = run_queue_seconds(self.meter.pids()) if self.meter is not None else {}
+        if not now:
+            return None
+        return max(delay - before.get(pid, 0.0) for pid, delay in now.items())
+
+    def _cpu_limit_words(self, unsent: int, request: int) -> str:
+        words = f"stopped at the CPU limit of {self.limits.cpu_seconds:g} s"
+        how = accounting()
+        if not how.by_kernel:
+            words += f" (charged as wall time x {how.cores} core(s): {how.why_charged})"
+        if unsent:
+            words += f"; {_stopped_reading(unsent, request)}"
+        return words
+
+    def _backstop_words(
+        self, cpu: float, wall: float, starved: float | None, unsent: int, request: int
+    ) -> str:
+        """Why a run met the wall-clock backstop, as far as the kernel can tell."""
+        words = f"stopped at the wall-clock backstop of {self.limits.wall_seconds:g} s"
+        if unsent:
+            return f"{words}: {_stopped_reading(unsent, request)}"
+        if _loaded() if starved is None else starved >= BUSY_SHARE * wall:
+            return f"{words}: the machine was busy"
+        if cpu < WAITING_SHARE * wall:
+            return f"{words}: waiting, not computing"
+        return f"{words}: computing, below the CPU limit"
+
     def _output_tail(self) -> str:
         if self._log is None:
             return ""
         size = os.fstat(self._log.fileno()).st_size
         data = os.pread(self._log.fileno(), OUTPUT_TAIL_BYTES, max(0, size - OUTPUT_TAIL_BYTES))
         return as_submitted(data.decode("utf-8", errors="replace"))
+
+
+def _stopped_reading(unsent: int, request: int) -> str:
+    return (
+        f"the sandbox stopped reading its request (it took {request - unsent} of {request} bytes)"
+    )
+
+
+def _loaded() -> bool:
+    """Whether the machine's load (over a minute) exceeds its cores."""
+    try:
+        return os.getloadavg()[0] > (os.cpu_count() or 1)
+    except OSError:
+        return False

@@ -19,13 +19,19 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
+import io
 import os
 import re
 import shutil
 import stat
+import tarfile
 import tempfile
 import uuid
+import zipfile
+import zlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,9 +40,12 @@ from plpuzzle.sandbox import cgroups
 FOLDER_PREFIX = "plpuzzle-grading-"
 LOCK_NAME = "lock"
 
-#: Bounds on what one submission may bring into its sandbox.
+#: Bounds on what one submission may bring into its sandbox: files, bytes
+#: in all, and bytes in one file (below the sandbox's file-size limit,
+#: under which the files are written into it).
 MAX_FILES = 500
 MAX_BYTES = 32 * 1024 * 1024
+MAX_FILE_BYTES = 8 * 1024 * 1024
 
 
 _RUN_ID = re.compile(r"r(\d+)s(\d+)x[0-9a-f]+")
@@ -94,34 +103,19 @@ class WorkspaceError(Exception):
     """The working folder cannot be used for sandboxes (the machine's setup)."""
 
 
-def _check_reachable(folder: Path) -> None:
-    """Sandboxes of another uid must pass through every folder above ours."""
-    for path in [folder, *folder.parents]:
-        if not path.stat().st_mode & 0o001:
-            raise WorkspaceError(
-                f"{folder}: sandboxes run under another uid and cannot pass through "
-                f"{path} (no execute permission for others); set TMPDIR to a folder "
-                "they can reach, such as /tmp"
-            )
-
-
 class RunFolder:
     """This run's working folder: locked while it lives, removed on close.
 
-    `others` says whether sandboxes run under another uid, which must be
-    able to pass through every folder above it.
+    Only the grader uses it: sandboxes get their files copied in through
+    descriptors, never a path into it, so it is private to the grader's uid.
     """
 
-    def __init__(self, base: Path | None = None, others: bool | None = None) -> None:
+    def __init__(self, base: Path | None = None) -> None:
         self.base = Path(base or tempfile.gettempdir()).resolve()
-        if others if others is not None else os.geteuid() == 0:
-            _check_reachable(self.base)
         self.remove_stale(self.base)
         self.run_id = new_run_id()
         self.path = self.base / f"{FOLDER_PREFIX}{self.run_id}"
         self.path.mkdir(mode=0o700)
-        # Sandboxes may run under another uid: let it pass through, not list.
-        self.path.chmod(0o711)
         self._lock = os.open(self.path / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
         fcntl.flock(self._lock, fcntl.LOCK_EX)
 
@@ -161,10 +155,16 @@ class RunFolder:
 
 @dataclass(frozen=True)
 class SubmissionFiles:
-    """A submission's regular files (relative name, content), and what was refused."""
+    """A submission's regular files (relative name, content), and what was refused.
+
+    `main` is the file to load (relative name); `notes` say how it was
+    chosen or unpacked, when that is worth telling.
+    """
 
     files: tuple[tuple[str, bytes], ...]
     refused: tuple[str, ...]
+    main: str = "sudoku.pl"
+    notes: tuple[str, ...] = ()
 
     def digest(self) -> str:
         """A digest of exactly what would be graded, refusals included."""
@@ -173,10 +173,12 @@ class SubmissionFiles:
             h.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
         for note in self.refused:
             h.update(b"refused\0" + note.encode())
+        if self.main != "sudoku.pl":
+            h.update(b"main\0" + self.main.encode())
         return h.hexdigest()
 
     def write(self, target: Path) -> Path:
-        """Write the files into `target`, readable by any user (the sandbox's uid)."""
+        """Write the files into `target` (for tools that want a folder)."""
         target.mkdir(parents=True, exist_ok=True, mode=0o755)
         for name, data in self.files:
             out = target / name
@@ -186,6 +188,35 @@ class SubmissionFiles:
         return target
 
 
+class _Collector:
+    """Files taken into a submission, within MAX_FILES, MAX_FILE_BYTES and
+    MAX_BYTES, each refused with a reason past them. Contents are read
+    through `read(limit)`, never more than a bound past what is allowed,
+    whatever a file (or an archive's header) says its size is."""
+
+    def __init__(self) -> None:
+        self.files: list[tuple[str, bytes]] = []
+        self.refused: list[str] = []
+        self.total = 0
+
+    def add(self, rel: str, read: Callable[[int], bytes]) -> None:
+        if len(self.files) >= MAX_FILES:
+            self.refused.append(f"{rel}: more than {MAX_FILES} files in the submission")
+            return
+        data = read(min(MAX_BYTES - self.total, MAX_FILE_BYTES) + 1)
+        if len(data) > MAX_FILE_BYTES:
+            self.refused.append(f"{rel}: larger than {MAX_FILE_BYTES >> 20} MB")
+            return
+        if self.total + len(data) > MAX_BYTES:
+            self.refused.append(f"{rel}: the submission is larger than {MAX_BYTES >> 20} MB")
+            return
+        self.total += len(data)
+        self.files.append((rel, data))
+
+    def result(self, *notes: str) -> SubmissionFiles:
+        return SubmissionFiles(tuple(self.files), tuple(self.refused), notes=notes)
+
+
 def read_regular_files(source: Path, file_name: str | None = None) -> SubmissionFiles:
     """The regular files below `source` (a file or a folder), without following links.
 
@@ -193,52 +224,206 @@ def read_regular_files(source: Path, file_name: str | None = None) -> Submission
     devices, fifos and sockets are refused with a reason, and so are
     files past the size and count bounds.
     """
-    files: list[tuple[str, bytes]] = []
-    refused: list[str] = []
-    total = 0
+    out = _Collector()
 
     def read_file(src: Path, rel: str) -> None:
-        nonlocal total
-        if len(files) >= MAX_FILES:
-            refused.append(f"{rel}: more than {MAX_FILES} files in the submission")
-            return
         try:
             fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError as e:
-            refused.append(f"{rel}: cannot be read ({e.strerror})")
+            out.refused.append(f"{rel}: cannot be read ({e.strerror})")
             return
         with os.fdopen(fd, "rb") as f:
             if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                refused.append(f"{rel}: not a regular file")
+                out.refused.append(f"{rel}: not a regular file")
                 return
-            data = f.read(MAX_BYTES + 1 - total)
-        if total + len(data) > MAX_BYTES:
-            refused.append(f"{rel}: the submission is larger than {MAX_BYTES >> 20} MB")
-            return
-        total += len(data)
-        files.append((rel, data))
+            out.add(rel, f.read)
 
     def walk(folder: Path, prefix: str) -> None:
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError as e:
-            refused.append(f"{prefix or './'}: cannot be listed ({e.strerror})")
+            out.refused.append(f"{prefix or './'}: cannot be listed ({e.strerror})")
             return
         for entry in entries:
             rel = f"{prefix}{entry.name}"
             if entry.is_symlink():
-                refused.append(f"{rel}: a symbolic link (links are not followed)")
+                out.refused.append(f"{rel}: a symbolic link (links are not followed)")
             elif entry.is_dir(follow_symlinks=False):
                 walk(Path(entry.path), rel + "/")
             elif entry.is_file(follow_symlinks=False):
                 read_file(Path(entry.path), rel)
             else:
-                refused.append(f"{rel}: not a regular file (a device, fifo or socket)")
+                out.refused.append(f"{rel}: not a regular file (a device, fifo or socket)")
 
     if source.is_symlink():
-        refused.append(f"{file_name or source.name}: a symbolic link (links are not followed)")
+        out.refused.append(f"{file_name or source.name}: a symbolic link (links are not followed)")
     elif source.is_dir():
         walk(source, "")
     else:
         read_file(source, file_name or source.name)
-    return SubmissionFiles(tuple(files), tuple(refused))
+    return out.result()
+
+
+# -- archives -----------------------------------------------------------------------
+
+#: The archive kinds a hand-in may be, by how the name ends.
+ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
+#: An archive larger than this is not opened (a hand-in is a few files).
+MAX_ARCHIVE_BYTES = 16 * 1024 * 1024
+#: Entries an archive may list (files, folders, links), read or not.
+MAX_ENTRIES = 2 * MAX_FILES
+#: What archivers and file browsers add that is nobody's work.
+ARCHIVE_LITTER = ("__MACOSX/", ".DS_Store", "Thumbs.db", "desktop.ini")
+
+
+class ArchiveError(Exception):
+    """An archive that cannot be opened safely: the message says why."""
+
+
+def archive_suffix(name: str) -> str | None:
+    """The archive suffix `name` ends with (`.tar.gz`, `.zip`...), or None."""
+    lower = name.lower()
+    return next((s for s in ARCHIVE_SUFFIXES if lower.endswith(s)), None)
+
+
+def _member_name(raw: str) -> str | None:
+    """An archive member's path as a relative path inside the hand-in, or
+    None when it would land outside it (absolute, `..`, a drive letter)."""
+    name = raw.replace("\\", "/")
+    parts = [p for p in name.split("/") if p not in ("", ".")]
+    if name.startswith("/") or ".." in parts or (parts and ":" in parts[0]):
+        return None
+    return "/".join(parts)
+
+
+def _litter(rel: str) -> bool:
+    return any(rel == x.rstrip("/") or rel.startswith(x) for x in ARCHIVE_LITTER) or any(
+        part.startswith("._") for part in rel.split("/")
+    )
+
+
+def read_archive(path: Path) -> SubmissionFiles:
+    """The files of a .zip or .tar(.gz) hand-in, unpacked in memory, never on disk.
+
+    Nothing lands outside the hand-in (absolute paths and `..` are
+    refused), no link or device is taken, and the bounds on files and
+    bytes hold while reading, whatever the headers claim; the archive
+    itself may list at most MAX_ENTRIES entries. When every file sits
+    in one top folder (an archived folder), that folder is left out of
+    the names. Raises ArchiveError when the archive cannot be opened.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as e:
+        raise ArchiveError(f"cannot be read ({e.strerror})") from None
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ArchiveError("not a regular file")
+        if info.st_size > MAX_ARCHIVE_BYTES:
+            raise ArchiveError(f"larger than {MAX_ARCHIVE_BYTES >> 20} MB")
+        data = f.read(MAX_ARCHIVE_BYTES + 1)
+    suffix = archive_suffix(path.name)
+    try:
+        with _entries(data, suffix or "") as entries:
+            return _collect(path, entries)
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error) as e:
+        raise ArchiveError(f"not a readable {suffix} archive ({e})") from None
+
+
+#: An archive member: its relative name, its kind ("file", "dir", "outside"
+#: or why it is refused), and how to read a file's first N bytes.
+_Entry = tuple[str, str, Callable[[int], bytes] | None]
+
+
+def _collect(path: Path, entries: list[_Entry]) -> SubmissionFiles:
+    kept = [(rel, kind, read) for rel, kind, read in entries if not _litter(rel)]
+    tops = {rel.split("/", 1)[0] for rel, _, _ in kept}
+    strip = ""
+    if len(tops) == 1 and all("/" in rel or kind == "dir" for rel, kind, _ in kept):
+        strip = next(iter(tops)) + "/"
+    out = _Collector()
+    for rel, kind, read in kept:
+        name = rel[len(strip) :] if strip and rel.startswith(strip) else rel
+        if kind == "dir" or not name:
+            continue
+        if kind == "outside":
+            out.refused.append(f"{rel}: a path outside the hand-in's folder")
+        elif kind != "file" or read is None:
+            out.refused.append(f"{rel}: {kind} (only regular files are taken from an archive)")
+        else:
+            out.add(name, read)
+    what = f"unpacked from {path.name}" + (f" (its folder {strip[:-1]} left out)" if strip else "")
+    return out.result(what)
+
+
+@contextlib.contextmanager
+def _entries(data: bytes, suffix: str) -> Iterator[list[_Entry]]:
+    """The members of an archive in memory; their readers work inside the block."""
+    if suffix == ".zip":
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            yield _zip_entries(archive)
+        return
+    if suffix in (".tar.gz", ".tgz"):
+        data = _gunzip(data, MAX_BYTES + MAX_ENTRIES * 1024)
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as tar:
+        yield _tar_entries(tar)
+
+
+def _gunzip(data: bytes, limit: int) -> bytes:
+    """`data` decompressed, refused when it would unpack to more than `limit` bytes."""
+    unpack = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    out = unpack.decompress(data, limit + 1)
+    if len(out) > limit or unpack.unconsumed_tail:
+        raise ArchiveError(f"it unpacks to more than {limit >> 20} MB")
+    return out
+
+
+def _zip_entries(archive: zipfile.ZipFile) -> list[_Entry]:
+    members = archive.infolist()
+    if len(members) > MAX_ENTRIES:
+        raise ArchiveError(f"it lists {len(members)} entries, more than {MAX_ENTRIES}")
+    out: list[_Entry] = []
+    for member in members:
+        rel = _member_name(member.filename)
+        mode = member.external_attr >> 16
+        if rel is None:
+            out.append((member.filename, "outside", None))
+        elif member.is_dir():
+            out.append((rel, "dir", None))
+        elif stat.S_ISLNK(mode):
+            out.append((rel, "a symbolic link", None))
+        elif stat.S_IFMT(mode) and not stat.S_ISREG(mode):  # no type bits: a plain file
+            out.append((rel, "not a regular file", None))
+        else:
+            out.append((rel, "file", functools.partial(_read_zip, archive, member)))
+    return out
+
+
+def _read_zip(archive: zipfile.ZipFile, member: zipfile.ZipInfo, limit: int) -> bytes:
+    with archive.open(member) as f:
+        return f.read(limit)
+
+
+def _tar_entries(archive: tarfile.TarFile) -> list[_Entry]:
+    out: list[_Entry] = []
+    while (member := archive.next()) is not None:
+        if len(out) >= MAX_ENTRIES:
+            raise ArchiveError(f"it lists more than {MAX_ENTRIES} entries")
+        rel = _member_name(member.name)
+        if rel is None:
+            out.append((member.name, "outside", None))
+        elif member.isdir():
+            out.append((rel, "dir", None))
+        elif member.issym() or member.islnk():
+            out.append((rel, "a link", None))
+        elif not member.isfile():
+            out.append((rel, "not a regular file", None))
+        else:
+            out.append((rel, "file", functools.partial(_read_tar, archive, member)))
+    return out
+
+
+def _read_tar(archive: tarfile.TarFile, member: tarfile.TarInfo, limit: int) -> bytes:
+    f = archive.extractfile(member)
+    return f.read(limit) if f is not None else b""

@@ -51,7 +51,9 @@ GRADE_COLOURS: dict[str, str] = {
     "timeout": "#9a6700",
     "memory limit": "#8250df",
     "crashed": "#bf3989",
+    "not loadable": "#0550ae",
     "load error": "#0969da",
+    "no submission": "#6e7781",
     "error": "#57606a",
 }
 
@@ -95,6 +97,7 @@ th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:left;vertic
 th{background:var(--soft);font-size:12px;font-weight:600;white-space:nowrap}
 .num{text-align:right;white-space:nowrap}
 td.id{overflow-wrap:break-word}
+td.id .twin{color:var(--muted);font-size:12px}
 td.zero{color:#afb8c1}
 .badge{display:inline-block;padding:0 8px;border-radius:10px;background:#57606a;color:#fff;
 font-size:12px;font-weight:600;white-space:nowrap}
@@ -333,6 +336,8 @@ def _header(report: dict[str, Any]) -> str:
         ("Memory limit", f"{settings['memory_limit_mb']} MB"),
         ("Limits", settings["policy"]),
     ]
+    if settings.get("accounting"):
+        facts.append(("CPU accounting", settings["accounting"]))
     places = report.get("ran_on", [])
     if places:
         facts.append(("Ran on", ", ".join(f"{p['place']} ({_runs(p['runs'])})" for p in places)))
@@ -565,9 +570,11 @@ def _class_table(report: dict[str, Any], anchors: Sequence[str]) -> str:
             n = student["counts"].get(g, 0)
             cls = f"num c-{_slug(g)}" if n else "num zero"
             cells.append(f'<td class="{cls}">{n}</td>')
+        twins = student.get("identical_to") or []
+        same = f'<div class="twin">identical to: {_e(", ".join(twins))}</div>' if twins else ""
         rows.append(
             f'<tr data-i="{i}"><td class="id"><a href="{_e(_href(anchor))}">'
-            f"{_e(student['id'])}</a></td>"
+            f"{_e(student['id'])}</a>{same}</td>"
             f'<td class="num">{_e(score)} / {_e(top)}</td>' + "".join(cells) + "</tr>"
         )
     body = "\n".join(rows) or (

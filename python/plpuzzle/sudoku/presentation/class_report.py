@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from plpuzzle.sudoku.services.grading import NOT_EMULATED, Grade, GradeSettings, Points, TestGrade
+from plpuzzle.untrusted import json_for_pages
 
 
 @dataclass
@@ -32,6 +32,8 @@ class StudentGrades:
     grades: list[TestGrade]
     #: What the grader noted about the submission (e.g. files it refused).
     notes: list[str] = field(default_factory=list)
+    #: Other students whose hand-in has the same files (the same digest).
+    identical_to: list[str] = field(default_factory=list)
 
 
 def _points(value: float) -> float | int:
@@ -92,6 +94,7 @@ def build(
                 "max_score": _points(max_score),
                 "counts": counts,
                 "notes": list(s.notes),
+                "identical_to": list(s.identical_to),
                 "results": results,
             }
         )
@@ -128,6 +131,7 @@ def build(
             "wall_limit": settings.wall_seconds,
             "memory_limit_mb": settings.memory_mb,
             "policy": settings.policy(),
+            "accounting": settings.accounting(),
         },
         # Near the top of grades.json, not after 100,000 results.
         "ran_on": [{"place": p, "runs": n} for p, n in sorted(places.items())],
@@ -139,7 +143,9 @@ def build(
 
 
 def to_json(report: dict[str, Any]) -> str:
-    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    """grades.json: <, > and & in strings escaped, for consumers that paste
+    a submission's text into a page (the data is the same once parsed)."""
+    return json_for_pages(report, indent=2) + "\n"
 
 
 def to_csv(report: dict[str, Any]) -> str:

@@ -76,6 +76,7 @@ from plpuzzle.sudoku.services.suite import (
     bundled_suite,
     suite_cases,
 )
+from plpuzzle.untrusted import printable
 
 rules_option = click.option(
     "--rules",
@@ -1162,6 +1163,16 @@ def _print_interrupted(stopped: grader.GradingInterrupted) -> None:
     )
 
 
+#: Column heads of the class table, short enough for 80 columns with every grade.
+SHORT_GRADES = {
+    "memory limit": "memory",
+    "crashed": "crash",
+    "not loadable": "no load",
+    "load error": "load",
+    "no submission": "none",
+}
+
+
 def _print_class_summary(console: Console, outcome: grader.GradingOutcome) -> None:
     """One screen: a row per student, then where the reports are."""
     table = Table(
@@ -1173,7 +1184,6 @@ def _print_class_summary(console: Console, outcome: grader.GradingOutcome) -> No
     )
     table.add_column("student", no_wrap=True)
     table.add_column("score", justify="right", no_wrap=True)
-    short = {"memory limit": "memory", "load error": "no load"}
     report = outcome.report
     # Only the grades someone got (and always correct and wrong): the table
     # must fit a terminal, and an all-dash column says nothing.
@@ -1183,7 +1193,7 @@ def _print_class_summary(console: Console, outcome: grader.GradingOutcome) -> No
         if g in ("correct", "wrong") or any(s["counts"][g] for s in report["students"])
     ]
     for g in shown:
-        table.add_column(short.get(g, g), justify="right", no_wrap=True)
+        table.add_column(SHORT_GRADES.get(g, g), justify="right", no_wrap=True)
     for s in report["students"]:
         counts = [str(s["counts"][g]) if s["counts"][g] else "-" for g in shown]
         table.add_row(escape(s["id"]), f"{s['score']}/{s['max_score']}", *counts)
@@ -1195,11 +1205,14 @@ def _print_class_summary(console: Console, outcome: grader.GradingOutcome) -> No
             f"plpuzzle does not emulate: {escape(', '.join(report['not_emulated']))}. That is "
             "plpuzzle's gap, not the students': please report it."
         )
-    if outcome.ungradable:
-        console.print(
-            f"Graded 0, nothing to run: {', '.join(outcome.ungradable)} (see their notes).",
-            markup=False,
-        )
+    twins = {" = ".join(sorted([s["id"], *s["identical_to"]])) for s in report["students"]
+             if s.get("identical_to")}  # fmt: skip
+    for group in sorted(twins):
+        console.print(f"Identical hand-ins (each test run once): {group}", markup=False)
+    if outcome.not_graded:
+        console.print("Graded 0, nothing ran:", markup=False)
+        for student, why in outcome.not_graded:
+            console.print(f"  {student}: {printable(why)}", markup=False, highlight=False)
     if outcome.missing:
         console.print(
             f"Missing (on the roster, no submission): {', '.join(outcome.missing)}.",

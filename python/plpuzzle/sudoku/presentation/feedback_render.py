@@ -5,16 +5,25 @@ them): the score, a compact table of verdicts, each error once, and for
 each wrong test the boards and broken rules, then the smallest puzzle the
 solver still gets wrong, ready to save as a test file. Nothing here
 depends on the time or the machine, so the same grades give the same files.
+
+Text that came from a submission (an exception, what it printed, a file
+name, a malformed answer) is never live markup. In HTML it is escaped. In
+Markdown, where escaping is unreliable, it only ever appears inside a code
+fence made longer than any run of backticks in it (untrusted.md_fence),
+or an inline code span made the same way; headings and table cells hold
+only our own words, test names and numbers.
 """
 
 from __future__ import annotations
 
 import html
+import re
 
 from plpuzzle.sudoku.domain.evidence import GridEvidence
 from plpuzzle.sudoku.domain.model import Puzzle
 from plpuzzle.sudoku.domain.textformat import solutions_to_text
 from plpuzzle.sudoku.services.feedback import ErrorGroup, Shrunk, StudentFeedback, TestFeedback
+from plpuzzle.untrusted import md_code, md_fence
 
 #: Our solutions are written out as an expected-solution file up to this many.
 SOLUTIONS_WRITTEN = 8
@@ -96,6 +105,11 @@ def _md_board(e: GridEvidence) -> list[str]:
     return [*out, ""]
 
 
+def _md_text(text: str) -> list[str]:
+    """Text from a submission, as a fence it cannot close, and a blank line."""
+    return [*md_fence(text), ""]
+
+
 def _md_shrunk(s: Shrunk, test: str) -> list[str]:
     out = [
         f"#### A smaller puzzle your solver gets wrong: {_shrunk_summary(s)}",
@@ -128,40 +142,53 @@ def _md_shrunk(s: Shrunk, test: str) -> list[str]:
     return out
 
 
+def _md_cell(text: str) -> str:
+    """A table cell of our own words (a test name, a verdict): pipes escaped,
+    and anything that could be markup shown as code."""
+    if re.fullmatch(r"[\w .,:;()/+=-]*", text):
+        return text
+    return md_code(text).replace("|", "\\|")
+
+
 def to_markdown(f: StudentFeedback) -> str:
     """The feedback as Markdown (what a teacher pastes into a mail)."""
     counts = ", ".join(f"{g} {n}" for g, n in f.counts.items())
     out = [
-        f"# Sudoku assignment: feedback for {f.student}",
+        "# Sudoku assignment: feedback",
+        "",
+        f"Student: {md_code(f.student)}",
         "",
         f"Score: **{f.score} / {f.max_score}** ({counts}).",
         "",
         f"Rules: {f.rules} ({RULE_WORDS.get(f.rules, f.rules)}).",
         "",
     ]
+    if f.identical_to:
+        out += [f"Identical to: {', '.join(md_code(o) for o in f.identical_to)}", ""]
     if f.notes:
-        out += ["## Notes", "", *(f"- {n}" for n in f.notes), ""]
+        out += ["## Notes", "", *_md_text("\n".join(f"- {n}" for n in f.notes))]
     out += ["## Tests", "", "| test | verdict | points |", "|---|---|---|"]
     for t in f.tests:
-        verdict = _verdict(t).replace("|", "\\|")
-        out.append(f"| {t.test} | {verdict} | {t.earned}/{t.points} |")
+        out.append(f"| {_md_cell(t.test)} | {_md_cell(_verdict(t))} | {t.earned}/{t.points} |")
     out.append("")
     if f.errors:
         out += ["## Errors", ""]
         for e in f.errors:
-            out += [f"### {e.grade}: {e.message}", "", f"Tests: {', '.join(e.tests)}", ""]
+            out += [f"### {e.grade}", "", f"Tests: {_md_cell(', '.join(e.tests))}", ""]
+            out += _md_text(e.message)
             if e.evidence:
-                out += ["```", *_evidence_text(e), "```", ""]
+                out += _md_text("\n".join(_evidence_text(e)))
     wrong = [t for t in f.tests if t.grade == "wrong"]
     if wrong:
         out += ["## Wrong answers", ""]
     for t in wrong:
-        out += [f"### {t.test}: {t.detail}", ""]
+        out += [f"### {_md_cell(t.test)}: {_md_cell(t.detail)}", ""]
         if t.extra:
             out += [_extra_caption(t.extra), "", *_md_board(t.extra)]
         if t.missing:
             out += [MISSING_CAPTION, "", *_md_board(t.missing)]
-        out += [*(f"- {line}" for line in t.other), *([""] if t.other else [])]
+        if t.other:
+            out += _md_text("\n".join(t.other))
         if t.shrunk:
             out += _md_shrunk(t.shrunk, t.test)
         elif t.shrink_note:
@@ -231,6 +258,8 @@ def to_html(f: StudentFeedback) -> str:
         f"<p>Score: <strong>{_e(f.score)} / {_e(f.max_score)}</strong> ({_e(counts)}).</p>",
         f"<p>Rules: {_e(f.rules)} ({_e(RULE_WORDS.get(f.rules, f.rules))}).</p>",
     ]
+    if f.identical_to:
+        body.append(f"<p>Identical to: {_e(', '.join(f.identical_to))}</p>")
     if f.notes:
         body.append("<h2>Notes</h2><ul>" + "".join(f"<li>{_e(n)}</li>" for n in f.notes) + "</ul>")
     body.append(

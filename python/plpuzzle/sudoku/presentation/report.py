@@ -3,7 +3,6 @@ JSON and JUnit XML. All of them are built from the same CaseResults."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +13,7 @@ from plpuzzle.sudoku.domain.model import Grid
 from plpuzzle.sudoku.domain.textformat import harness_line
 from plpuzzle.sudoku.services.runner import RunSettings
 from plpuzzle.sudoku.services.suite import CaseResult, Verdict
+from plpuzzle.untrusted import json_for_pages
 
 FORMATS = ("table", "ksudoku", "json", "junit")
 
@@ -140,7 +140,7 @@ def to_json(run: SuiteRun) -> str:
         "wall_seconds": round(run.wall_seconds, 3),
         "tests": tests,
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return json_for_pages(document, indent=2) + "\n"
 
 
 def to_junit(run: SuiteRun) -> str:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import queue
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -29,13 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from plpuzzle.sandbox import jail
 from plpuzzle.sandbox.program import SandboxSetupError
 from plpuzzle.sandbox.workspace import RunFolder
 from plpuzzle.sudoku.domain.evidence import GridEvidence, describe, grids_in_evidence
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, grid_from_lists
 from plpuzzle.sudoku.domain.textformat import FormatError, parse_puzzle, puzzle_to_text
 from plpuzzle.sudoku.services.grading import (
-    SOLVER_NAME,
     Grade,
     GradeSettings,
     Points,
@@ -61,10 +60,19 @@ FEEDBACK_FOLDER = "feedback"
 CACHE_NAME = "shrunk.json"
 
 #: Grades that are errors: told once per kind, with the tests they hit.
-ERROR_GRADES = (Grade.LOAD_ERROR, Grade.TIMEOUT, Grade.MEMORY, Grade.CRASHED, Grade.ERROR)
+ERROR_GRADES = (
+    Grade.NO_SUBMISSION,
+    Grade.NOT_LOADABLE,
+    Grade.LOAD_ERROR,
+    Grade.TIMEOUT,
+    Grade.MEMORY,
+    Grade.CRASHED,
+    Grade.ERROR,
+)
 
-#: The measured part of a timeout's detail, which differs from test to test.
-_MEASURED = re.compile(r" \(CPU [0-9.]+ s, wall [0-9.]+ s\)$")
+#: The measured part of a timeout's detail, which differs from test to test
+#: (grading.measured; the older form had "wall" in it).
+_MEASURED = re.compile(r" \(CPU [0-9.]+ s(?:,| of) (?:wall )?[0-9.]+ s\)$")
 
 
 @dataclass(frozen=True)
@@ -146,6 +154,8 @@ class StudentFeedback:
     tests: list[TestFeedback]
     errors: list[ErrorGroup] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: Other students who handed in the same files.
+    identical_to: list[str] = field(default_factory=list)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -250,6 +260,7 @@ def build_feedback(
         tests,
         error_groups(student.grades),
         list(student.notes),
+        list(student.identical_to),
     )
 
 
@@ -345,10 +356,9 @@ def shrink_student(
         cpu_seconds=min(base.cpu_seconds, budget.run_seconds),
         wall_seconds=min(base.wall_seconds, 2 * budget.run_seconds + 10),
     )
-    folder = sub.files.write(run.path / f"shrink-{sub.student}")
     start = time.monotonic()
     with SandboxSolver(
-        run, folder, SOLVER_NAME, settings.dialect, limits, hidden or [], slot
+        run, sub.files, sub.files.main, settings.dialect, limits, hidden or [], slot
     ) as solver:
         for g, key in todo:
             left = policy.seconds_per_student - (time.monotonic() - start)
@@ -429,22 +439,18 @@ def _shrink_class(
     out: dict[str, dict[str, Shrunk | str]] = {}
     jobs = max(1, jobs)
     with RunFolder() as run, ThreadPoolExecutor(max_workers=jobs) as pool:
-        # A slot is a sandbox uid: no two sandboxes running at once share one.
-        free: queue.Queue[int] = queue.Queue()
-        for slot in range(jobs):
-            free.put(slot)
 
         def one(item: tuple[Submission, list[TestGrade]]) -> None:
             sub, grades = item
-            slot = free.get()
             try:
-                out[sub.student] = shrink_student(
-                    sub, grades, cases, settings, policy, cache, run, slot, hidden
-                )
+                # A slot is a sandbox uid, claimed machine-wide: no two
+                # sandboxes running at once share one.
+                with jail.claim_slot() as slot:
+                    out[sub.student] = shrink_student(
+                        sub, grades, cases, settings, policy, cache, run, slot, hidden
+                    )
             except (SandboxSetupError, OSError) as e:  # the feedback goes on without it
                 out[sub.student] = {g.test: f"the sandbox failed: {e}" for g in grades}
-            finally:
-                free.put(slot)
 
         list(pool.map(one, work))
     # Only entries of this class are kept: the cache does not grow forever.

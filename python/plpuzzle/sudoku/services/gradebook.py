@@ -1,12 +1,18 @@
 """The gradebook: grading results kept in an SQLite file.
 
 A result is keyed by the submission's content digest, the test's name and
-content digest, and the settings digest. Each result is committed as soon
-as it is known, so a grading that is killed loses at most the tests that
-were running; the next run finds the rest and skips it. A submission whose
-content changed has a new digest and is graded again. Where each run ran
-(this machine or a Dask worker) is kept beside its result, in its own
-table, so that the results table, and what reads it, stays as it was.
+content digest, the settings digest and the student: each student has
+rows of their own, also when two students handed in the same files. Such
+twins may share a run (`get_twin` finds a twin's result to copy), but
+forgetting one student (`forget`) never touches another's rows. Each
+result is committed as soon as it is known, so a grading that is killed
+loses at most the tests that were running; the next run finds the rest
+and skips it. A submission whose content changed has a new digest and is
+graded again. Where each run ran (this machine or a Dask worker) is kept
+beside its result, in its own table.
+
+What a row holds is bounded here too, whatever the caller passes: a
+detail, an evidence text and load messages are cut to a budget each.
 
 Several graders may share one gradebook: before grading a run, a grader
 claims its key for a lease (`Gradebook.claim`), so no other grader takes
@@ -33,12 +39,21 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from plpuzzle.untrusted import clip
+
 if TYPE_CHECKING:
     from plpuzzle.sudoku.services.grading import Submission, TestGrade
 
 #: The format this code writes. A gradebook without a format (written
 #: before there was one) counts as 0 and is upgraded when opened.
-FORMAT_VERSION = 3  # 2: the loads table; 3: the placements table (where runs ran)
+#: 2: the loads table; 3: the placements table (where runs ran); 4: the
+#: student in the key of results and placements (a row per student).
+FORMAT_VERSION = 4
+
+#: Bytes of a stored detail, evidence and load messages, at most.
+DETAIL_BYTES = 2_000
+EVIDENCE_BYTES = 64_000
+MESSAGES_BYTES = 8_000
 
 #: How long a connection waits for another grader's write to finish.
 BUSY_TIMEOUT_SECONDS = 30.0
@@ -59,7 +74,7 @@ CREATE TABLE IF NOT EXISTS results (
     solutions INTEGER NOT NULL,
     cpu_seconds REAL NOT NULL,
     wall_seconds REAL NOT NULL,
-    PRIMARY KEY (submission_digest, test, test_digest, settings_digest)
+    PRIMARY KEY (submission_digest, test, test_digest, settings_digest, student)
 )""",
     "claims": """
 CREATE TABLE IF NOT EXISTS claims (
@@ -89,7 +104,8 @@ CREATE TABLE IF NOT EXISTS placements (
     test_digest TEXT NOT NULL,
     settings_digest TEXT NOT NULL,
     ran_on TEXT NOT NULL,
-    PRIMARY KEY (submission_digest, test, test_digest, settings_digest)
+    student TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (submission_digest, test, test_digest, settings_digest, student)
 )""",
     "meta": """
 CREATE TABLE IF NOT EXISTS meta (
@@ -98,31 +114,47 @@ CREATE TABLE IF NOT EXISTS meta (
 )""",
 }
 
+_RESULT_COLUMNS = ("grade", "detail", "evidence", "solutions", "cpu_seconds", "wall_seconds")
+
 #: Column name -> position in the primary key (0: not in it), per table.
 _COLUMNS: dict[str, dict[str, int]] = {
     "results": {
         **{c: i + 1 for i, c in enumerate(_KEY)},
-        **dict.fromkeys(
-            ("student", "grade", "detail", "evidence", "solutions", "cpu_seconds", "wall_seconds"),
-            0,
-        ),
+        "student": 5,
+        **dict.fromkeys(_RESULT_COLUMNS, 0),
     },
     "claims": {
         **{c: i + 1 for i, c in enumerate(_KEY)},
         **dict.fromkeys(("owner", "claimed", "expires"), 0),
     },
     "loads": {"submission_digest": 1, "settings_digest": 2, "messages": 0},
-    "placements": {**{c: i + 1 for i, c in enumerate(_KEY)}, "ran_on": 0},
+    "placements": {**{c: i + 1 for i, c in enumerate(_KEY)}, "ran_on": 0, "student": 5},
     "meta": {"key": 1, "value": 0},
 }
 
-_WHERE_KEY = " AND ".join(f"{c}=?" for c in _KEY)
+#: The same tables before format 4, which are rebuilt when opened.
+_BEFORE_4: dict[str, dict[str, int]] = {
+    "results": {**_COLUMNS["results"], "student": 0},
+    "placements": {**{c: i + 1 for i, c in enumerate(_KEY)}, "ran_on": 0},
+}
 
-#: A result and its place ("" when none is stored), by key.
+_WHERE_KEY = " AND ".join(f"{c}=?" for c in _KEY)
+_STUDENT_KEY = (*_KEY, "student")
+_WHERE_STUDENT_KEY = " AND ".join(f"{c}=?" for c in _STUDENT_KEY)
+
+#: A result and its place ("" when none is stored), by key and student.
 _GET = (
-    "SELECT grade, detail, evidence, solutions, cpu_seconds, wall_seconds, "
-    f"COALESCE(placements.ran_on, '') FROM results LEFT JOIN placements USING ({', '.join(_KEY)}) "
-    "WHERE " + " AND ".join(f"results.{c}=?" for c in _KEY)
+    f"SELECT {', '.join(_RESULT_COLUMNS)}, COALESCE(placements.ran_on, '') FROM results "
+    f"LEFT JOIN placements USING ({', '.join(_STUDENT_KEY)}) "
+    "WHERE " + " AND ".join(f"results.{c}=?" for c in _STUDENT_KEY)
+)
+
+#: Another student's result under the same key (a twin's), the first by name.
+_GET_TWIN = (
+    f"SELECT {', '.join(_RESULT_COLUMNS)}, COALESCE(placements.ran_on, '') FROM results "
+    f"LEFT JOIN placements USING ({', '.join(_STUDENT_KEY)}) "
+    "WHERE " + " AND ".join(f"results.{c}=?" for c in _KEY) + " AND results.student<>? "
+    "ORDER BY results.student LIMIT 1"
 )
 
 _AFRESH = "move it away or delete it to grade afresh"
@@ -190,7 +222,9 @@ class Gradebook:
             try:
                 # Again under the write lock: another grader may have
                 # upgraded it meanwhile, possibly to a newer format.
-                if self._check_schema() < FORMAT_VERSION:
+                if (version := self._check_schema()) < FORMAT_VERSION:
+                    if version < 4:
+                        self._key_by_student()
                     for create in _TABLES.values():
                         self._db.execute(create)
                     self._db.execute(
@@ -209,24 +243,45 @@ class Gradebook:
         if "results" not in names:
             what = f"its tables are {', '.join(sorted(names))}" if names else "it has no tables"
             raise self._not_ours(f"{what}, not those of a gradebook")
-        for table in set(names) & _COLUMNS.keys():
-            info = self._db.execute(f"PRAGMA table_info({table})").fetchall()
-            if {r[1]: r[5] for r in info} != _COLUMNS[table]:
-                cols = ", ".join(r[1] for r in info)
-                raise self._not_ours(f"table {table} has the wrong columns: {cols}")
-        if "meta" not in names:
-            return 0
-        row = self._db.execute("SELECT value FROM meta WHERE key='format'").fetchone()
-        try:
-            version = int(row[0])
-        except (TypeError, ValueError):
-            raise self._not_ours("no valid format version in table meta") from None
+        version = 0
+        if "meta" in names:
+            row = self._db.execute("SELECT value FROM meta WHERE key='format'").fetchone()
+            try:
+                version = int(row[0])
+            except (TypeError, ValueError):
+                raise self._not_ours("no valid format version in table meta") from None
         if version > FORMAT_VERSION:
             raise self._error(
                 f"written by a newer plpuzzle (gradebook format {version}, this plpuzzle "
                 f"reads up to {FORMAT_VERSION}): upgrade plpuzzle, or use another gradebook"
             )
+        for table in set(names) & _COLUMNS.keys():
+            info = self._db.execute(f"PRAGMA table_info({table})").fetchall()
+            columns = {r[1]: r[5] for r in info}
+            if columns != _COLUMNS[table] and (version >= 4 or columns != _BEFORE_4.get(table)):
+                cols = ", ".join(r[1] for r in info)
+                raise self._not_ours(f"table {table} has the wrong columns: {cols}")
         return version
+
+    def _key_by_student(self) -> None:
+        """Rebuild the results and placements of a gradebook before format 4
+        with the student in their key (inside the upgrade's transaction)."""
+        db = self._db
+        names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        key = ", ".join(_KEY)
+        db.execute("ALTER TABLE results RENAME TO results_before_4")
+        db.execute(_TABLES["results"])
+        db.execute("INSERT INTO results SELECT * FROM results_before_4")
+        if "placements" in names:
+            db.execute("ALTER TABLE placements RENAME TO placements_before_4")
+            db.execute(_TABLES["placements"])
+            db.execute(
+                f"INSERT INTO placements ({key}, ran_on, student) "
+                f"SELECT p.{key.replace(', ', ', p.')}, p.ran_on, r.student "
+                f"FROM placements_before_4 p JOIN results_before_4 r USING ({key})"
+            )
+            db.execute("DROP TABLE placements_before_4")
+        db.execute("DROP TABLE results_before_4")
 
     def _error(self, what: str) -> GradebookError:
         return GradebookError(f"{self.path}: {what}")
@@ -274,19 +329,30 @@ class Gradebook:
     def get(
         self, submission: Submission, test: str, test_digest: str, settings_digest: str
     ) -> TestGrade | None:
-        """The stored grade for this exact submission, test and settings;
-        its ran_on is "" when the place is not known (stored by an older
-        plpuzzle)."""
+        """The stored grade of this student for this exact submission, test
+        and settings; its ran_on is "" when the place is not known (stored
+        by an older plpuzzle)."""
+        key = (submission.digest, test, test_digest, settings_digest, submission.student)
+        with self._using() as db:
+            row = db.execute(_GET, key).fetchone()
+        return None if row is None else self._grade(submission, test, row)
+
+    def get_twin(
+        self, submission: Submission, test: str, test_digest: str, settings_digest: str
+    ) -> TestGrade | None:
+        """Another student's stored grade for the same files, test and
+        settings (a twin's run, which this student may reuse), as this
+        student's; None when no other student has one."""
+        key = (submission.digest, test, test_digest, settings_digest, submission.student)
+        with self._using() as db:
+            row = db.execute(_GET_TWIN, key).fetchone()
+        return None if row is None else self._grade(submission, test, row)
+
+    def _grade(self, submission: Submission, test: str, row: tuple) -> TestGrade:
         # Imported here so that the gradebook loads without the grading
         # machinery (the sandbox) behind it.
         from plpuzzle.sudoku.services.grading import Grade, TestGrade
 
-        with self._using() as db:
-            row = db.execute(
-                _GET, (submission.digest, test, test_digest, settings_digest)
-            ).fetchone()
-        if row is None:
-            return None
         grade, detail, evidence, solutions, cpu, wall, ran_on = row
         try:
             verdict = Grade(grade)
@@ -299,23 +365,29 @@ class Gradebook:
     def put(
         self, submission: Submission, test_digest: str, settings_digest: str, grade: TestGrade
     ) -> None:
-        """Store a grade with where it ran, and drop its claim, committed at once."""
+        """Store a student's grade with where it ran, and drop its claim,
+        committed at once; detail and evidence are cut to their budgets."""
         key = (submission.digest, grade.test, test_digest, settings_digest)
+        mine = (*key, submission.student)
+        detail = clip(grade.detail, DETAIL_BYTES)
+        evidence = clip(grade.evidence, EVIDENCE_BYTES)
         with self._using(write=True) as db:
             db.execute(
                 "INSERT OR REPLACE INTO results (submission_digest, test, test_digest, "
                 "settings_digest, student, grade, detail, evidence, solutions, cpu_seconds, "
                 "wall_seconds) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                (*key, submission.student, grade.grade.value, grade.detail, grade.evidence,
+                (*mine, grade.grade.value, detail, evidence,
                  grade.solutions, grade.cpu_seconds, grade.wall_seconds),
             )  # fmt: skip
             # A regraded run replaces its place too, or drops it if unknown.
             if grade.ran_on:
                 db.execute(
-                    "INSERT OR REPLACE INTO placements VALUES (?,?,?,?,?)", (*key, grade.ran_on)
+                    f"INSERT OR REPLACE INTO placements ({', '.join(_KEY)}, ran_on, student) "
+                    "VALUES (?,?,?,?,?,?)",
+                    (*key, grade.ran_on, submission.student),
                 )
             else:
-                db.execute(f"DELETE FROM placements WHERE {_WHERE_KEY}", key)
+                db.execute(f"DELETE FROM placements WHERE {_WHERE_STUDENT_KEY}", mine)
             db.execute(f"DELETE FROM claims WHERE {_WHERE_KEY}", key)
 
     def put_load(self, submission_digest: str, settings_digest: str, messages: str) -> None:
@@ -325,7 +397,7 @@ class Gradebook:
         with self._using(write=True) as db:
             db.execute(
                 "INSERT OR REPLACE INTO loads VALUES (?,?,?)",
-                (submission_digest, settings_digest, messages),
+                (submission_digest, settings_digest, clip(messages, MESSAGES_BYTES)),
             )
 
     def get_load(self, submission_digest: str, settings_digest: str) -> str | None:
@@ -337,17 +409,15 @@ class Gradebook:
             ).fetchone()
         return None if row is None else row[0]
 
-    def forget(self, submission_digest: str, settings_digest: str) -> int:
-        """Drop every result, placement and load record of a submission
-        under these settings, so that it is graded afresh (grade
-        --student); returns how many results were dropped."""
-        where = "WHERE submission_digest=? AND settings_digest=?"
+    def forget(self, submission_digest: str, settings_digest: str, student: str) -> int:
+        """Drop one student's results and placements of a submission under
+        these settings, so that it is graded afresh (grade --student); a
+        twin's rows stay. Returns how many results were dropped."""
+        where = "WHERE submission_digest=? AND settings_digest=? AND student=?"
+        key = (submission_digest, settings_digest, student)
         with self._using(write=True) as db:
-            cursor = db.execute(
-                f"DELETE FROM results {where}", (submission_digest, settings_digest)
-            )
-            for table in ("placements", "loads"):
-                db.execute(f"DELETE FROM {table} {where}", (submission_digest, settings_digest))
+            cursor = db.execute(f"DELETE FROM results {where}", key)
+            db.execute(f"DELETE FROM placements {where}", key)
             return cursor.rowcount
 
     def count(self) -> int:
@@ -363,11 +433,13 @@ class Gradebook:
         settings_digest: str,
         owner: str,
         lease_seconds: float,
+        student: str | None = None,
     ) -> bool:
         """Reserve a run for `owner` to grade, so that no other grader
         sharing the file grades it too.
 
-        True when the run has no result yet and no other owner holds an
+        True when the run has no result yet (for `student`, when given:
+        a twin's result does not count) and no other owner holds an
         unexpired claim on it; the claim is then `owner`'s until `put`
         stores the result or `lease_seconds` pass (renewed by claiming
         again). An expired claim, left by a grader that died, is taken over.
@@ -375,8 +447,13 @@ class Gradebook:
         if not lease_seconds > 0:
             raise ValueError(f"lease_seconds must be positive, not {lease_seconds}")
         key = (submission_digest, test, test_digest, settings_digest)
+        stored = f"SELECT 1 FROM results WHERE {_WHERE_KEY}"
         with self._using(write=True) as db:
-            if db.execute(f"SELECT 1 FROM results WHERE {_WHERE_KEY}", key).fetchone():
+            if student is None:
+                done = db.execute(stored, key).fetchone()
+            else:
+                done = db.execute(f"{stored} AND student=?", (*key, student)).fetchone()
+            if done:
                 return False
             now = time.time()
             held = db.execute(f"SELECT owner, expires FROM claims WHERE {_WHERE_KEY}", key)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from plpuzzle.sandbox import cgroups, jail
+from plpuzzle.sandbox.meter import WITHOUT_GROUPS, accounting
 from plpuzzle.sandbox.program import LoadReport, SandboxSetupError
 from plpuzzle.sandbox.workspace import WorkspaceError, new_run_id, run_is_alive
 from plpuzzle.sudoku.domain.evidence import evidence_in_words
@@ -101,6 +102,9 @@ class GradingOutcome:
     missing: list[str] = field(default_factory=list)
     #: Entries graded 0 because they hold no sudoku.pl (or no usable id).
     ungradable: list[str] = field(default_factory=list)
+    #: Everyone graded 0 without a run (nothing to run, or it did not
+    #: load): (student, "grade: why"), for the summary.
+    not_graded: list[tuple[str, str]] = field(default_factory=list)
 
 
 class GradingInterrupted(KeyboardInterrupt):
@@ -124,12 +128,22 @@ def check_machine() -> list[str]:
             "one: install the Debian package bubblewrap, and allow unprivileged user "
             "namespaces (sysctl user.max_user_namespaces > 0)"
         )
+    try:
+        jail.system_view()
+    except OSError as e:
+        raise SetupProblem(f"cannot build the sandbox's view of SWI-Prolog: {e}") from None
     warnings = []
-    if cgroups.layout() is None:
+    how = accounting()
+    if not how.by_kernel:
         warnings.append(
-            "no writable control groups (run as root for them): CPU time and memory are "
-            "sampled from the sandbox's process tree in /proc, memory is limited per process "
-            "(address space), and the number of processes per uid"
+            f"{WITHOUT_GROUPS}: CPU time is charged as wall time x {how.cores} core(s), so a "
+            "test's CPU limit is reached after that share of it in wall time; memory is "
+            "sampled and limited per process (address space), and processes per uid"
+        )
+    elif "memory" not in (cgroups.layout() or cgroups.Layout(0, {})).controllers:
+        warnings.append(
+            "the control group has no memory controller: memory is sampled and limited per "
+            "process (address space)"
         )
     if os.geteuid() != 0:
         warnings.append("not root: submissions run under your own uid, inside the sandbox")
@@ -405,18 +419,24 @@ def grade(
                 )
             for s in subs:
                 if s.student in selected:
-                    book.forget(s.digest, skey)
+                    book.forget(s.digest, skey, s.student)  # only theirs, not a twin's
         tick = on_start(len(subs) * len(cases)) if on_start else (lambda: None)
 
         def stored(sub: Submission, case: SuiteCase) -> TestGrade | None:
-            return book.get(sub, case.name, ckeys[case.name], skey)
+            own = book.get(sub, case.name, ckeys[case.name], skey)
+            if own is not None or sub.student in selected:
+                return own  # a student regraded with --student runs afresh
+            twin = book.get_twin(sub, case.name, ckeys[case.name], skey)
+            if twin is not None:  # the same files, run for another student: a row of their own
+                book.put(sub, ckeys[case.name], skey, twin)
+            return twin
 
         def claim(sub: Submission, case: SuiteCase) -> bool:
             key = (sub.digest, case.name, ckeys[case.name], skey)
-            if book.claim(*key, owner, lease):
+            if book.claim(*key, owner, lease, sub.student):
                 return True
             release_dead_claims(book, host)  # a grader killed here need not hold us up
-            return book.claim(*key, owner, lease)
+            return book.claim(*key, owner, lease, sub.student)
 
         def loaded(sub: Submission, report: LoadReport) -> None:
             book.put_load(sub.digest, skey, "\n".join(report.messages))
@@ -446,17 +466,19 @@ def grade(
             ) from None
         finally:
             book.release_claims(owner)
+        twins = identical(subs)
         students = [
             StudentGrades(
                 s.student,
                 str(s.solver),
                 [grades[(s.student, c.name)] for c in cases],
                 s.notes(book.get_load(s.digest, skey) or ""),
+                twins.get(s.student, []),
             )
             for s in subs
         ]
     for u in intake.ungradable:
-        zero = [TestGrade(u.student, c.name, Grade.LOAD_ERROR, u.note) for c in cases]
+        zero = [TestGrade(u.student, c.name, u.grade, u.note) for c in cases]
         students.append(StudentGrades(u.student, str(u.source), zero, [u.note]))
     for m in missing:
         none = [TestGrade(m, c.name, Grade.MISSING, "no submission") for c in cases]
@@ -508,4 +530,32 @@ def grade(
         warnings,
         missing,
         [u.student for u in intake.ungradable],
+        not_graded(students),
     )
+
+
+def identical(subs: list[Submission]) -> dict[str, list[str]]:
+    """student -> the other students who handed in the same files (by digest)."""
+    by_digest: dict[str, list[str]] = {}
+    for sub in subs:
+        by_digest.setdefault(sub.digest, []).append(sub.student)
+    return {
+        student: sorted(o for o in group if o != student)
+        for group in by_digest.values()
+        if len(group) > 1
+        for student in group
+    }
+
+
+#: Grades that mean a submission never ran a test.
+NOT_RUN = (Grade.NO_SUBMISSION, Grade.NOT_LOADABLE, Grade.LOAD_ERROR)
+
+
+def not_graded(students: list[StudentGrades]) -> list[tuple[str, str]]:
+    """(student, "grade: why") for each student none of whose tests ran."""
+    out = []
+    for s in sorted(students, key=lambda s: s.student):
+        if s.grades and all(g.grade in NOT_RUN for g in s.grades):
+            first = s.grades[0]
+            out.append((s.student, f"{first.grade.value}: {first.detail}"))
+    return out

@@ -21,7 +21,6 @@ import difflib
 import functools
 import hashlib
 import json
-import os
 import queue
 import re
 import socket
@@ -31,21 +30,36 @@ import tomllib
 from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from plpuzzle import __version__
 from plpuzzle.engine import DEFAULT_TIME_LIMIT, Dialect, prolog_dir
-from plpuzzle.sandbox import cgroups, jail
-from plpuzzle.sandbox.program import LoadReport, Observation, RunEnd, SandboxedProgram
-from plpuzzle.sandbox.workspace import RunFolder, SubmissionFiles, read_regular_files
+from plpuzzle.sandbox import jail
+from plpuzzle.sandbox.meter import accounting
+from plpuzzle.sandbox.program import (
+    WALL_STRETCH,
+    LoadReport,
+    Observation,
+    RunEnd,
+    SandboxedProgram,
+)
+from plpuzzle.sandbox.workspace import (
+    ArchiveError,
+    RunFolder,
+    SubmissionFiles,
+    archive_suffix,
+    read_archive,
+    read_regular_files,
+)
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.domain.results import SolveResult, Status
 from plpuzzle.sudoku.domain.textformat import grid_term
 from plpuzzle.sudoku.engines.prolog_bridge import decode_answers
 from plpuzzle.sudoku.services.suite import CaseResult, SuiteCase, Verdict, judge, load_case
+from plpuzzle.untrusted import clip, printable
 
 #: The file a submission folder must contain.
 SOLVER_NAME = "sudoku.pl"
@@ -61,8 +75,15 @@ class Grade(StrEnum):
     TIMEOUT = "timeout"
     MEMORY = "memory limit"
     CRASHED = "crashed"
+    #: The file did not load: Prolog reported errors (the first one, with
+    #: its file and line, is the detail).
+    NOT_LOADABLE = "not loadable"
+    #: Loading stopped otherwise: no sudoku/2, halt/0 or a limit while
+    #: loading, or an entry we cannot tell how to load.
     LOAD_ERROR = "load error"
     ERROR = "error"
+    #: An entry that holds nothing to run: no Prolog file at all.
+    NO_SUBMISSION = "no submission"
     #: On the roster, but nothing was handed in.
     MISSING = "missing"
 
@@ -84,9 +105,13 @@ class Submission:
 
     def notes(self, load_messages: str = "") -> list[str]:
         """For the student's report: what was left out of the sandbox, and
-        what loading printed (once, not with every test)."""
-        notes = [f"not graded: {r}" for r in self.files.refused]
-        return notes + [f"while loading: {m}" for m in load_messages.splitlines() if m]
+        what loading printed (once, not with every test), within a budget."""
+        refused = [f"not graded: {r}" for r in self.files.refused[:REFUSALS_SHOWN]]
+        if len(self.files.refused) > REFUSALS_SHOWN:
+            refused.append(f"not graded: {len(self.files.refused) - REFUSALS_SHOWN} more files")
+        loading = [f"while loading: {m}" for m in load_messages.splitlines() if m]
+        text = clip("\n".join(loading), NOTES_BUDGET)
+        return [*self.files.notes, *refused, *(printable(n) for n in text.splitlines() if n)]
 
 
 class GradingError(Exception):
@@ -102,13 +127,16 @@ NOT_STUDENTS = frozenset({"__MACOSX", "Thumbs.db", "desktop.ini"})
 class Ungradable:
     """A student whose entry holds nothing we can run: graded 0, with why.
 
-    `note` says what was found instead (e.g. `Sudoku.pl`), so that the
-    teacher can fix the folder, or tell the student, without opening it.
+    `note` says what was found instead (e.g. `a.pl, b.pl`), so that the
+    teacher can fix the folder, or tell the student, without opening it;
+    `grade` is NO_SUBMISSION when it holds no Prolog at all, else
+    LOAD_ERROR (we cannot tell what to load).
     """
 
     student: str
     source: Path
     note: str
+    grade: Grade = Grade.NO_SUBMISSION
 
 
 @dataclass
@@ -125,50 +153,106 @@ class Intake:
         return sorted([s.student for s in self.submissions] + [u.student for u in self.ungradable])
 
 
-def _prolog_files(folder: Path, limit: int = 8) -> list[str]:
-    """The .pl files under `folder` (any case, any depth, no links followed),
-    as relative paths: what a student handed in instead of sudoku.pl."""
-    found: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = sorted(d for d in dirnames if not _hidden(d))
-        for name in sorted(filenames):
-            if name.lower().endswith(".pl") and not _hidden(name):
-                found.append(str((Path(dirpath) / name).relative_to(folder)))
-        if len(found) > limit:
-            break
-    return found
-
-
 def _hidden(name: str) -> bool:
     return name.startswith(".") or name in NOT_STUDENTS
 
 
-def _missing_solver_note(folder: Path) -> str:
-    """Why a folder is graded 0, naming the Prolog files it does hold."""
-    found = _prolog_files(folder)
-    if not found:
-        return f"no {SOLVER_NAME}, and no .pl file at all, in the submission folder"
-    shown = ", ".join(found[:8]) + (", ..." if len(found) > 8 else "")
-    hint = ""
-    if SOLVER_NAME in {Path(f).name.lower() for f in found}:
-        near = next(f for f in found if Path(f).name.lower() == SOLVER_NAME)
-        if Path(near).name != SOLVER_NAME:
-            hint = f" (file names are case-sensitive: {near} is not {SOLVER_NAME})"
-        else:
-            hint = f" ({near} is in a subfolder: it must be at the top of the folder)"
-    return f"no {SOLVER_NAME} in the submission folder; found {shown}{hint}"
+#: Archives plpuzzle does not open, by how their names end.
+_OTHER_ARCHIVES = (".rar", ".7z", ".gz", ".xz", ".bz2", ".zst", ".tar.xz", ".tar.bz2")
+
+
+def _refusals(files: SubmissionFiles) -> str:
+    if not files.refused:
+        return ""
+    shown = "; ".join(files.refused[:3]) + ("; ..." if len(files.refused) > 3 else "")
+    return f" (not taken: {shown})"
+
+
+def choose_solver(files: SubmissionFiles, what: str) -> SubmissionFiles | Ungradable:
+    """The hand-in with its file to load chosen: sudoku.pl at its top, or
+    else its only .pl file, with a note. Without any .pl file, or with
+    several and no sudoku.pl, it is Ungradable (the student is filled in
+    by the caller)."""
+    names = [name for name, _ in files.files]
+    if SOLVER_NAME in names:
+        return files
+    prolog = [n for n in names if n.lower().endswith(".pl") and not any(
+        _hidden(part) for part in n.split("/"))]  # fmt: skip
+    if len(prolog) == 1:
+        (only,) = prolog
+        hint = ""
+        if Path(only).name.lower() == SOLVER_NAME and Path(only).name != SOLVER_NAME:
+            hint = f"; file names are case-sensitive: {only} is not {SOLVER_NAME}"
+        elif Path(only).name == SOLVER_NAME:
+            hint = f"; it is in a subfolder, and {SOLVER_NAME} belongs at the top"
+        note = (
+            f"graded {only}: the only .pl file of the {what} "
+            f"(the assignment asks for {SOLVER_NAME}{hint})"
+        )
+        return replace(files, main=only, notes=(*files.notes, note))
+    if not prolog:
+        return Ungradable("", Path(), f"no .pl file in the {what}{_refusals(files)}")
+    shown = ", ".join(prolog[:8]) + (", ..." if len(prolog) > 8 else "")
+    return Ungradable(
+        "",
+        Path(),
+        f"no {SOLVER_NAME} at the top of the {what}, and {len(prolog)} .pl files: {shown} "
+        f"(which one is the solver? it must be named {SOLVER_NAME})",
+        Grade.LOAD_ERROR,
+    )
+
+
+def _student_of(entry: Path, is_folder: bool) -> str:
+    if is_folder:
+        return entry.name
+    suffix = archive_suffix(entry.name)
+    if suffix is not None and not entry.is_symlink():
+        return entry.name[: -len(suffix)] or entry.name
+    return entry.name.rsplit(".", 1)[0] or entry.name
+
+
+def _read_entry(entry: Path, is_folder: bool) -> SubmissionFiles | Ungradable:
+    """What one entry of the submissions folder holds, or why it cannot be graded."""
+    if is_folder:
+        return choose_solver(read_regular_files(entry), "submission folder")
+    if archive_suffix(entry.name) is not None and not entry.is_symlink():
+        try:
+            unpacked = read_archive(entry)
+        except ArchiveError as e:
+            return Ungradable("", entry, f"{entry.name}: the archive cannot be opened: {e}",
+                              Grade.LOAD_ERROR)  # fmt: skip
+        return choose_solver(unpacked, "archive")
+    if entry.suffix == ".pl" or entry.is_symlink():
+        # A link is refused under its own name; a file is the solver, sudoku.pl.
+        files = read_regular_files(entry, None if entry.is_symlink() else SOLVER_NAME)
+        if not files.files:
+            return Ungradable("", entry, f"nothing could be read{_refusals(files)}")
+        return files
+    if entry.name.lower().endswith(_OTHER_ARCHIVES):
+        return Ungradable(
+            "",
+            entry,
+            f"{entry.name} is an archive that plpuzzle does not open: unpack it, or ask for "
+            ".zip or .tar.gz",
+            Grade.LOAD_ERROR,
+        )
+    return Ungradable(
+        "", entry, f"{entry.name} is neither a folder, a .pl file nor a .zip or .tar.gz archive"
+    )
 
 
 def read_class(folder: Path) -> Intake:
-    """Every entry of `folder` is one student, named by it (minus `.pl`).
+    """Every entry of `folder` is one student, named by it (minus `.pl`,
+    `.zip`, `.tar.gz`...).
 
-    A folder with `sudoku.pl` at its top, or a lone `ID.pl` file, is
-    graded. Anything else (a folder without `sudoku.pl`, a `.zip`, a
-    `.txt`) is Ungradable: graded 0 with a note, while the others are
-    graded as usual. Hidden entries (`.DS_Store`) and `__MACOSX` are no
-    students. Links are not followed: a link in place of a submission, or
-    of a file in one, is refused. Raises GradingError only when `folder`
-    is unusable or holds no student at all.
+    A folder or an archive (.zip, .tar.gz, .tgz, .tar, unpacked in
+    memory, see workspace.read_archive) with `sudoku.pl` at its top, or
+    with a single .pl file (used, with a note), or a lone `ID.pl` file,
+    is graded. Anything else is Ungradable: graded 0 with a note, while
+    the others are graded as usual. Hidden entries (`.DS_Store`) and
+    `__MACOSX` are no students. Links are not followed: a link in place
+    of a submission, or of a file in one, is refused. Raises GradingError
+    only when `folder` is unusable or holds no student at all.
     """
     if not folder.is_dir():
         raise GradingError(f"{folder}: no such folder")
@@ -182,7 +266,7 @@ def read_class(folder: Path) -> Intake:
         if _hidden(entry.name):
             continue
         is_folder = entry.is_dir() and not entry.is_symlink()
-        student = entry.name if is_folder else entry.name.rsplit(".", 1)[0] or entry.name
+        student = _student_of(entry, is_folder)
         if student in seen:
             intake.skipped.append(
                 f"{entry}: student {student} also has {seen[student].name}, which is graded"
@@ -191,30 +275,20 @@ def read_class(folder: Path) -> Intake:
         seen[student] = entry
         if not _STUDENT_ID.fullmatch(student):
             note = f"{entry.name!r} cannot be a student id (letters, digits, . _ - only)"
-            intake.ungradable.append(Ungradable(student, entry, note))
+            intake.ungradable.append(Ungradable(student, entry, printable(note), Grade.LOAD_ERROR))
             continue
-        if is_folder:
-            solver = entry / SOLVER_NAME
-            if not solver.exists() and not solver.is_symlink():
-                intake.ungradable.append(Ungradable(student, entry, _missing_solver_note(entry)))
-                continue
-            files = read_regular_files(entry)
-        elif entry.suffix == ".pl" or entry.is_symlink():
-            solver = entry
-            files = read_regular_files(entry, SOLVER_NAME)
-        else:
-            note = f"{entry.name} is neither a folder with {SOLVER_NAME} nor a .pl file" + (
-                " (unpack archives first)" if entry.suffix in _ARCHIVES else ""
-            )
-            intake.ungradable.append(Ungradable(student, entry, note))
+        found = _read_entry(entry, is_folder)
+        if isinstance(found, Ungradable):
+            note = printable(found.note)
+            intake.ungradable.append(Ungradable(student, entry, note, found.grade))
             continue
-        intake.submissions.append(Submission(student, solver, entry, files, files.digest()))
+        solver = entry / found.main if is_folder else entry
+        intake.submissions.append(Submission(student, solver, entry, found, found.digest()))
     if not seen:
-        raise GradingError(f"{folder}: no submissions (ID/{SOLVER_NAME} folders or ID.pl files)")
+        raise GradingError(
+            f"{folder}: no submissions (ID/{SOLVER_NAME} folders, ID.pl files or ID.zip archives)"
+        )
     return intake
-
-
-_ARCHIVES = frozenset({".zip", ".gz", ".tgz", ".tar", ".rar", ".7z", ".xz", ".bz2"})
 
 
 def find_submissions(folder: Path) -> list[Submission]:
@@ -443,18 +517,17 @@ class GradeSettings:
 
     def policy(self) -> str:
         """The limits in words, for the reports."""
-        where = cgroups.layout()
-        counted = (
-            f"from the sandbox's control group (cgroup v{where.version})"
-            if where
-            else "by sampling the sandbox's process tree in /proc"
-        )
         return (
             f"{self.time_limit:g} s of CPU time per test, over every process of the "
-            f"submission, counted {counted}; a wall-clock backstop of "
-            f"{self.wall_seconds:g} s for solvers that wait; {self.memory_mb} MB of memory "
-            "per submission's sandbox"
+            f"submission; a wall-clock backstop of {self.wall_seconds:g} s for solvers that "
+            "wait (moved out by the time a sandbox waited for a free core, up to "
+            f"{WALL_STRETCH:g} times); {self.memory_mb} MB of memory per submission's sandbox"
         )
+
+    @staticmethod
+    def accounting() -> str:
+        """How CPU time is counted on this machine, in words, for the reports."""
+        return accounting().words
 
 
 def case_key(case: SuiteCase) -> str:
@@ -494,6 +567,30 @@ _MEMORY_WORDS = (
     "out of local",
 )
 
+#: Bytes of text from a submission (what it threw and printed) that the
+#: gradebook and the reports keep of one student, over all tests; each
+#: test gets an equal share, between these two bounds.
+STUDENT_TEXT_BUDGET = 256_000
+TEST_TEXT_MAX = 8_000
+TEST_TEXT_MIN = 600
+#: Bytes of a detail taken from a submission (an exception's first line).
+DETAIL_BUDGET = 300
+#: What loading printed, kept once per student; and refused files listed.
+NOTES_BUDGET = 6_000  # above the sandbox's budget for them (4 KB), with their prefixes
+REFUSALS_SHOWN = 20
+
+
+def text_budget(tests: int) -> int:
+    """Bytes of a submission's text kept per test, for a suite of `tests`."""
+    return max(TEST_TEXT_MIN, min(TEST_TEXT_MAX, STUDENT_TEXT_BUDGET // max(1, tests)))
+
+
+def answer_cap(expected: int) -> int:
+    """Answers read of a run that should give `expected`: past that and a
+    small margin it is wrong whatever follows, and need not be read."""
+    return expected + 10 + expected // 10
+
+
 #: How a run that gave no complete answer list is graded.
 _UNFINISHED = {
     RunEnd.CPU_LIMIT: Grade.TIMEOUT,
@@ -504,15 +601,6 @@ _UNFINISHED = {
     RunEnd.TOO_MUCH_REPLY: Grade.ERROR,
     RunEnd.BROKEN_REPLY: Grade.ERROR,
 }
-
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-
-
-def printable(text: str) -> str:
-    """Text from a submission with control characters shown, not kept:
-    a NUL or an escape sequence in a report would be the submission's."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def _evidence(*parts: tuple[str, str]) -> str:
@@ -585,10 +673,23 @@ def not_emulated(exception: str) -> str | None:
 NOT_EMULATED = "not emulated: SICStus library predicate"
 
 
+def measured(cpu: float, wall: float) -> str:
+    """The times a timeout's detail ends with (the feedback groups without them)."""
+    return f" (CPU {cpu:.2f} s of {wall:.2f} s)"
+
+
 def grade_observation(
-    submission: Submission, case: SuiteCase, obs: Observation, rules: Rules
+    submission: Submission,
+    case: SuiteCase,
+    obs: Observation,
+    rules: Rules,
+    budget: int = TEST_TEXT_MAX,
 ) -> TestGrade:
-    """Turn what the parent saw of one run into a grade with its evidence."""
+    """Turn what the parent saw of one run into a grade with its evidence.
+
+    `budget` bytes of the submission's own text (what it threw, what it
+    printed) are kept, half each at most (see text_budget).
+    """
     out = TestGrade(
         submission.student,
         case.name,
@@ -596,22 +697,33 @@ def grade_observation(
         cpu_seconds=round(obs.cpu_seconds, 3),
         wall_seconds=round(obs.wall_seconds, 3),
     )
-    printed = ("what it printed (last part)", obs.output)
+    printed = ("what it printed (last part)", clip(obs.output, budget // 2, tail=True))
     if obs.end is RunEnd.RAISED:
         lower = obs.exception.lower()
         out.grade = Grade.MEMORY if any(w in lower for w in _MEMORY_WORDS) else Grade.ERROR
-        out.detail = printable(_first_line(obs.exception))
+        out.detail = printable(clip(_first_line(obs.exception), DETAIL_BUDGET))
         if gap := not_emulated(obs.exception):
+            gap = clip(gap, DETAIL_BUDGET)
             out.detail = f"{NOT_EMULATED} {printable(gap)} (plpuzzle's gap: please report it)"
-        out.evidence = _evidence(("the exception", obs.exception), printed)
+        out.evidence = _evidence(("the exception", clip(obs.exception, budget // 2)), printed)
+        return out
+    if obs.end is RunEnd.TOO_MANY_ANSWERS:
+        out = _judged(out, case, obs, rules)
+        out.grade = Grade.WRONG
+        out.detail = obs.detail  # ours: "too many answers (at least N)"
         return out
     if obs.end is not RunEnd.FINISHED:
         out.grade = _UNFINISHED[obs.end]
         out.detail = printable(obs.detail)
         if out.grade is Grade.TIMEOUT:
-            out.detail += f" (CPU {obs.cpu_seconds:.2f} s, wall {obs.wall_seconds:.2f} s)"
+            out.detail += measured(obs.cpu_seconds, obs.wall_seconds)
         out.evidence = _evidence(printed)
         return out
+    return _judged(out, case, obs, rules)
+
+
+def _judged(out: TestGrade, case: SuiteCase, obs: Observation, rules: Rules) -> TestGrade:
+    """`out` graded by the answers of `obs` against the expected solutions."""
     puzzle, expected = load_case(case)
     grids, bad = decode_answers(obs.answers, puzzle.n)
     result = SolveResult("submission", Status.OK, grids, bad, obs.cpu_seconds, obs.wall_seconds)
@@ -626,23 +738,47 @@ def grade_observation(
     return out
 
 
-def load_error_grade(submission: Submission, case: SuiteCase, report: LoadReport) -> TestGrade:
-    """The grade of every test of a submission that did not load."""
+_LOCATED = re.compile(r"^error: (.+?:\d+(?::\d+)?): ?(.*)$")
+
+
+def first_load_error(messages: list[str]) -> str | None:
+    """The first error Prolog reported while loading that names a file and
+    line (`sudoku.pl:7:28: Syntax error: ...`), or None."""
+    for message in messages:
+        if match := _LOCATED.match(message):
+            return f"{match.group(1)}: {match.group(2)}".rstrip(": ")
+    return None
+
+
+def load_error_grade(
+    submission: Submission, case: SuiteCase, report: LoadReport, budget: int = TEST_TEXT_MAX
+) -> TestGrade:
+    """The grade of every test of a submission that did not load: `not
+    loadable` with the first error's file and line when Prolog reported
+    errors, else `load error` with why loading stopped."""
     obs = report.observation
     reason = report.reason or obs.detail or "the file did not load"
-    if obs.end in (RunEnd.CPU_LIMIT, RunEnd.WALL_LIMIT, RunEnd.MEMORY_LIMIT):
+    grade = Grade.LOAD_ERROR
+    stopped = obs.end in (RunEnd.CPU_LIMIT, RunEnd.WALL_LIMIT, RunEnd.MEMORY_LIMIT)
+    if stopped:
         reason = f"loading was stopped: {obs.detail}"
+    elif (located := first_load_error(report.messages)) is not None:
+        grade, reason = Grade.NOT_LOADABLE, located
     evidence = _evidence(
-        ("why", reason),
+        ("why", clip(report.reason or obs.detail, budget // 2)),
         (
             "while loading",
             "see the messages printed while loading, in the notes" if report.messages else "",
         ),
-        ("not graded", "\n".join(submission.files.refused)),
+        ("not graded", "\n".join(submission.files.refused[:REFUSALS_SHOWN])),
         # Loading prints its messages too: they are already in the notes.
-        ("what it printed (last part)", "" if report.messages else obs.output),
+        (
+            "what it printed (last part)",
+            "" if report.messages else clip(obs.output, budget // 2, tail=True),
+        ),
     )
-    return TestGrade(submission.student, case.name, Grade.LOAD_ERROR, printable(reason), evidence)
+    detail = printable(clip(reason, DETAIL_BUDGET))
+    return TestGrade(submission.student, case.name, grade, detail, evidence)
 
 
 def _first_line(text: str) -> str:
@@ -764,6 +900,36 @@ def still_to_grade(
     return todo
 
 
+Pair = tuple[Submission, SuiteCase]
+
+
+def share_runs(todo: list[Pair], hooks: Hooks) -> tuple[list[Pair], Hooks]:
+    """Identical submissions (the same digest) run each test once: the
+    pairs to run, and hooks that record the first student's grade for
+    each twin too, as a row of the twin's own."""
+    first: dict[tuple[str, str], Submission] = {}
+    twins: dict[tuple[str, str], list[Submission]] = {}
+    unique = []
+    for sub, case in todo:
+        key = (sub.digest, case.name)
+        if key in first:
+            twins.setdefault(key, []).append(sub)
+        else:
+            first[key] = sub
+            unique.append((sub, case))
+    if not twins:
+        return todo, hooks
+
+    def record(sub: Submission, case: SuiteCase, grade: TestGrade, fresh: bool) -> None:
+        hooks.record(sub, case, grade, fresh)
+        key = (sub.digest, case.name)
+        if first.get(key) is sub:
+            for twin in twins.get(key, []):
+                hooks.record(twin, case, replace(grade, student=twin.student), fresh)
+
+    return unique, replace(hooks, record=record)
+
+
 def grade_class(
     submissions: list[Submission],
     cases: list[SuiteCase],
@@ -779,6 +945,7 @@ def grade_class(
     todo = still_to_grade(submissions, cases, hooks)
     if not todo:
         return summary
+    todo, hooks = share_runs(todo, hooks)
     plan = _Plan(todo)
     goals = {case.name: goal_for(case) for case in cases}
     failed_loads: dict[str, LoadReport] = {}
@@ -787,16 +954,18 @@ def grade_class(
     running: dict[int, SandboxedProgram] = {}
     place = socket.gethostname()
 
+    budget = text_budget(len(cases))
+    caps = {case.name: answer_cap(len(load_case(case)[1] or [])) for case in cases}
+
     with RunFolder(workspace) as run:
-        folders: dict[str, Path] = {}
 
-        def files_of(sub: Submission) -> Path:
-            with lock:
-                if sub.student not in folders:
-                    folders[sub.student] = sub.files.write(run.path / f"sub-{sub.student}")
-                return folders[sub.student]
+        def slot_work(index: int) -> None:
+            # The slot (the sandboxes' uid) is claimed machine-wide: another
+            # grader on this machine never runs a sandbox under the same uid.
+            with jail.claim_slot() as slot:
+                work(index, slot)
 
-        def slot_work(slot: int) -> None:
+        def work(index: int, slot: int) -> None:
             program: SandboxedProgram | None = None
             current: str | None = None
             try:
@@ -817,17 +986,18 @@ def grade_class(
                         continue
                     if sub.student in failed_loads:
                         report = failed_loads[sub.student]
-                        results.put((sub, case, load_error_grade(sub, case, report), True))
+                        grade = load_error_grade(sub, case, report, budget)
+                        results.put((sub, case, grade, True))
                         continue
                     if program is None or not program.alive:
                         if program is not None:
                             summary.problems.extend(program.problems)
                         program = SandboxedProgram(
-                            run, files_of(sub), SOLVER_NAME, "sudoku/2", settings.dialect,
+                            run, sub.files, sub.files.main, "sudoku/2", settings.dialect,
                             settings.limits(), slot, hidden,
                         )  # fmt: skip
                         with lock:
-                            running[slot] = program
+                            running[index] = program
                         if stop.is_set():
                             break
                         report = program.load()
@@ -841,15 +1011,14 @@ def grade_class(
                         if not report.loaded:
                             failed_loads[sub.student] = report
                             for pending in [pair, *plan.drop(sub.student)]:
-                                grade = load_error_grade(pending[0], pending[1], report)
+                                grade = load_error_grade(pending[0], pending[1], report, budget)
                                 results.put((pending[0], pending[1], grade, True))
                             continue
-                    obs = program.run(goals[case.name], "Sol")
+                    obs = program.run(goals[case.name], "Sol", caps[case.name])
                     if stop.is_set():  # killed by Ctrl-C, or finished in the meantime:
                         break  # graded again by the next run, never as crashed
-                    results.put(
-                        (sub, case, grade_observation(sub, case, obs, settings.rules), True)
-                    )
+                    grade = grade_observation(sub, case, obs, settings.rules, budget)
+                    results.put((sub, case, grade, True))
             finally:
                 if program is not None:
                     program.close()

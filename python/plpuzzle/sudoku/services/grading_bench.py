@@ -1056,7 +1056,7 @@ def batched_puts(
                 g.wall_seconds,
             )
         )
-        places.append((*key, g.ran_on))
+        places.append((*key, g.ran_on, sub.student))
     db = sqlite3.connect(path, isolation_level=None)
     try:
         began = time.perf_counter()
@@ -1067,7 +1067,7 @@ def batched_puts(
             "wall_seconds) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             rows,
         )
-        db.executemany("INSERT OR REPLACE INTO placements VALUES (?,?,?,?,?)", places)
+        db.executemany("INSERT OR REPLACE INTO placements VALUES (?,?,?,?,?,?)", places)
         db.executemany(
             "DELETE FROM claims WHERE submission_digest=? AND test=? AND test_digest=? "
             "AND settings_digest=?",

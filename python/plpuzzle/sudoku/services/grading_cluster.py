@@ -51,13 +51,16 @@ from plpuzzle.sudoku.services.grading import (
     Hooks,
     Submission,
     TestGrade,
+    answer_cap,
     goal_for,
     grade_observation,
     load_error_grade,
     printable,
+    share_runs,
     still_to_grade,
+    text_budget,
 )
-from plpuzzle.sudoku.services.suite import SuiteCase
+from plpuzzle.sudoku.services.suite import SuiteCase, load_case
 
 if TYPE_CHECKING:
     from distributed import Client, Future
@@ -85,6 +88,7 @@ def grade_class_on_cluster(
     todo = still_to_grade(submissions, cases, hooks)
     if not todo:
         return summary
+    todo, hooks = share_runs(todo, hooks)
     admission = admit(client)
     summary.problems += admission.problems() + admission.notes
     grading = _ClusterGrading(client, settings, hooks, summary, cases)
@@ -117,6 +121,8 @@ class _ClusterGrading:
             new_run_id(), SOLVER_NAME, "sudoku/2", settings.dialect, settings.limits()
         )
         goals = {case.name: goal_for(case) for case in cases}
+        self.budget = text_budget(len(cases))
+        self.caps = {case.name: answer_cap(len(load_case(case)[1] or [])) for case in cases}
         text = json.dumps(goals, sort_keys=True).encode()
         self.goals = ship(client, "goals", hashlib.sha256(text).hexdigest()[:32], goals)
         self.files: dict[str, Future] = {}
@@ -182,7 +188,7 @@ class _ClusterGrading:
         key += f"-try{tries + 1}" if tries else ""
         future = self.client.submit(
             run_goal, self.spec, sub.digest, self.files[sub.digest], self.goals, case.name,
-            "Sol", key=key, resources={RESOURCE: 1}, pure=False,
+            "Sol", self.caps[case.name], key=key, resources={RESOURCE: 1}, pure=False,
             # A submission's runs together, so its loaded sandbox is reused.
             priority=-self.order[sub.digest],
         )  # fmt: skip
@@ -234,11 +240,13 @@ class _ClusterGrading:
             self.summary.load_reports[sub.student] = result.load
             self.hooks.loaded(sub, result.load)
         if not result.load.loaded:
-            grade = load_error_grade(sub, case, result.load)
+            grade = load_error_grade(sub, case, result.load, self.budget)
             self.drop(sub, result)
         else:
             assert result.observation is not None
-            grade = grade_observation(sub, case, result.observation, self.settings.rules)
+            grade = grade_observation(
+                sub, case, result.observation, self.settings.rules, self.budget
+            )
         grade.ran_on = result.ran_on
         return grade
 
@@ -249,7 +257,7 @@ class _ClusterGrading:
             if other.student == sub.student:
                 self.futures.pop(key).cancel()
                 del self.out[key]
-                grade = load_error_grade(sub, case, result.load)
+                grade = load_error_grade(sub, case, result.load, self.budget)
                 grade.ran_on = result.ran_on
                 self.record(sub, case, grade)
 

@@ -32,7 +32,7 @@ from typing import Protocol
 
 from plpuzzle.sandbox import jail
 from plpuzzle.sandbox.program import RunEnd, SandboxedProgram
-from plpuzzle.sandbox.workspace import RunFolder
+from plpuzzle.sandbox.workspace import RunFolder, SubmissionFiles
 from plpuzzle.sudoku.domain.model import INFO_LETTERS, Field, Grid, Info, Puzzle, Rules
 from plpuzzle.sudoku.engines import python_engine
 from plpuzzle.sudoku.engines.prolog_bridge import decode_answers
@@ -321,7 +321,7 @@ class SandboxSolver:
     """
 
     run: RunFolder
-    files: Path
+    files: Path | SubmissionFiles
     solver_name: str
     dialect: str
     limits: jail.Limits
@@ -357,7 +357,7 @@ class SandboxSolver:
         # cap already disagrees, and need not list the rest. The call is
         # qualified, so a limit/2 of the student's own is not the one used.
         goal = f"solution_sequences:limit({cap}, submission:sudoku({puzzle.to_term()}, Sol))"
-        obs = program.run(goal, "Sol")
+        obs = program.run(goal, "Sol", cap)
         if obs.end is not RunEnd.FINISHED:
             return None
         grids, bad = decode_answers(obs.answers, puzzle.n)
