@@ -201,20 +201,33 @@ def test_ratio_targets_are_judged_from_totals_and_the_worst_test(tmp_path: Path)
         row("official", "test001", "prolog", 2.0),
         row("official", "test001", "python", 0.9),
         row("official", "test001", "cpsat", 1.0),
-        row("stress-oddsum", "test001", "prolog", 4.8),  # 4.8x: within 5x
+        row("official", "test002", "prolog", 19.0),  # 19x: within 20x
+        row("official", "test002", "python", 1.0),
+        row("official", "test002", "cpsat", 1.0),
+        row("stress-oddsum", "test001", "prolog", 48.0),  # 48x: only official is judged
         row("stress-oddsum", "test001", "python", 3.5),  # 3.5x: over 3x
         row("stress-oddsum", "test001", "cpsat", 1.0),
     ]
     run = bench_run(tmp_path, rows)
     python_total = target_named(run, "python total ≤ 1x")
-    assert (python_total.status, python_total.measured) == ("met", "0.90x (0.900 s / 1.000 s)")
+    assert (python_total.status, python_total.measured) == ("met", "0.95x (1.900 s / 2.000 s)")
     python_each = target_named(run, "python ≤ 3x")
     assert python_each.status == "not met"
     assert python_each.measured == "worst 3.50x (stress-oddsum/test001)"
-    assert python_each.note == "1 of 2 over: stress-oddsum/test001 3.5x"
+    assert python_each.note == "1 of 3 over: stress-oddsum/test001 3.5x"
     prolog_total = target_named(run, "prolog total ≤ 3x")
-    assert (prolog_total.status, prolog_total.measured) == ("met", "2.00x (2.000 s / 1.000 s)")
-    assert target_named(run, "prolog ≤ 5x").status == "met"
+    assert prolog_total.status == "not met"
+    assert prolog_total.measured == "10.50x (21.000 s / 2.000 s)"
+    prolog_each = target_named(run, "prolog ≤ 20x")
+    assert prolog_each.status == "met"
+    assert prolog_each.measured == "worst 19.00x (official/test002)"
+    within = target_named(run, "prolog solves each test of official within 120 s")
+    assert (within.status, within.measured) == ("met", "2/2")
+    goal = target_named(run, "goal: prolog solves each test of official within 10 s")
+    assert (goal.status, goal.measured) == ("not met", "1/2")
+    assert goal.note == "slowest 19.000 s (official/test002); over: official/test002 19.000 s"
+    others = target_named(run, "prolog solves each test of every other suite within 120 s")
+    assert (others.status, others.measured) == ("met", "1/1")
 
 
 def test_a_failed_engine_misses_its_targets_and_is_named(tmp_path: Path) -> None:

@@ -50,7 +50,9 @@ def stack_limit(k: int) -> int:
     return max(BASE_STACK_LIMIT, k**4 * STACK_PER_CELL)
 
 
-def goal_text(puzzle: Puzzle, rules: Rules, own: bool, search: Search = "staged") -> tuple[str, str]:
+def goal_text(
+    puzzle: Puzzle, rules: Rules, own: bool, search: Search = "staged"
+) -> tuple[str, str]:
     """The goal to run and the predicate it needs.
 
     Our solver takes the rule variant and the search as options

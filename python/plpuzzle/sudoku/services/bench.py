@@ -737,8 +737,33 @@ class Target:
 
 MET, NOT_MET, NOT_MEASURED, NOT_JUDGED = "met", "not met", "not measured", "not judged"
 
-#: (engine, total on the official suite at most, every puzzle at most).
-RATIO_GOALS = (("python", 1.0, 3.0), ("prolog", 3.0, 5.0))
+
+@dataclass(frozen=True)
+class RatioGoal:
+    """An engine's goals against CP-SAT: its total on the official suite,
+    and each puzzle of `suites` (None: every suite)."""
+
+    engine: str
+    total: float
+    each: float
+    suites: tuple[str, ...] | None = None
+
+    def covers(self, suite: str) -> bool:
+        return self.suites is None or suite in self.suites
+
+
+RATIO_GOALS = (
+    RatioGoal("python", 1.0, 3.0),
+    RatioGoal("prolog", 3.0, 20.0, (OFFICIAL,)),
+)
+
+#: (engine, suites (None: every suite but the official one), seconds, goal
+#: only): every test of those suites solved within that many CPU seconds.
+WITHIN_GOALS = (
+    ("prolog", (OFFICIAL,), 120.0, False),
+    ("prolog", (OFFICIAL,), 10.0, True),
+    ("prolog", None, 120.0, False),
+)
 
 
 def _total_target(table: list[Ratios], engine: str, goal: float) -> Target:
@@ -755,9 +780,11 @@ def _total_target(table: list[Ratios], engine: str, goal: float) -> Target:
     return Target(name, measured, MET if met else NOT_MET, note)
 
 
-def _each_target(table: list[Ratios], engine: str, goal: float) -> Target:
-    name = f"{engine} ≤ {goal:g}x CP-SAT on every puzzle of every suite"
-    mine = [r for r in table if r.engine == engine]
+def _each_target(table: list[Ratios], goal: RatioGoal) -> Target:
+    engine, each = goal.engine, goal.each
+    where = "every suite" if goal.suites is None else " and ".join(goal.suites) + " suite"
+    name = f"{engine} ≤ {each:g}x CP-SAT on every puzzle of {where}"
+    mine = [r for r in table if r.engine == engine and goal.covers(r.suite)]
     every = [t for r in mine for t in r.judged]
     failures = [f for r in mine for f in (_labelled(r.suite, x) for x in r.failures)]
     if not every and not failures:
@@ -766,7 +793,7 @@ def _each_target(table: list[Ratios], engine: str, goal: float) -> Target:
     measured = (
         f"worst {worst.ratio:.2f}x ({worst.suite}/{worst.test}{_again(worst)})" if worst else "-"
     )
-    over = sorted((t for t in every if t.ratio > goal), key=lambda t: -t.ratio)
+    over = sorted((t for t in every if t.ratio > each), key=lambda t: -t.ratio)
     listed = ", ".join(f"{t.suite}/{t.test} {t.ratio:.1f}x" for t in over[:3])
     more = f", +{len(over) - 3}" if len(over) > 3 else ""
     notes = [f"{len(over)} of {len(every)} over: {listed}{more}"] if over else []
@@ -777,6 +804,44 @@ def _each_target(table: list[Ratios], engine: str, goal: float) -> Target:
         notes.append(_failure_note(failures))
     met = not over and not any(f.side == engine for f in failures)
     return Target(name, measured, MET if met else NOT_MET, "; ".join(notes))
+
+
+def _within_target(
+    run: BenchRun, engine: str, suites: tuple[str, ...] | None, seconds: float, goal_only: bool
+) -> Target:
+    """Every test of `suites` (None: all but the official suite) solved
+    correctly within `seconds` of CPU; a timeout or a wrong answer misses."""
+    labels = [spec.label for spec in run.settings.suites]
+    chosen = [lab for lab in labels if (lab in suites if suites else lab != OFFICIAL)]
+    where = " and ".join(suites) if suites else "every other suite"
+    kind = "goal: " if goal_only else ""
+    name = f"{kind}{engine} solves each test of {where} within {seconds:g} s"
+    rows = [r for r in run.rows if r.engine == engine and r.suite in chosen]
+    if not rows:
+        return Target(name, "-", NOT_MEASURED, "no such suite in this run")
+    late = [r for r in rows if not r.correct or r.cpu_seconds is None or r.cpu_seconds > seconds]
+    measured = f"{len(rows) - len(late)}/{len(rows)}"
+    worst = max(
+        (r for r in rows if r.cpu_seconds is not None),
+        key=lambda r: r.cpu_seconds or 0.0,
+        default=None,
+    )
+    notes = []
+    if worst is not None:
+        notes.append(f"slowest {_fmt(worst.cpu_seconds or 0.0)} s ({worst.suite}/{worst.test})")
+    if late:
+        shown = ", ".join(
+            f"{r.suite}/{r.test} "
+            + (
+                r.verdict.value
+                if not r.correct or r.cpu_seconds is None
+                else f"{_fmt(r.cpu_seconds)} s"
+            )
+            for r in late[:4]
+        )
+        more = f", +{len(late) - 4}" if len(late) > 4 else ""
+        notes.append(f"over: {shown}{more}")
+    return Target(name, measured, NOT_MET if late else MET, "; ".join(notes))
 
 
 def _again(t: TestRatio) -> str:
@@ -891,18 +956,22 @@ def targets(run: BenchRun) -> list[Target]:
     table = ratio_table(run)
     out = []
     ours = run.settings.ours
-    for engine, total, each in RATIO_GOALS:
+    for goal in RATIO_GOALS:
+        engine = goal.engine
         if engine not in ours:
             continue
         if PEER not in run.settings.engines:
             why = "CP-SAT was not run"
-            out.append(Target(f"{engine} total ≤ {total:g}x CP-SAT", "-", NOT_MEASURED, why))
+            out.append(Target(f"{engine} total ≤ {goal.total:g}x CP-SAT", "-", NOT_MEASURED, why))
             out.append(
-                Target(f"{engine} ≤ {each:g}x CP-SAT on every puzzle", "-", NOT_MEASURED, why)
+                Target(f"{engine} ≤ {goal.each:g}x CP-SAT on every puzzle", "-", NOT_MEASURED, why)
             )
             continue
-        out.append(_total_target(table, engine, total))
-        out.append(_each_target(table, engine, each))
+        out.append(_total_target(table, engine, goal.total))
+        out.append(_each_target(table, goal))
+    for engine, suites, seconds, goal_only in WITHIN_GOALS:
+        if engine in ours:
+            out.append(_within_target(run, engine, suites, seconds, goal_only))
     out.append(_k_target(run))
     out.append(_overhead_target(run))
     return out
@@ -1617,9 +1686,10 @@ def _settings_section(run: BenchRun) -> list[str]:
 # --- re-timing the tests near a per-puzzle goal -------------------------------------------
 
 
-def per_puzzle_goal(engine: str) -> float | None:
-    """The engine's per-puzzle ratio goal (RATIO_GOALS), None if it has none."""
-    return next((each for name, _, each in RATIO_GOALS if name == engine), None)
+def per_puzzle_goal(engine: str, suite: str) -> float | None:
+    """The engine's per-puzzle ratio goal on `suite` (RATIO_GOALS), None
+    if it has none there."""
+    return next((g.each for g in RATIO_GOALS if g.engine == engine and g.covers(suite)), None)
 
 
 def near_goal(run: BenchRun) -> list[tuple[str, TestRatio]]:
@@ -1627,7 +1697,7 @@ def near_goal(run: BenchRun) -> list[tuple[str, TestRatio]]:
     least `retime_share` of its engine's per-puzzle goal, in report order."""
     out = []
     for ratios in ratio_table(run, retimed=False):
-        goal = per_puzzle_goal(ratios.engine)
+        goal = per_puzzle_goal(ratios.engine, ratios.suite)
         if goal is None:
             continue
         threshold = run.settings.retime_share * goal
