@@ -32,21 +32,24 @@ def test_the_re_timed_ratio_is_the_least_time_of_each_side() -> None:
 
 def test_only_tests_near_their_engines_goal_are_picked(tmp_path: Path) -> None:
     rows = [
-        # python's goal is 3x, 0.7 of it 2.1x; prolog's 5x, 0.7 of it 3.5x.
+        # python's goal is 3x, 0.7 of it 2.1x; prolog's 20x on the official
+        # suite only, 0.7 of it 14x.
         row("official", "test001", "python", 2.0),  # 2.0x: not near
-        row("official", "test001", "prolog", 3.6),  # 3.6x: near
+        row("official", "test001", "prolog", 14.5),  # 14.5x: near
         row("official", "test001", "cpsat", 1.0),
         row("official", "test002", "python", 2.2),  # near
-        row("official", "test002", "prolog", 3.4),  # not near
+        row("official", "test002", "prolog", 13.0),  # not near
         row("official", "test002", "cpsat", 1.0),
         row("stress-oddsum", "test001", "python", 9.0),  # near, but CP-SAT was wrong
         row("stress-oddsum", "test001", "prolog", None, Verdict.TIMEOUT),
         row("stress-oddsum", "test001", "cpsat", 1.0, Verdict.WRONG),
+        row("stress-oddsum", "test002", "prolog", 30.0),  # no prolog goal here
+        row("stress-oddsum", "test002", "cpsat", 1.0),
     ]
     run = bench_run(tmp_path, rows)
     picked = [(e, t.suite, t.test, round(t.ratio, 2)) for e, t in bench.near_goal(run)]
     assert picked == [
-        ("prolog", "official", "test001", 3.6),
+        ("prolog", "official", "test001", 14.5),
         ("python", "official", "test002", 2.2),
     ]
 
