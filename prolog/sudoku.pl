@@ -16,6 +16,7 @@
         search(staged), is the labeling of sudoku_labeling.pl: parities
         first under `oddsum`, then each half of the values on its own,
         with lookahead where plain first-fail labeling gets lost.
+        search(lookahead) is the same with lookahead at every node.
         search(labeling) is plain labeling([ff], ...) of the model: short,
         obviously right, slow on the hard puzzles, and an oracle in the
         tests.
@@ -53,16 +54,17 @@ sudoku(SSpec, SSol) :-
 %       `oddsum`: it means that A+B is odd.
 %     - search(+Search)
 %       `staged` (default): the labeling of sudoku_labeling.pl;
+%       `lookahead`: the same, looking ahead at every node;
 %       `labeling`: labeling/2 ([ff]) on sudoku_constraints/3.
 %
-%   Both searches give the same solutions, each once.  Other options are
+%   All searches give the same solutions, each once.  Other options are
 %   ignored; a bad value of a known one raises a type or domain error.
 
 sudoku(s(K, Board), SSol, Options) :-
     option(rules(Rules), Options, consecutive),
     option(search(Search), Options, staged),
     must_be(oneof([consecutive, oddsum]), Rules),
-    must_be(oneof([staged, labeling]), Search),
+    must_be(oneof([staged, lookahead, labeling]), Search),
     must_be(positive_integer, K),
     solve(Search, Rules, s(K, Board), SSol).
 
@@ -71,9 +73,14 @@ solve(labeling, Rules, SSpec, Rows) :-
     append(Rows, Vs),
     labeling([ff], Vs).
 solve(staged, Rules, SSpec, SSol) :-
+    staged(lost, Rules, SSpec, SSol).
+solve(lookahead, Rules, SSpec, SSol) :-
+    staged(always, Rules, SSpec, SSol).
+
+staged(When, Rules, SSpec, SSol) :-
     model(distinct_values, SSpec, Rules, Rows, Parities),
     SSpec = s(K, _),
-    label_sudoku(Rules, K, Rows, Parities, SSol).
+    label_sudoku(When, Rules, K, Rows, Parities, SSol).
 
 %!  sudoku_constraints(+SSpec, +Rules, -Rows) is semidet.
 %!  sudoku_constraints(+SSpec, +Rules, -Rows, -Parities) is semidet.

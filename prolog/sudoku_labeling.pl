@@ -34,7 +34,7 @@
     constraints and the same labeling.
 */
 
-:- module(sudoku_labeling, [label_sudoku/5]).
+:- module(sudoku_labeling, [label_sudoku/6]).
 
 :- use_module(library(apply)).
 :- use_module(library(clpfd)).
@@ -43,13 +43,16 @@
 :- use_module(sudoku_propagators).
 
 
-%!  label_sudoku(+Rules, +K, +Rows, +Parities, -Solution) is nondet.
+%!  label_sudoku(+When, +Rules, +K, +Rows, +Parities, -Solution) is nondet.
 %
 %   Solution is a labelling of the N x N matrices Rows (values) and
 %   Parities (their parities), on which the rules are posted (see
-%   sudoku.pl).  Every solution comes once.
+%   sudoku.pl).  Every solution comes once.  When says when the values
+%   are labelled with lookahead: `lost` (once first-fail has spent its
+%   budget) or `always` (from the first node: slower on easy puzzles,
+%   and a way to put the lookahead to the test on small ones).
 
-label_sudoku(oddsum, K, Rows, Parities, Solution) :-
+label_sudoku(When, oddsum, K, Rows, Parities, Solution) :-
     bands(K, Rows, Bands),
     maplist(box_lines(K), Bands),
     nb_setval(sudoku_trial, false),
@@ -59,16 +62,16 @@ label_sudoku(oddsum, K, Rows, Parities, Solution) :-
     matrix(N, Solution),
     append(Solution, Slots),
     halves(Ps, Slots, OddSlots, EvenSlots),
-    half_solutions(K, Rows, Parities, 1, Odds),
+    half_solutions(When, K, Rows, Parities, 1, Odds),
     Odds \== [],
-    half_solutions(K, Rows, Parities, 0, Evens),
+    half_solutions(When, K, Rows, Parities, 0, Evens),
     member(OddSlots, Odds),
     member(EvenSlots, Evens).
-label_sudoku(consecutive, K, Rows, _, Solution) :-
+label_sudoku(When, consecutive, K, Rows, _, Solution) :-
     bands(K, Rows, Bands),
     maplist(box_lines(K), Bands),
     append(Rows, Vs),
-    label_units(K, Vs, Solutions),
+    label_units(When, K, Vs, Solutions),
     member(Values, Solutions),
     matrix_of(K, Values, Solution).
 
@@ -105,12 +108,13 @@ halves([P|Ps], [X|Xs], Odd, Even) :-
         halves(Ps, Xs, Odd, Even1)
     ).
 
-%   half_solutions(+K, +Rows, +Parities, +P, -Solutions): the value lists
-%   of the fields of parity P, row by row, one per solution of that half.
+%   half_solutions(+When, +K, +Rows, +Parities, +P, -Solutions): the
+%   values of the fields of parity P, row by row, one per solution of
+%   that half.
 %   The half is a fresh problem: a field's value V becomes (V+P)//2, so
 %   the half's values are 1..H, and every unit of the half holds each of
 %   them once.
-half_solutions(K, Rows, Parities, P, Solutions) :-
+half_solutions(When, K, Rows, Parities, P, Solutions) :-
     append(Rows, Xs),
     append(Parities, Ps),
     maplist(half_entry(P), Xs, Ps, Entries),
@@ -121,7 +125,7 @@ half_solutions(K, Rows, Parities, P, Solutions) :-
     matrix_of(K, Entries, Half),
     bands(K, Half, Bands),
     maplist(box_lines(K), Bands),
-    label_units(K, Entries, Labelled),
+    label_units(When, K, Entries, Labelled),
     maplist(maplist(value_of(P)), Labelled, Solutions).
 
 half_entry(P, X, Parity, Entry) :-
@@ -139,11 +143,12 @@ half_entry(P, X, Parity, Entry) :-
 renumber(P, V, W) :- W is (V + P) // 2.
 value_of(P, W, V) :- V is 2*W - P.
 
-%   label_units(+K, +Entries, -Solutions): the solutions of the fields
-%   of Entries (a row-major N x N grid of variables, integers and `none`),
-%   whose units each hold their values once, each a list of the values of
-%   the fields other than `none`.  distinct_values/1 goes on every unit.
-label_units(K, Entries, Solutions) :-
+%   label_units(+When, +K, +Entries, -Solutions): the solutions of the
+%   fields of Entries (a row-major N x N grid of variables, integers and
+%   `none`), whose units each hold their values once, each a list of the
+%   values of the fields other than `none`.  distinct_values/1 goes on
+%   every unit.
+label_units(When, K, Entries, Solutions) :-
     numbered(Entries, 1, Numbered),
     matrix_of(K, Numbered, Matrix),
     units(K, Matrix, Units0),
@@ -152,7 +157,7 @@ label_units(K, Entries, Solutions) :-
     Vars =.. [v|Vs],
     maplist(unit_entries(Vars), Units, UnitVs),
     maplist(distinct_values, UnitVs),
-    label_values(Vars, Units, Labelled),
+    label_values(When, Vars, Units, Labelled),
     maplist(args, Labelled, Solutions).
 
 args(Term, Args) :- Term =.. [_|Args].
@@ -176,12 +181,16 @@ entry(Vars, I, V) :- arg(I, Vars, V).
 		 *           LABELING           *
 		 *******************************/
 
-%   label_values(+Vars, +Units, -Labelled): every labelling of the term
-%   Vars, a copy each; Units are lists of argument positions of Vars,
-%   each a unit that holds its values once.  First-fail may fail as
-%   often as there are open variables; if it fails more, what it found is
-%   dropped and the labeling starts over with lookahead.
-label_values(Vars, Units, Labelled) :-
+%   label_values(+When, +Vars, +Units, -Labelled): every labelling of the
+%   term Vars, a copy each; Units are lists of argument positions of
+%   Vars, each a unit that holds its values once.  When `lost`,
+%   first-fail may fail as often as there are open variables; if it
+%   fails more, what it found is dropped and the labeling starts over
+%   with lookahead.  When `always`, lookahead labels from the start.
+label_values(always, Vars, Units, Labelled) :-
+    nb_setval(sudoku_trial, false),
+    findall(Vars, lookahead(Vars, Units), Labelled).
+label_values(lost, Vars, Units, Labelled) :-
     nb_setval(sudoku_trial, false),
     open_positions(Vars, Open),
     length(Open, Budget),

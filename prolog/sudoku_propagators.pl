@@ -469,13 +469,13 @@ unsupported(Arcs, ValVar, Comp, Good, CI, Drop0, Drop) :-
 %   row i', row i' can take outside box j.  Repeat to the fixpoint.
 box_lines_fix(Chunked) :-
     maplist(maplist(entries_mask), Chunked, M),
-    maplist(others_or, M, RowOut),          % RowOut[i][j]: row i outside box j
+    maplist(others_or, M, RowOut),        % RowOut[i][j]: row i outside box j
     transpose(M, MT),
-    maplist(others_or, MT, BoxOutT),        % BoxOutT[j][i]: box j outside row i
+    maplist(others_or, MT, BoxOutT),      % BoxOutT[j][i]: box j outside row i
     transpose(BoxOutT, BoxOut),
-    maplist(others_and, BoxOut, ByBoxes),   % over the boxes j' /= j
+    maplist(others_and, BoxOut, ByBoxes), % over the boxes j' /= j
     transpose(RowOut, RowOutT),
-    maplist(others_and, RowOutT, ByRowsT),  % over the rows i' /= i
+    maplist(others_and, RowOutT, ByRowsT), % over the rows i' /= i
     transpose(ByRowsT, ByRows),
     restrict_rows(Chunked, M, ByBoxes, ByRows, false, Changed),
     (   Changed == true -> box_lines_fix(Chunked) ; true ).

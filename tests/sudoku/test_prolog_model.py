@@ -1,10 +1,11 @@
-"""prolog/sudoku.pl as a model: sudoku_constraints/3 and the two searches.
+"""prolog/sudoku.pl as a model: sudoku_constraints/3 and its searches.
 
 sudoku/3's search(labeling) labels the plain clpfd model with
 labeling([ff]), so it is an oracle for the default search(staged) of
 prolog/sudoku_labeling.pl (stages, the propagators of
-prolog/sudoku_propagators.pl, lookahead): both must give the same solution
-set. Each check runs in a plain `swipl` process that loads
+prolog/sudoku_propagators.pl, lookahead when first-fail is lost) and for
+search(lookahead) (the same looking ahead at every node): each must give
+the same solution set. Each check runs in a plain `swipl` process that loads
 prolog/sudoku.pl, as a teacher or student would query it.
 """
 
@@ -64,8 +65,8 @@ def bundled(max_k: int) -> list[tuple[str, Puzzle]]:
 
 
 COMPARE = """
-compare_searches(Rules, Name-Spec) :-
-    findall(S, limit({cap1}, sudoku(Spec, S, [rules(Rules), search(staged)])),
+compare_searches(Rules, Search, Name-Spec) :-
+    findall(S, limit({cap1}, sudoku(Spec, S, [rules(Rules), search(Search)])),
             Staged),
     length(Staged, NB),
     (   NB > {cap}
@@ -82,7 +83,10 @@ compare_searches(Rules, Name-Spec) :-
 
 @pytest.mark.slow
 @pytest.mark.parametrize("rules", ["consecutive", "oddsum"])
-def test_staged_and_labeling_find_the_same_solutions(tmp_path: Path, rules: str) -> None:
+@pytest.mark.parametrize("search", ["staged", "lookahead"])
+def test_a_search_and_labeling_find_the_same_solutions(
+    tmp_path: Path, rules: str, search: str
+) -> None:
     puzzles = bundled(3)
     cases = tmp_path / "cases.pl"
     cases.write_text("".join(f"case('{name}', {p.to_term()}).\n" for name, p in puzzles))
@@ -90,7 +94,7 @@ def test_staged_and_labeling_find_the_same_solutions(tmp_path: Path, rules: str)
     program.write_text(COMPARE.format(cap=MAX_SOLUTIONS, cap1=MAX_SOLUTIONS + 1) + ".\n")
     goal = (
         f"consult('{program}'), consult('{cases}'), "
-        f"forall(case(N, S), compare_searches({rules}, N-S))"
+        f"forall(case(N, S), compare_searches({rules}, {search}, N-S))"
     )
     lines = swipl(goal, timeout=600).splitlines()
     assert [line.split()[0] for line in lines] == [name for name, _ in puzzles]
@@ -145,7 +149,7 @@ def test_search_option_is_checked() -> None:
     found = swipl(f"sudoku({EXAMPLE}, S, [search(labeling)]), print(S), nl")
     assert found.strip() == EXAMPLE_SOLUTION
     error = swipl(f"catch(sudoku({EXAMPLE}, _, [search(fast)]), error(E, _), true), print(E), nl")
-    assert error.strip() == "type_error(oneof([staged,labeling]),fast)"
+    assert error.strip() == "type_error(oneof([staged,lookahead,labeling]),fast)"
 
 
 def test_a_fully_given_grid_is_its_one_solution_under_oddsum() -> None:

@@ -27,9 +27,11 @@ from plpuzzle.sudoku.domain.textformat import grid_shape_problem
 
 OWN_SOLVER = "sudoku.pl"
 
-#: Our solver's searches (its search/1 option): `staged`, the fast one, and
-#: `labeling`, plain labeling/2 on the core relation, an oracle for it.
-Search = Literal["staged", "labeling"]
+#: Our solver's searches (its search/1 option): `staged`, the fast one;
+#: `lookahead`, the same looking ahead at every node (which puts the
+#: lookahead to the test on small puzzles); and `labeling`, plain
+#: labeling/2 on the model, an oracle for both.
+Search = Literal["staged", "lookahead", "labeling"]
 
 #: SWI-Prolog's default stack limit (1 GiB), which a puzzle never gets less of.
 BASE_STACK_LIMIT = 1 << 30
