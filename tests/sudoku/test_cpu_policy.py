@@ -27,6 +27,14 @@ SLEEPER = "% Waits instead of computing.\nsudoku(_, _) :- sleep(100).\n"
 HOG = "import time\nend = time.monotonic() + 120\nwhile time.monotonic() < end:\n    pass\n"
 
 
+def start_hog() -> subprocess.Popen[bytes]:
+    """A busy loop in a session of its own. The sandbox runs in a session of
+    its own too, and where the kernel groups the scheduling by session
+    (autogroup), hogs that shared pytest's session would together get no
+    more than the sandbox's one share, and leave it a whole core."""
+    return subprocess.Popen([sys.executable, "-c", HOG], start_new_session=True)
+
+
 def grade_one(tmp_path: Path, source: str, *limits: str) -> dict:
     """Grade a class of one student on one fast test; that test's result."""
     sub = tmp_path / "class"
@@ -45,7 +53,7 @@ def grade_one(tmp_path: Path, source: str, *limits: str) -> dict:
 
 
 def test_a_computing_solver_is_stopped_by_cpu_time_on_a_loaded_machine(tmp_path: Path) -> None:
-    hogs = [subprocess.Popen([sys.executable, "-c", HOG]) for _ in range(2)]
+    hogs = [start_hog() for _ in range(2)]
     try:
         result = grade_one(tmp_path, LOOPER, "--time-limit", "4")  # wall backstop: 18 s
     finally:
@@ -70,7 +78,7 @@ def test_a_waiting_solver_is_stopped_by_the_wall_clock_backstop(tmp_path: Path) 
 
 def hogged(tmp_path: Path, source: str, *limits: str, hogs: int = 3) -> dict:
     """grade_one with the machine busy: `hogs` busy loops beside it."""
-    running = [subprocess.Popen([sys.executable, "-c", HOG]) for _ in range(hogs)]
+    running = [start_hog() for _ in range(hogs)]
     try:
         return grade_one(tmp_path, source, *limits)
     finally:

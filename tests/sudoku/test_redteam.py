@@ -819,6 +819,12 @@ def world_readable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A folder NOBODY can read (pytest's own are root's alone)."""
     if os.geteuid() != 0:
         pytest.skip("needs root, to run the grader as another, unprivileged user")
+    nobody = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    probe = subprocess.run(
+        [*nobody, sys.executable, "-c", "import plpuzzle"], capture_output=True, check=False
+    )
+    if probe.returncode != 0:
+        pytest.skip(f"nobody cannot import plpuzzle from {sys.prefix} (a folder of root's alone)")
     work = Path(tempfile.mkdtemp(prefix="plpuzzle-nonroot-"))
     work.chmod(0o755)
     try:
