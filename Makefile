@@ -21,7 +21,7 @@ PYTEST_SELECT := $(if $(filter 1,$(FULL)),,-m 'not slow' -n auto --maxprocesses=
 
 # `make bench` settings; override on the command line: make bench JOBS=1 ONLY='test0??'
 SUITE ?= ../shared/bme-2013-oddsum/tests
-CONSECUTIVE ?= puzzles/sudoku/bench-consecutive
+CONSECUTIVE ?= bench/consecutive
 # Empty: the default bench/stress, skipped with a note when it is missing;
 # a folder named here must exist (oddsum/ and/or consecutive/ inside).
 STRESS ?=
@@ -29,7 +29,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 TIME_LIMIT ?= 120
 ONLY ?=
 
-.PHONY: help setup swipl test-deps run test test-all typecheck lint bench bench-knight bench-grade clean
+.PHONY: help setup swipl test-deps run test test-all typecheck lint bench bench-knight clean
 
 help:
 	@echo "make run    solve the bundled puzzles with both engines and cross-check them;"
@@ -43,8 +43,6 @@ help:
 	@echo "            ratios and the targets; writes bench/ (override SUITE=, CONSECUTIVE=,"
 	@echo "            STRESS=, JOBS=, TIME_LIMIT=, ONLY=)"
 	@echo "make bench-knight  time both knight's-tour engines; writes bench/KNIGHT.md"
-	@echo "make bench-grade   time the class grader against the one of 96b44e0 on the fixture"
-	@echo "            class and the first 12 official tests; writes bench/GRADING.md (SUITE=, JOBS=)"
 	@echo "make setup  only install: SWI-Prolog, .venv and the package"
 	@echo "make clean  remove .venv and generated files"
 
@@ -81,10 +79,11 @@ swipl:
 test-deps:
 	$(call install_missing,$(TEST_PACKAGES))
 
-$(STAMP): pyproject.toml
+# The package, and the lab (lab/: the benchmarks, not part of the package).
+$(STAMP): pyproject.toml lab/pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev]' -e ./lab
 	@touch $@
 
 run: setup
@@ -106,8 +105,8 @@ run: setup
 	@$(BIN)/plpuzzle flag RWBWRRB
 
 test: setup test-deps
-	$(BIN)/ruff check python tests
-	$(BIN)/ruff format --check python tests
+	$(BIN)/ruff check python lab tests
+	$(BIN)/ruff format --check python lab tests
 	$(BIN)/mypy
 	$(BIN)/python -m pytest $(PYTEST_SELECT) $(PYTEST_ARGS)
 
@@ -120,23 +119,17 @@ typecheck: setup
 # The outputs (bench/results.csv, bench/REPORT.md, bench/times-by-k.png) are
 # deliverables, meant to be committed.
 bench: setup
-	$(BIN)/plpuzzle sudoku bench --suite '$(SUITE)' --consecutive '$(CONSECUTIVE)' --jobs $(JOBS) --time-limit $(TIME_LIMIT) \
+	$(BIN)/python -m plpuzzle_lab sudoku --suite '$(SUITE)' --consecutive '$(CONSECUTIVE)' --jobs $(JOBS) --time-limit $(TIME_LIMIT) \
 	  $(if $(STRESS),--stress '$(STRESS)') $(if $(ONLY),--only '$(ONLY)')
 
 # Tours on 100x100 and 1000x1000, sweeps over board sizes, counts on 5x5.
 bench-knight: setup
 	@mkdir -p bench
-	$(BIN)/python -m plpuzzle.knight.bench bench/KNIGHT.md
-
-# The grader before (96b44e0: a fresh sandboxed worker per test) and after
-# (load once, fork per test): per-test overhead and runs per minute.
-bench-grade: setup
-	@mkdir -p bench
-	$(BIN)/python -m plpuzzle.sudoku.services.grading_bench --suite '$(SUITE)' --jobs $(JOBS) bench/GRADING.md
+	$(BIN)/python -m plpuzzle_lab knight bench/KNIGHT.md
 
 lint: setup
-	$(BIN)/ruff check python tests
-	$(BIN)/ruff format --check python tests
+	$(BIN)/ruff check python lab tests
+	$(BIN)/ruff format --check python lab tests
 
 clean:
 	rm -rf $(VENV) tests_out .pytest_cache .ruff_cache python/*.egg-info

@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import zipfile
 import time
 from collections.abc import Iterator
 from importlib.metadata import version
@@ -148,8 +149,6 @@ def test_a_bad_field_is_reported_with_its_position(tmp_path: Path) -> None:
         ("sudoku", "test", "no-such-folder"),
         ("sudoku", "generate", "--k", "2", "--solutions", "3..1"),
         ("sudoku", "generate", "--k", "99"),
-        ("sudoku", "bench", "--suite", "no-such-suite"),
-        ("sudoku", "bench", "--suite", BUNDLED, "--engines", "lisp"),
         ("sudoku", "grade", "no-such-class"),
         ("sudoku", "solve", EXAMPLE, "--solver", "no-such.pl"),
         ("knight", "tour", "--board", "0x9"),
@@ -177,16 +176,6 @@ def test_a_plot_without_matplotlib_is_a_setup_error_exit_3(tmp_path: Path) -> No
     )
     assert "a tour from" in run.stdout  # the survey itself was still printed
     assert not (tmp_path / "x.png").exists()
-
-
-def test_bench_without_matplotlib_writes_everything_but_the_plot(tmp_path: Path) -> None:
-    args = ["sudoku", "bench", "--suite", BUNDLED, "--rules", "consecutive"]
-    args += ["--engines", "python", "--only", "test001", "--no-overhead", "--out", "out"]
-    run = without_matplotlib(*args, cwd=tmp_path)
-    assert run.returncode == 0, run.stderr
-    assert "plpuzzle: warning: times-by-k.png not drawn: it needs matplotlib" in run.stderr
-    assert "Traceback" not in run.stderr
-    assert {p.name for p in (tmp_path / "out").iterdir()} == {"results.csv", "REPORT.md"}
 
 
 # --- '-' for stdin and stdout ----------------------------------------------------
@@ -285,21 +274,6 @@ def json_runs(tmp: Path, tiny_class: tuple[Path, Path]) -> dict[str, tuple[str |
         "sudoku check": ("sudoku", "check", EXAMPLE),
         "sudoku test": ("sudoku", "test", BUNDLED, "--only", "test001", "--out", tmp / "t"),
         "sudoku generate": ("sudoku", "generate", "--k", "2", "--seed", "1", "--out", tmp / "g"),
-        "sudoku bench": (
-            "sudoku",
-            "bench",
-            "--suite",
-            BUNDLED,
-            "--rules",
-            "consecutive",
-            "--engines",
-            "python",
-            "--only",
-            "test001",
-            "--no-overhead",
-            "--out",
-            tmp / "b",
-        ),
         "sudoku grade": ("sudoku", "grade", subs, "--suite", suite, "--out", tmp / "r"),
         "knight tour": ("knight", "tour", "--size", "5"),
         "knight count": ("knight", "count", "--size", "5"),
@@ -310,7 +284,7 @@ def json_runs(tmp: Path, tiny_class: tuple[Path, Path]) -> dict[str, tuple[str |
 
 
 #: The commands whose JSON run takes long: covered by the full run.
-SLOW_JSON = {"sudoku bench", "sudoku generate", "sudoku grade", "knight survey"}
+SLOW_JSON = {"sudoku generate", "sudoku grade", "knight survey"}
 
 
 def test_every_command_has_a_json_run(tmp_path: Path, tiny_class: tuple[Path, Path]) -> None:
@@ -385,7 +359,8 @@ def test_ctrl_c_is_one_line_and_exit_130() -> None:
 
 @pytest.mark.slow
 def test_an_installed_wheel_finds_the_bundled_puzzles(tmp_path: Path) -> None:
-    """A regular (non-editable) install has no source tree to look in."""
+    """A regular (non-editable) install has no source tree to look in; and
+    the wheel holds no benchmark code."""
     wheels, env, source = tmp_path / "wheels", tmp_path / "venv", tmp_path / "source"
     # Built from a copy: a build writes build/ beside pyproject.toml.
     for part in ("python", "prolog", "puzzles"):
@@ -422,9 +397,8 @@ def test_an_installed_wheel_finds_the_bundled_puzzles(tmp_path: Path) -> None:
     module, suite = where.stdout.splitlines()
     assert module.startswith(str(env)) and suite.startswith(str(env))
     assert (Path(suite) / "test001d.txt").is_file()
-    # bench's default --consecutive suite is that bundled one
-    args = ["sudoku", "bench", "--suite", BUNDLED, "--rules", "consecutive", "--engines"]
-    args += ["python", "--only", "test001", "--no-overhead", "--out", "b", "--format", "json"]
+    # The bundled suite runs from there as it does from the checkout.
+    args = ["sudoku", "test", suite, "--only", "test001", "--engine", "python", "--format", "json"]
     run = subprocess.run(
         [env / "bin" / "plpuzzle", *map(str, args)],
         capture_output=True,
@@ -434,9 +408,9 @@ def test_an_installed_wheel_finds_the_bundled_puzzles(tmp_path: Path) -> None:
         timeout=300,
     )
     assert run.returncode == 0, run.stderr
-    rows = json.loads(run.stdout)["rows"]
-    consecutive = [r for r in rows if r["suite"] == "consecutive"]
-    assert [(r["test"], r["verdict"]) for r in consecutive] == [("test001", "correct")]
+    # The lab (the benchmarks) is not part of what ships.
+    names = zipfile.ZipFile(wheel).namelist()
+    assert not [n for n in names if "bench" in n or n.endswith("/machine.py")], names
 
 
 @pytest.mark.slow

@@ -120,7 +120,7 @@ def official_tests(suite: Path, k: int) -> list[Path]:
 
 BUNDLED_SETS = [
     pytest.param(BUNDLED, id="consecutive"),
-    pytest.param(BUNDLED.parent / "bench-consecutive", id="bench", marks=pytest.mark.slow),
+    pytest.param(BUNDLED.parents[2] / "bench" / "consecutive", id="bench", marks=pytest.mark.slow),
 ]
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from plpuzzle.machine import load_average, wait_until_quiet
+from plpuzzle_lab.machine import load_average, wait_until_quiet
 
 
 def loads(*firsts: float):

@@ -1,22 +1,24 @@
-"""`plpuzzle sudoku bench`: the results table, the ratios to CP-SAT, the
-targets, the report and the plot."""
+"""`make bench` (the lab's `python -m plpuzzle_lab sudoku`): the results
+table, the ratios to CP-SAT, the targets, the report and the plot."""
 
 from __future__ import annotations
 
 import csv
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from bench_rows import bench_run, row
 from bench_rows import target as target_named
-from run_plpuzzle import plpuzzle
+from run_plpuzzle import lab
 
 from plpuzzle.engine import Worker
 from plpuzzle.sudoku.domain.model import Rules
-from plpuzzle.sudoku.services import bench
-from plpuzzle.sudoku.services.bench import BenchRun, BenchSettings, Row, SuiteSpec
+from plpuzzle_lab import bench
+from plpuzzle_lab.bench import BenchRun, BenchSettings, Row, SuiteSpec
 from plpuzzle.sudoku.services.suite import Verdict
 
 REPO = Path(__file__).resolve().parents[2]
@@ -372,9 +374,8 @@ def test_a_named_stress_folder_must_exist_and_hold_a_suite(
     stress = tmp_path / "stress"
     if make:
         (stress / "other").mkdir(parents=True)
-    run = plpuzzle(
+    run = lab(
         "sudoku",
-        "bench",
         "--suite",
         official_suite / "tests",
         "--stress",
@@ -431,9 +432,8 @@ def slice_run(official_suite: Path, tmp_path_factory: pytest.TempPathFactory) ->
     """Two K=2 tests of every suite, the three engines, one job: the output
     folder and the terminal text."""
     out = tmp_path_factory.mktemp("bench")
-    run = plpuzzle(
+    run = lab(
         "sudoku",
-        "bench",
         "--suite",
         official_suite / "tests",
         "--stress",
@@ -553,7 +553,7 @@ def test_the_plot_of_a_run_is_a_png(slice_run: tuple[Path, str]) -> None:
 
 
 def test_a_missing_suite_is_a_clean_error(tmp_path: Path) -> None:
-    run = plpuzzle("sudoku", "bench", "--suite", tmp_path / "nope", "--out", tmp_path / "out")
+    run = lab("sudoku", "--suite", tmp_path / "nope", "--out", tmp_path / "out")
     assert run.returncode == 2
     assert "no such suite folder" in run.stderr
     assert "Traceback" not in run.stderr
@@ -561,19 +561,46 @@ def test_a_missing_suite_is_a_clean_error(tmp_path: Path) -> None:
 
 
 def test_an_unknown_engine_is_a_clean_error(official_suite: Path, tmp_path: Path) -> None:
-    run = plpuzzle(
-        "sudoku", "bench", "--suite", official_suite / "tests", "--engines", "prolog,java"
+    run = lab(
+        "sudoku", "--suite", official_suite / "tests", "--engines", "prolog,java"
     )
     assert run.returncode == 2
     assert "--engines" in run.stderr
     assert "Traceback" not in run.stderr
 
 
+def test_bench_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
+    """The lab's commands follow the product's conventions for user errors."""
+    bundled = REPO / "puzzles" / "sudoku" / "consecutive"
+    for args in (("--suite", "no-such-suite"), ("--suite", bundled, "--engines", "lisp")):
+        run = lab("sudoku", *args, "--out", tmp_path / "out", cwd=tmp_path)
+        assert run.returncode == 2, run.stderr
+        assert run.stderr.startswith("plpuzzle: error: "), run.stderr
+        assert run.stderr.count("\n") == 1, run.stderr
+
+
+def test_bench_without_matplotlib_writes_everything_but_the_plot(tmp_path: Path) -> None:
+    bundled = REPO / "puzzles" / "sudoku" / "consecutive"
+    args = ["sudoku", "--suite", bundled, "--rules", "consecutive", "--engines", "python"]
+    args += ["--only", "test001", "--no-overhead", "--out", "out"]
+    code = "import sys; sys.modules['matplotlib'] = None; from plpuzzle_lab.cli import lab; lab()"
+    run = subprocess.run(
+        [sys.executable, "-c", code, *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "plpuzzle: warning: times-by-k.png not drawn: it needs matplotlib" in run.stderr
+    assert "Traceback" not in run.stderr
+    assert {p.name for p in (tmp_path / "out").iterdir()} == {"results.csv", "REPORT.md"}
+
+
 @pytest.mark.slow
 def test_the_json_report_has_ratios_and_targets(official_suite: Path, tmp_path: Path) -> None:
-    run = plpuzzle(
+    run = lab(
         "sudoku",
-        "bench",
         "--suite",
         official_suite / "tests",
         "--stress",

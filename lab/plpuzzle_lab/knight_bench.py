@@ -31,7 +31,7 @@ from plpuzzle.knight.prolog_bridge import PrologKnightEngine
 from plpuzzle.knight.python_engine import count_tours, find_tour
 from plpuzzle.knight.results import Status
 from plpuzzle.knight.validator import check_tour
-from plpuzzle.machine import machine_markdown
+from plpuzzle_lab.machine import machine_markdown
 
 CORNER = (0, 0)
 #: Per search, for the Prolog engine (which runs in a killable worker).

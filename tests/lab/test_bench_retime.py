@@ -1,4 +1,4 @@
-"""`plpuzzle sudoku bench` re-times the tests near a per-puzzle goal: which
+"""`make bench` (the lab's `python -m plpuzzle_lab sudoku`) re-times the tests near a per-puzzle goal: which
 tests, the least CPU time of each side, and a wrong answer on re-timing."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from bench_rows import bench_run, row
 from bench_rows import target as target_named
-from run_plpuzzle import plpuzzle
+from run_plpuzzle import lab
 
 from plpuzzle.sudoku.domain.model import Rules
-from plpuzzle.sudoku.services import bench
-from plpuzzle.sudoku.services.bench import BenchRun, BenchSettings, Retime, SuiteSpec
+from plpuzzle_lab import bench
+from plpuzzle_lab.bench import BenchRun, BenchSettings, Retime, SuiteSpec
 from plpuzzle.sudoku.services.suite import Verdict, discover
 
 # --- from known figures (no engine runs) ---------------------------------------------
@@ -192,9 +192,8 @@ def test_no_re_timing_with_zero_rounds(official_suite: Path, tmp_path: Path) -> 
     (tmp_path / "stress" / "oddsum").mkdir(parents=True)
     for kind in "ds":
         shutil.copy(official_suite / "tests" / f"test001{kind}.txt", tmp_path / "stress" / "oddsum")
-    run = plpuzzle(
+    run = lab(
         "sudoku",
-        "bench",
         "--suite",
         official_suite / "tests",
         "--stress",
@@ -219,6 +218,6 @@ def test_no_re_timing_with_zero_rounds(official_suite: Path, tmp_path: Path) -> 
 
 
 def test_the_help_shows_the_module_defaults() -> None:
-    text = " ".join(plpuzzle("sudoku", "bench", "--help").stdout.split())
+    text = " ".join(lab("sudoku", "--help").stdout.split())
     assert f"at least {bench.RETIME_SHARE:g} of it" in text
     assert f"[default: {bench.RETIME_ROUNDS}; x>=0]" in text

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from plpuzzle.knight.bench import markdown, run_bench
+from plpuzzle_lab.knight_bench import markdown, run_bench
 
 
 def test_small_bench_runs_both_engines_and_every_row_passes() -> None:

@@ -1,0 +1,187 @@
+"""The lab's command line: `python -m plpuzzle_lab sudoku|knight`, run by
+`make bench` and `make bench-knight`.
+
+The benchmarks measure the product; they are not part of it, so they live
+here, outside the package that ships, and use the product only through its
+public modules.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from plpuzzle.clitools import (
+    InputError,
+    choice,
+    format_option,
+    jobs_option,
+    note,
+    progress_bar,
+    quiet,
+    stderr_console,
+    stdout_console,
+    time_limit_option,
+    warn,
+    write_json,
+)
+from plpuzzle.sudoku.domain.model import Rules
+from plpuzzle.sudoku.services.suite import CaseResult
+from plpuzzle_lab import bench as bm
+from plpuzzle_lab import knight_bench
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+def lab() -> None:
+    """plpuzzle's benchmarks: how fast the engines are, beside their peers."""
+
+
+@lab.command()
+@click.argument("out", type=click.Path(path_type=Path, dir_okay=False), default="bench/KNIGHT.md")
+def knight(out: Path) -> None:
+    """Time both knight's-tour engines, check every tour; write OUT."""
+    sys.exit(knight_bench.main([str(out)]))
+
+
+@lab.command()
+@click.option(
+    "--suite",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="The course's official suite. Default: ../shared/bme-2013-oddsum/tests "
+    "($PLPUZZLE_SHARED/bme-2013-oddsum/tests when that is set).",
+)
+@click.option(
+    "--rules",
+    type=choice([r.value for r in Rules]),
+    default=Rules.ODDSUM.value,
+    show_default=True,
+    help="The rules of --suite (the official suite's are oddsum).",
+)
+@click.option(
+    "--consecutive",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="A second suite, under the consecutive rules. "
+    "Default: the bundled puzzles/sudoku/consecutive (make bench: bench/consecutive).",
+)
+@click.option(
+    "--stress",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Stress suites: a folder with oddsum/ and/or consecutive/ subfolders of "
+    "testNNNd.txt/testNNNs.txt pairs. Default: bench/stress, skipped with a note when missing.",
+)
+@click.option(
+    "--engines",
+    default="prolog,python,cpsat",
+    show_default=True,
+    metavar="LIST",
+    help="Which engines to time, comma-separated: prolog, python and cpsat "
+    "(the peer the others are measured against).",
+)
+@jobs_option("tests run at once, each in its own worker process")
+@time_limit_option
+@click.option(
+    "--only",
+    metavar="PATTERN",
+    help="Run only the tests whose name matches, in every suite, e.g. 'test0[0-4]?' or '017'.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("bench"),
+    show_default=True,
+    help="Where results.csv, REPORT.md and times-by-k.png go.",
+)
+@click.option(
+    "--reference",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="The course's reference times. Default: reference-times.csv beside the suite folder.",
+)
+@click.option(
+    "--overhead/--no-overhead",
+    default=True,
+    show_default=True,
+    help="Also time the same findall in a plain swipl process and through pyswip.",
+)
+@click.option(
+    "--retime-rounds",
+    type=click.IntRange(min=0),
+    default=bm.RETIME_ROUNDS,
+    show_default=True,
+    metavar="N",
+    help="Time again, N rounds of engine then CP-SAT one test at a time, every test whose "
+    f"ratio is near its per-puzzle goal (at least {bm.RETIME_SHARE:g} of it); the per-test "
+    "ratios use the least CPU time of each side. 0: no re-timing.",
+)
+@format_option()
+def sudoku(
+    suite: Path | None,
+    rules: str,
+    consecutive: Path | None,
+    stress: Path | None,
+    engines: str,
+    jobs: int,
+    time_limit: float,
+    only: str | None,
+    out_dir: Path,
+    reference: Path | None,
+    overhead: bool,
+    retime_rounds: int,
+    fmt: str,
+) -> None:
+    """Time our engines beside CP-SAT and the course's reference solvers.
+
+    Every test of the official suite, the consecutive set and the stress
+    suites is solved by each engine in worker processes, --jobs at once,
+    and judged as `test` judges it. Prints verdict counts, the engine /
+    CP-SAT ratios per suite (total, median and worst test; tests near a
+    per-puzzle goal are timed again, see --retime-rounds), the slowest
+    test per K and the issue's targets (met or not; reported, not
+    enforced). Writes OUT/results.csv (a row per suite, test and engine),
+    OUT/times-by-k.png and OUT/REPORT.md (machine, settings, ratios,
+    targets, times beside the course's, the slowest tests, and the cost of
+    the pyswip interface). Exit code 0 when no engine gave a wrong answer
+    or failed (timeouts are results), 1 otherwise, 2 for bad usage. Without
+    matplotlib (the `plots` extra) the plot is left out with a warning and
+    the rest is written.
+    """
+    try:
+        settings, references, cases = bm.plan(
+            suite,
+            Rules(rules),
+            consecutive,
+            engines,
+            jobs,
+            time_limit,
+            only,
+            out_dir,
+            reference,
+            overhead,
+            stress,
+            retime_rounds,
+        )
+    except bm.BenchRequestError as e:
+        raise InputError(str(e)) from None
+    for line in settings.notes:
+        note(line)
+    console = stdout_console() if fmt == "text" else stderr_console()
+    with progress_bar(console) as progress:
+
+        def on_start(description: str, total: int) -> Callable[[CaseResult], None]:
+            task = progress.add_task(description, total=total)
+            return lambda _result: progress.advance(task)
+
+        run = bm.run_bench(settings, cases, references, on_start)
+    paths = bm.write_outputs(run)
+    if not bm.plots_available():
+        warn(f"{bm.PLOT_NAME} not drawn: it needs matplotlib (pip install matplotlib)")
+    if fmt == "json":
+        write_json(bm.to_json(run, paths))
+    else:
+        console.print("\n".join(bm.report_lines(run)), markup=False, soft_wrap=True)
+        if not quiet():
+            console.print("Wrote " + ", ".join(str(p) for p in paths), markup=False)
+    sys.exit(1 if run.failed else 0)
