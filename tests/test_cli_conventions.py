@@ -11,8 +11,8 @@ import shutil
 import signal
 import subprocess
 import sys
-import zipfile
 import time
+import zipfile
 from collections.abc import Iterator
 from importlib.metadata import version
 from pathlib import Path

@@ -10,10 +10,10 @@ benchmark cannot count an answer that the test command would call wrong.
 
 CP-SAT (OR-tools, one worker) runs in the same run as the peer a user would
 pick instead of our engines: every engine is measured beside it, test by
-test, as ratios (engine / CP-SAT), and the issue's targets are judged from
-those ratios; the targets are in targets.toml beside this module. Stress suites (a folder with oddsum/ and consecutive/
-subfolders, bench/stress by default) add sparse puzzles with hundreds of
-solutions and large K.
+test, as ratios (engine / CP-SAT), and the targets (targets.toml beside
+this module) are judged from those ratios. Stress suites (a folder with
+oddsum/ and consecutive/ subfolders, bench/stress by default) add sparse
+puzzles with hundreds of solutions and large K.
 
 A test's time is the CPU seconds its engine reports for it, measured inside
 the worker around the search (Prolog's statistics(cputime) around findall;
@@ -40,13 +40,13 @@ from __future__ import annotations
 import csv
 import io
 import os
-import tomllib
 import shutil
 import statistics
 import subprocess
 import tempfile
 import threading
 import time
+import tomllib
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -55,7 +55,6 @@ from pathlib import Path
 from typing import Any
 
 from plpuzzle.engine import WorkerError, quote_atom
-from plpuzzle_lab.machine import load_text, machine_info, machine_markdown, wait_until_quiet
 from plpuzzle.sudoku.domain.model import MAX_K, Puzzle, Rules
 from plpuzzle.sudoku.domain.results import Status
 from plpuzzle.sudoku.domain.textformat import FormatError, load_puzzle, parse_puzzle
@@ -71,6 +70,7 @@ from plpuzzle.sudoku.services.suite import (
     load_case,
     natural_key,
 )
+from plpuzzle_lab.machine import load_text, machine_info, machine_markdown, wait_until_quiet
 
 #: The thresholds of the "solved within" counts, in seconds.
 THRESHOLDS = (1.0, 10.0, 60.0, 120.0)

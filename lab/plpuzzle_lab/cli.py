@@ -139,7 +139,7 @@ def sudoku(
     and judged as `test` judges it. Prints verdict counts, the engine /
     CP-SAT ratios per suite (total, median and worst test; tests near a
     per-puzzle goal are timed again, see --retime-rounds), the slowest
-    test per K and the issue's targets (met or not; reported, not
+    test per K and the targets of targets.toml (met or not; reported, not
     enforced). Writes OUT/results.csv (a row per suite, test and engine),
     OUT/times-by-k.png and OUT/REPORT.md (machine, settings, ratios,
     targets, times beside the course's, the slowest tests, and the cost of

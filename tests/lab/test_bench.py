@@ -17,9 +17,9 @@ from run_plpuzzle import lab
 
 from plpuzzle.engine import Worker
 from plpuzzle.sudoku.domain.model import Rules
+from plpuzzle.sudoku.services.suite import Verdict
 from plpuzzle_lab import bench
 from plpuzzle_lab.bench import BenchRun, BenchSettings, Row, SuiteSpec
-from plpuzzle.sudoku.services.suite import Verdict
 
 REPO = Path(__file__).resolve().parents[2]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -561,9 +561,7 @@ def test_a_missing_suite_is_a_clean_error(tmp_path: Path) -> None:
 
 
 def test_an_unknown_engine_is_a_clean_error(official_suite: Path, tmp_path: Path) -> None:
-    run = lab(
-        "sudoku", "--suite", official_suite / "tests", "--engines", "prolog,java"
-    )
+    run = lab("sudoku", "--suite", official_suite / "tests", "--engines", "prolog,java")
     assert run.returncode == 2
     assert "--engines" in run.stderr
     assert "Traceback" not in run.stderr

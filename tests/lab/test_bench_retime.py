@@ -1,5 +1,6 @@
-"""`make bench` (the lab's `python -m plpuzzle_lab sudoku`) re-times the tests near a per-puzzle goal: which
-tests, the least CPU time of each side, and a wrong answer on re-timing."""
+"""`make bench` (the lab's `python -m plpuzzle_lab sudoku`) re-times the
+tests near a per-puzzle goal: which tests, the least CPU time of each side,
+and a wrong answer on re-timing."""
 
 from __future__ import annotations
 
@@ -14,9 +15,9 @@ from bench_rows import target as target_named
 from run_plpuzzle import lab
 
 from plpuzzle.sudoku.domain.model import Rules
+from plpuzzle.sudoku.services.suite import Verdict, discover
 from plpuzzle_lab import bench
 from plpuzzle_lab.bench import BenchRun, BenchSettings, Retime, SuiteSpec
-from plpuzzle.sudoku.services.suite import Verdict, discover
 
 # --- from known figures (no engine runs) ---------------------------------------------
 
