@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+from tiny_solver import GOAL, SOLVER
 
 from plpuzzle.sandbox import cgroups
 from plpuzzle.sandbox.jail import Limits
@@ -21,15 +22,6 @@ from plpuzzle.sandbox.workspace import (
 pytestmark = [pytest.mark.sandbox]
 
 TAGS = frozenset({"a", "end", "done"})
-GOAL = "sudoku(s(2,[[[v(1)],[],[],[]],[[],[],[],[]],[[],[],[],[]],[[],[],[],[]]]), S)"
-SOLVER = """
-:- use_module(library(clpfd)).
-sudoku(s(K, _), Rows) :- N is K*K, length(Rows, N),
-    maplist(row(N), Rows), Rows = [[1|_]|_],
-    transpose(Rows, Cols), maplist(all_distinct, Cols),
-    append(Rows, Vs), label(Vs).
-row(N, R) :- length(R, N), R ins 1..N, all_distinct(R).
-"""
 
 
 def test_reply_lines_are_split_and_checked() -> None:

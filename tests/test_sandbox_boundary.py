@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tiny_solver import GOAL, SOLVER
 
 from plpuzzle.sandbox import cgroups, jail
 from plpuzzle.sandbox.jail import Limits
@@ -23,16 +24,6 @@ from plpuzzle.sandbox.program import TEXT_BUDGET, RunEnd, SandboxedProgram
 from plpuzzle.sandbox.workspace import RunFolder, SubmissionFiles
 
 pytestmark = [pytest.mark.sandbox]
-
-SOLVER = """
-:- use_module(library(clpfd)).
-sudoku(s(K, _), Rows) :- N is K*K, length(Rows, N),
-    maplist(row(N), Rows), Rows = [[1|_]|_],
-    transpose(Rows, Cols), maplist(all_distinct, Cols),
-    append(Rows, Vs), label(Vs).
-row(N, R) :- length(R, N), R ins 1..N, all_distinct(R).
-"""
-GOAL = "sudoku(s(2,[[[v(1)],[],[],[]],[[],[],[],[]],[[],[],[],[]],[[],[],[],[]]]), S)"
 
 
 def program(

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from plpuzzle.settings import DEFAULTS
 from plpuzzle.untrusted import json_for_pages
 
 if TYPE_CHECKING:  # rich loads in ~0.2 s: only commands that print with it pay that
@@ -23,7 +24,7 @@ if TYPE_CHECKING:  # rich loads in ~0.2 s: only commands that print with it pay 
     from rich.progress import Progress
 
 #: The one --time-limit default (seconds) of every command.
-DEFAULT_TIME_LIMIT = 120.0
+DEFAULT_TIME_LIMIT = DEFAULTS.time_limit
 
 #: How --engine defaults are chosen; the root group's help states it.
 ENGINE_DEFAULT_RULE = (

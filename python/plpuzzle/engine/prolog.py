@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from importlib.resources import files
 from pathlib import Path
 from typing import Literal
 
@@ -25,14 +26,10 @@ DEFAULT_DIALECT: Dialect = "sicstus4"
 
 
 def prolog_dir() -> Path:
-    """Where the project's Prolog sources are.
-
-    An installed package carries them as plpuzzle/prolog_src; a source
-    checkout (and an editable install) has them in the top-level prolog/.
-    """
-    package = Path(__file__).resolve().parents[1]
-    installed = package / "prolog_src"
-    return installed if installed.is_dir() else package.parents[1] / "prolog"
+    """Where the project's Prolog sources are: the package data
+    plpuzzle.prolog_src (the top-level prolog/ of a checkout, mapped into
+    the package by the install, editable or not)."""
+    return Path(str(files("plpuzzle.prolog_src")))
 
 
 def prolog_file(name: str) -> Path:

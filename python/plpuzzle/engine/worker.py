@@ -42,12 +42,13 @@ from pathlib import Path
 from typing import IO, Any, TypeVar
 
 from plpuzzle.engine.status import DIED, KILLED, Status, status_of
+from plpuzzle.settings import DEFAULTS
 
 R = TypeVar("R")
 
 #: The course's time limit per test, in seconds: the default of every
 #: command and library call that runs a solver.
-DEFAULT_TIME_LIMIT = 120.0
+DEFAULT_TIME_LIMIT = DEFAULTS.time_limit
 
 #: Extra wall-clock seconds the parent waits beyond a time limit that the
 #: worker enforces itself (Prolog's call_with_time_limit), before killing.
@@ -314,7 +315,9 @@ class Worker:
 
 def _package_root() -> str:
     """The folder holding the plpuzzle package, for the child's sys.path."""
-    return str(Path(__file__).resolve().parents[2])
+    import plpuzzle
+
+    return str(Path(plpuzzle.__file__).resolve().parent.parent)
 
 
 def _exit_text(code: int | None) -> str:

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from plpuzzle.sandbox.cgroups import Group
+from plpuzzle.settings import DEFAULTS
 
 #: Where things appear inside the sandbox.
 SUBMISSION_MOUNT = "/submission"
@@ -68,7 +69,7 @@ class Limits:
 
     cpu_seconds: float = 60.0
     wall_seconds: float = 125.0
-    memory_mb: int = 2048
+    memory_mb: int = DEFAULTS.memory_mb
     max_processes: int = 64
     file_size_mb: int = 16
     open_files: int = 256

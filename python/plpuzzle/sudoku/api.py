@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from plpuzzle.engine import DEFAULT_DIALECT, DEFAULT_TIME_LIMIT, Dialect
+from plpuzzle.settings import DEFAULTS
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.domain.results import SolveResult
 from plpuzzle.sudoku.domain.textformat import (
@@ -183,7 +184,7 @@ def grade(
         rules=as_rules(rules) if rules is not None else Rules.CONSECUTIVE,
         dialect=dialect,
         time_limit=time_limit if time_limit is not None else DEFAULT_TIME_LIMIT,
-        memory_mb=memory_mb if memory_mb is not None else 2048,
+        memory_mb=memory_mb if memory_mb is not None else DEFAULTS.memory_mb,
     )
     request = GradingRequest(
         submissions=Path(submissions),

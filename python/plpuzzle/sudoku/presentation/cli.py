@@ -39,6 +39,7 @@ from plpuzzle.clitools import (
     write_stdout,
 )
 from plpuzzle.engine import DEFAULT_DIALECT, DIALECTS
+from plpuzzle.settings import DEFAULTS
 from plpuzzle.sudoku.api import as_engine_name
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.domain.results import SolveResult, Status
@@ -801,7 +802,7 @@ def _print_result(
 @click.option(
     "--memory-limit",
     type=click.IntRange(min=64),
-    default=2048,
+    default=DEFAULTS.memory_mb,
     show_default=True,
     metavar="MB",
     help="Memory of each submission's sandbox, all its processes together.",

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from plpuzzle.engine import DIALECTS, Dialect, EngineUnavailable
+from plpuzzle.settings import DEFAULTS
 from plpuzzle.sudoku.domain.evidence import describe
 from plpuzzle.sudoku.domain.model import Grid, Rules
 from plpuzzle.sudoku.domain.textformat import FormatError, format_board
@@ -67,7 +68,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--sudoku-time-limit",
         metavar="SEC",
         type=float,
-        default=120.0,
+        default=DEFAULTS.time_limit,
         help="time limit per puzzle in seconds (default: %(default)g)",
     )
     group.addoption(

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from plpuzzle import __version__
-from plpuzzle.engine import DEFAULT_TIME_LIMIT, Dialect, prolog_dir
+from plpuzzle.engine import Dialect, prolog_dir
 from plpuzzle.sandbox import jail
 from plpuzzle.sandbox.meter import accounting
 from plpuzzle.sandbox.program import (
@@ -54,6 +54,7 @@ from plpuzzle.sandbox.workspace import (
     read_archive,
     read_regular_files,
 )
+from plpuzzle.settings import DEFAULTS
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.domain.results import SolveResult, Status
 from plpuzzle.sudoku.domain.textformat import grid_term
@@ -496,13 +497,15 @@ class GradeSettings:
 
     rules: Rules = Rules.CONSECUTIVE
     dialect: Dialect = "sicstus4"
-    time_limit: float = DEFAULT_TIME_LIMIT  # as every command
-    memory_mb: int = 2048
+    time_limit: float = DEFAULTS.time_limit
+    memory_mb: int = DEFAULTS.memory_mb
     wall_limit: float | None = None
 
     @property
     def wall_seconds(self) -> float:
-        return self.wall_limit if self.wall_limit is not None else 2 * self.time_limit + 10
+        return (
+            self.wall_limit if self.wall_limit is not None else DEFAULTS.wall_limit(self.time_limit)
+        )
 
     def limits(self) -> jail.Limits:
         return jail.Limits(

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from plpuzzle.engine import Dialect
+from plpuzzle.settings import DEFAULTS
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.domain.results import Status
 from plpuzzle.sudoku.domain.textformat import FormatError, format_solutions
@@ -34,7 +35,7 @@ class RunSettings:
     rules: Rules = Rules.CONSECUTIVE
     solver: Path | None = None
     dialect: Dialect = "swi"
-    time_limit: float = 120.0
+    time_limit: float = DEFAULTS.time_limit
     jobs: int = 1
     out_dir: Path | None = None
 

@@ -215,25 +215,12 @@ def judge(
 
 
 def bundled_puzzles(*parts: str) -> Path:
-    """A folder of the puzzles shipped with plpuzzle (the top-level puzzles/).
-
-    An installed package carries them as plpuzzle.puzzles_data, found via
-    importlib.resources so that no source tree is needed; an editable
-    install's import hook does not map that data-only package, so a source
-    checkout falls back to puzzles/ beside python/.
-    """
+    """A folder of the puzzles shipped with plpuzzle: the data package
+    plpuzzle.puzzles_data (the top-level puzzles/ of a checkout, mapped
+    into the package by the install, editable or not)."""
     from importlib.resources import files
 
-    try:
-        found = files("plpuzzle.puzzles_data")
-        for part in parts:  # one step at a time: a namespace package's
-            found = found.joinpath(part)  # MultiplexedPath takes one child
-        installed: Path | None = Path(str(found)) if isinstance(found, Path) else None
-    except (ModuleNotFoundError, FileNotFoundError):
-        installed = None
-    if installed is not None and installed.is_dir():
-        return installed
-    return Path(__file__).resolve().parents[4].joinpath("puzzles", *parts)
+    return Path(str(files("plpuzzle.puzzles_data"))).joinpath(*parts)
 
 
 def bundled_suite() -> Path:
