@@ -233,3 +233,22 @@ def test_the_decoder_says_why_an_answer_is_bad(answers: list[tuple[bool, str]], 
     with pytest.raises(UndecodableAnswer, match=why) as caught:
         decode_only_answer(answers, "p/1")
     assert "p/1" in str(caught.value)
+
+
+def test_every_puzzle_lists_its_engines_in_one_shared_registry() -> None:
+    """One registry kind for all puzzles: the names come from it, and an
+    unknown name is refused with the list, before any worker starts."""
+    from plpuzzle.engine.registry import EngineRegistry
+    from plpuzzle.flag import engines as flag
+    from plpuzzle.knight import engines as knight
+    from plpuzzle.sudoku import engines as sudoku
+
+    expected = {sudoku: ("prolog", "python", "cpsat"), knight: ("prolog", "python")}
+    expected[flag] = ("prolog", "python")
+    for module, names in expected.items():
+        assert isinstance(module.REGISTRY, EngineRegistry)
+        assert module.ENGINES == module.REGISTRY.names == names
+        with pytest.raises(
+            ValueError, match=f"unknown engine 'lisp'; choose from {', '.join(names)}"
+        ):
+            module.make_engine("lisp")

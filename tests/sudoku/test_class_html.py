@@ -20,9 +20,9 @@ from urllib.parse import quote
 
 import pytest
 
-from plpuzzle.sudoku.presentation import class_html, class_report
-from plpuzzle.sudoku.presentation.class_html import _SCRIPT, render_html
-from plpuzzle.sudoku.presentation.class_report import StudentGrades
+from plpuzzle.sudoku.services import class_html, class_report
+from plpuzzle.sudoku.services.class_html import _SCRIPT, render_html
+from plpuzzle.sudoku.services.class_report import StudentGrades
 from plpuzzle.sudoku.services.grading import Grade, GradeSettings, Points, TestGrade
 
 if TYPE_CHECKING:

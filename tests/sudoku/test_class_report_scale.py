@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from plpuzzle.sudoku.presentation import class_report
-from plpuzzle.sudoku.presentation.class_html import GRADE_COLOURS, render_html
-from plpuzzle.sudoku.presentation.class_report import StudentGrades
+from plpuzzle.sudoku.services import class_report
+from plpuzzle.sudoku.services.class_html import GRADE_COLOURS, render_html
+from plpuzzle.sudoku.services.class_report import StudentGrades
 from plpuzzle.sudoku.services.grading import Grade, GradeSettings, Points, TestGrade
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from plpuzzle.sudoku.domain.model import Rules
-from plpuzzle.sudoku.presentation.class_report import StudentGrades
+from plpuzzle.sudoku.services.class_report import StudentGrades
 from plpuzzle.sudoku.services.grader import in_words
 from plpuzzle.sudoku.services.grading import Grade, TestGrade
 from plpuzzle.sudoku.services.suite import discover

@@ -8,27 +8,20 @@ caller down with it.
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any, Protocol, Self
+from typing import Any, Protocol
 
 from plpuzzle.engine import PythonInWorker, Worker
+from plpuzzle.engine.registry import Engine, EngineRegistry
 from plpuzzle.flag import python_engine
 from plpuzzle.flag.model import FlagSequence
 from plpuzzle.flag.prolog_bridge import PrologFlagEngine
 from plpuzzle.flag.results import FlagResult, Status
 
-ENGINES = ("prolog", "python")
 
-
-class FlagEngine(Protocol):
-    name: str
+class FlagEngine(Engine, Protocol):
+    """A flag engine: the arrangement and the swaps of a sequence."""
 
     def solve(self, sequence: FlagSequence, time_limit: float) -> FlagResult: ...
-
-    def close(self) -> None: ...
-
-    def __enter__(self) -> Self: ...
-
-    def __exit__(self, *exc: object) -> None: ...
 
 
 def python_answer(letters: str) -> dict[str, Any]:
@@ -57,15 +50,25 @@ class PythonFlagEngine(PythonInWorker):
         )
 
 
+def _prolog(worker: Worker, **_: Any) -> FlagEngine:
+    return PrologFlagEngine(worker)
+
+
+def _python(worker: Worker, **_: Any) -> FlagEngine:
+    return PythonFlagEngine(worker)
+
+
+#: The flag engines, in the order the commands list them.
+REGISTRY: EngineRegistry[FlagEngine] = EngineRegistry(
+    "flag", {"prolog": _prolog, "python": _python}
+)
+ENGINES = REGISTRY.names
+
+
 def make_engine(name: str, show_stderr: bool = False) -> FlagEngine:
     """An engine by name, with a worker of its own: use it in a `with`
     block, or close() it when done."""
-    worker = Worker(show_stderr=show_stderr)
-    if name == "prolog":
-        return PrologFlagEngine(worker)
-    if name == "python":
-        return PythonFlagEngine(worker)
-    raise ValueError(f"unknown engine {name!r}; choose from {', '.join(ENGINES)}")
+    return REGISTRY.make(name, show_stderr)
 
 
 def disagreements(results: list[FlagResult]) -> list[str]:

@@ -7,25 +7,36 @@ Python engine works on a machine without SWI-Prolog.
 
 from __future__ import annotations
 
+from typing import Any
+
 from plpuzzle.engine import Worker
+from plpuzzle.engine.registry import EngineRegistry
 from plpuzzle.knight.model import Board
 from plpuzzle.knight.python_engine import PythonKnightEngine
 from plpuzzle.knight.results import KnightEngine, TourResult
 
-ENGINES = ("prolog", "python")
+
+def _prolog(worker: Worker, **_: Any) -> KnightEngine:
+    from plpuzzle.knight.prolog_bridge import PrologKnightEngine
+
+    return PrologKnightEngine(worker=worker)
+
+
+def _python(worker: Worker, **_: Any) -> KnightEngine:
+    return PythonKnightEngine(worker)
+
+
+#: The knight's-tour engines, in the order the commands list them.
+REGISTRY: EngineRegistry[KnightEngine] = EngineRegistry(
+    "knight", {"prolog": _prolog, "python": _python}
+)
+ENGINES = REGISTRY.names
 
 
 def make_engine(name: str, show_stderr: bool = False) -> KnightEngine:
     """A fresh engine with its own worker: use it in a `with` block, or
     close() it when done."""
-    worker = Worker(show_stderr=show_stderr)
-    if name == "prolog":
-        from plpuzzle.knight.prolog_bridge import PrologKnightEngine
-
-        return PrologKnightEngine(worker=worker)
-    if name == "python":
-        return PythonKnightEngine(worker)
-    raise ValueError(f"unknown engine {name!r}; choose from {', '.join(ENGINES)}")
+    return REGISTRY.make(name, show_stderr)
 
 
 def survey(engine: KnightEngine, board: Board, time_limit: float) -> list[list[TourResult]]:

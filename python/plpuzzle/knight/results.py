@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, Self
+from typing import Protocol
 
+from plpuzzle.engine.registry import Engine
 from plpuzzle.engine.status import Status
 from plpuzzle.knight.model import Board, Square, Tour
 
@@ -52,22 +53,14 @@ class CountResult:
     message: str = ""
 
 
-class KnightEngine(Protocol):
+class KnightEngine(Engine, Protocol):
     """Both engines answer these; each runs its search in a worker process.
 
     `start` None in count() means: over all start squares.
     """
-
-    name: str
 
     def tour(self, board: Board, start: Square, closed: bool, time_limit: float) -> TourResult: ...
 
     def count(
         self, board: Board, start: Square | None, closed: bool, time_limit: float
     ) -> CountResult: ...
-
-    def close(self) -> None: ...
-
-    def __enter__(self) -> Self: ...
-
-    def __exit__(self, *exc: object) -> None: ...

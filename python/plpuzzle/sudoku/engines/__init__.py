@@ -11,9 +11,11 @@ statuses mean what every puzzle's mean, and all are context managers.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Protocol, Self
+from typing import Any, Protocol
 
 from plpuzzle.engine import DEFAULT_DIALECT, Dialect, PythonInWorker, Worker
+from plpuzzle.engine.registry import Engine as AnyEngine
+from plpuzzle.engine.registry import EngineRegistry
 from plpuzzle.engine.status import default_message
 from plpuzzle.sudoku.domain.model import Puzzle, Rules, grid_from_lists
 from plpuzzle.sudoku.domain.results import SolveResult, Status
@@ -21,19 +23,11 @@ from plpuzzle.sudoku.domain.textformat import parse_puzzle, puzzle_to_text
 from plpuzzle.sudoku.engines import cpsat_engine, python_engine
 from plpuzzle.sudoku.engines.prolog_bridge import PrologSudokuEngine
 
-ENGINES = ("prolog", "python", "cpsat")
 
-
-class Engine(Protocol):
-    name: str
+class Engine(AnyEngine, Protocol):
+    """A sudoku engine: every solution of a puzzle under a rule variant."""
 
     def solve(self, puzzle: Puzzle, rules: Rules, time_limit: float) -> SolveResult: ...
-
-    def close(self) -> None: ...
-
-    def __enter__(self) -> Self: ...
-
-    def __exit__(self, *exc: object) -> None: ...
 
 
 def python_solutions(
@@ -93,6 +87,27 @@ class CpSatSudokuEngine(GridsInWorker):
     function = f"{__name__}:cpsat_solutions"
 
 
+def _prolog(
+    worker: Worker, solver: Path | None = None, dialect: Dialect = DEFAULT_DIALECT, **_: Any
+) -> Engine:
+    return PrologSudokuEngine(solver, dialect, worker)
+
+
+def _python(worker: Worker, **_: Any) -> Engine:
+    return PythonSudokuEngine(worker)
+
+
+def _cpsat(worker: Worker, **_: Any) -> Engine:
+    return CpSatSudokuEngine(worker)
+
+
+#: The sudoku engines, in the order the commands list them.
+REGISTRY: EngineRegistry[Engine] = EngineRegistry(
+    "sudoku", {"prolog": _prolog, "python": _python, "cpsat": _cpsat}
+)
+ENGINES = REGISTRY.names
+
+
 def make_engine(
     name: str,
     solver: Path | None = None,
@@ -102,11 +117,4 @@ def make_engine(
     """An engine by name, with a worker of its own: use it in a `with`
     block, or close() it. `solver` and `dialect` concern the Prolog one;
     the dialect's default is the CLI's."""
-    worker = Worker(show_stderr=show_stderr)
-    if name == "prolog":
-        return PrologSudokuEngine(solver, dialect, worker)
-    if name == "python":
-        return PythonSudokuEngine(worker)
-    if name == "cpsat":
-        return CpSatSudokuEngine(worker)
-    raise ValueError(f"unknown engine {name!r}; choose from {', '.join(ENGINES)}")
+    return REGISTRY.make(name, show_stderr, solver=solver, dialect=dialect)

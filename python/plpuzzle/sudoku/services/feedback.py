@@ -13,7 +13,7 @@ costs solver runs, so it is bounded per test and per student, done for
 the first few wrong tests only, and kept in the report folder
 (feedback/shrunk.json) so a later run of the same grading does not redo it.
 
-The data is built here; presentation.feedback_render draws it as
+The data is built here; services.feedback_render draws it as
 Markdown and HTML.
 """
 
@@ -32,8 +32,14 @@ from plpuzzle.sandbox import jail
 from plpuzzle.sandbox.program import SandboxSetupError
 from plpuzzle.sandbox.workspace import RunFolder
 from plpuzzle.sudoku.domain.evidence import GridEvidence, describe, grids_in_evidence
-from plpuzzle.sudoku.domain.model import Grid, Puzzle, grid_from_lists
-from plpuzzle.sudoku.domain.textformat import FormatError, parse_puzzle, puzzle_to_text
+from plpuzzle.sudoku.domain.model import Puzzle, grid_from_lists
+from plpuzzle.sudoku.domain.textformat import FormatError, parse_puzzle
+from plpuzzle.sudoku.services.feedback_model import (
+    ErrorGroup,
+    Shrunk,
+    StudentFeedback,
+    TestFeedback,
+)
 from plpuzzle.sudoku.services.grading import (
     Grade,
     GradeSettings,
@@ -46,13 +52,12 @@ from plpuzzle.sudoku.services.shrink import (
     Counterexample,
     SandboxSolver,
     ShrinkBudget,
-    count_infos,
     shrink,
 )
 from plpuzzle.sudoku.services.suite import SuiteCase, load_case
 
-if TYPE_CHECKING:  # the report's type, not its code: services do not draw
-    from plpuzzle.sudoku.presentation.class_report import StudentGrades
+if TYPE_CHECKING:
+    from plpuzzle.sudoku.services.class_report import StudentGrades
 
 #: The folder of the report folder that holds the feedback files.
 FEEDBACK_FOLDER = "feedback"
@@ -84,85 +89,6 @@ class ShrinkPolicy:
     tests_per_student: int = 2
     #: Wall-clock seconds per student, over all their shrunk tests.
     seconds_per_student: float = 40.0
-
-
-@dataclass
-class ErrorGroup:
-    """One kind of error and the tests it hit, told once."""
-
-    grade: str
-    message: str
-    tests: list[str]
-    evidence: str = ""
-
-
-@dataclass
-class Shrunk:
-    """A counterexample as the feedback shows it."""
-
-    puzzle: Puzzle
-    original_k: int
-    original_infos: int
-    ours: list[Grid]
-    theirs_count: int
-    extra: GridEvidence | None
-    missing: GridEvidence | None
-    duplicates: int
-    malformed: int
-    runs: int
-    seconds: float
-    stopped: str
-
-    @property
-    def infos(self) -> int:
-        return count_infos(self.puzzle)
-
-    @property
-    def text(self) -> str:
-        """The puzzle in the course's text format (a testNNNd.txt file)."""
-        return puzzle_to_text(self.puzzle)
-
-
-@dataclass
-class TestFeedback:
-    """One test as the student sees it."""
-
-    __test__ = False  # not a pytest test class
-
-    test: str
-    grade: str
-    points: float
-    earned: float
-    detail: str = ""
-    extra: GridEvidence | None = None
-    missing: GridEvidence | None = None
-    #: Other evidence of a wrong answer (duplicates, malformed answers).
-    other: list[str] = field(default_factory=list)
-    shrunk: Shrunk | None = None
-    #: Why there is no smaller puzzle (when shrinking was tried).
-    shrink_note: str = ""
-
-
-@dataclass
-class StudentFeedback:
-    """Everything one student's feedback file says."""
-
-    student: str
-    score: float
-    max_score: float
-    rules: str
-    tests: list[TestFeedback]
-    errors: list[ErrorGroup] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    #: Other students who handed in the same files.
-    identical_to: list[str] = field(default_factory=list)
-
-    @property
-    def counts(self) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for t in self.tests:
-            out[t.grade] = out.get(t.grade, 0) + 1
-        return out
 
 
 def _number(value: float) -> float | int:
@@ -399,7 +325,7 @@ def write_feedback(
     without them, the feedback is built from the grades alone. `jobs`
     submissions are shrunk at a time, each in a sandbox of its own.
     """
-    from plpuzzle.sudoku.presentation.feedback_render import to_html, to_markdown
+    from plpuzzle.sudoku.services.feedback_render import to_html, to_markdown
 
     folder = report_dir / FEEDBACK_FOLDER
     folder.mkdir(parents=True, exist_ok=True)

@@ -22,12 +22,9 @@ from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.domain.results import SolveResult, Status
 from plpuzzle.sudoku.domain.textformat import puzzle_to_text, solutions_to_text
 from plpuzzle.sudoku.domain.validator import validate
-from plpuzzle.sudoku.engines import Engine, make_engine
+from plpuzzle.sudoku.engines import ENGINES, Engine, make_engine
 from plpuzzle.sudoku.services import generator
 from plpuzzle.sudoku.services.crosscheck import CrossCheck, compare, status_text
-
-#: The engines that must agree on every generated puzzle's solution set.
-ENGINES = ("prolog", "python", "cpsat")
 
 _SOLUTION_RANGE = re.compile(r"\s*(\d+)\s*(?:\.\.\s*(\d+)\s*)?")
 _NUMBERED = re.compile(r"test(\d+)[ds]\.txt")

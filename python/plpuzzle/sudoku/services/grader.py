@@ -23,10 +23,10 @@ from plpuzzle.sudoku.domain.evidence import evidence_in_words
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.domain.textformat import FormatError
 from plpuzzle.sudoku.domain.validator import validate
-from plpuzzle.sudoku.presentation.class_report import StudentGrades, write_wide_csv
-from plpuzzle.sudoku.presentation.class_report import build as build_report
-from plpuzzle.sudoku.presentation.class_report import to_csv as report_csv
-from plpuzzle.sudoku.presentation.class_report import to_json as report_json
+from plpuzzle.sudoku.services.class_report import StudentGrades, write_wide_csv
+from plpuzzle.sudoku.services.class_report import build as build_report
+from plpuzzle.sudoku.services.class_report import to_csv as report_csv
+from plpuzzle.sudoku.services.class_report import to_json as report_json
 from plpuzzle.sudoku.services.feedback import ShrinkPolicy, write_feedback
 from plpuzzle.sudoku.services.gradebook import Gradebook
 from plpuzzle.sudoku.services.grading import (
@@ -488,7 +488,7 @@ def grade(
     report["missing"] = missing
     report["ungradable"] = [u.student for u in intake.ungradable]
     paths = [request.report_dir / n for n in ("grades.csv", "grades.json", "grades.html")]
-    from plpuzzle.sudoku.presentation.class_html import render_html
+    from plpuzzle.sudoku.services.class_html import render_html
 
     paths[0].write_text(report_csv(report))
     paths[1].write_text(report_json(report))

@@ -22,7 +22,12 @@ import re
 from plpuzzle.sudoku.domain.evidence import GridEvidence
 from plpuzzle.sudoku.domain.model import Puzzle
 from plpuzzle.sudoku.domain.textformat import solutions_to_text
-from plpuzzle.sudoku.services.feedback import ErrorGroup, Shrunk, StudentFeedback, TestFeedback
+from plpuzzle.sudoku.services.feedback_model import (
+    ErrorGroup,
+    Shrunk,
+    StudentFeedback,
+    TestFeedback,
+)
 from plpuzzle.untrusted import md_code, md_fence
 
 #: Our solutions are written out as an expected-solution file up to this many.

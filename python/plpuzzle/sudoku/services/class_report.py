@@ -1,7 +1,7 @@
 """A class's grades as reports: CSV (one row per student, counts per grade),
 a wide CSV (one column per test, for a course's gradebook) and JSON (all of it).
 
-The HTML page (plpuzzle.sudoku.presentation.class_html) is drawn from the same
+The HTML page (plpuzzle.sudoku.services.class_html) is drawn from the same
 dictionary that the JSON report holds, so the three always agree. Nothing
 here depends on when or in which order tests ran, so grading the same
 class twice gives byte-identical reports. The JSON and HTML reports also
