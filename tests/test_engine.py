@@ -38,7 +38,7 @@ from plpuzzle.sudoku import engines as sudoku_engines
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.domain.textformat import parse_puzzle
 from plpuzzle.sudoku.engines.prolog_bridge import PrologSudokuEngine
-from plpuzzle.sudoku.presentation import cli as sudoku_cli
+from plpuzzle.sudoku.presentation import commands as sudoku_cli
 
 PROGRAMS = Path(__file__).resolve().parent / "fixtures" / "engine"
 

@@ -31,7 +31,7 @@ GROUPS: dict[str, tuple[str, str]] = {
     ),
     "knight": ("plpuzzle.knight.cli:knight", "Knight's tours: find, count and survey them."),
     "sudoku": (
-        "plpuzzle.sudoku.presentation.cli:sudoku",
+        "plpuzzle.sudoku.presentation.commands:sudoku",
         "The sudoku assignment: solve puzzles, cross-check the engines.",
     ),
 }

@@ -1,0 +1,222 @@
+"""`plpuzzle sudoku check`: the engines cross-checked on puzzles, and the expected solutions."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich import box
+from rich.table import Table
+
+from plpuzzle.clitools import (
+    InputError,
+    format_option,
+    quiet,
+    stdout_console,
+    time_limit_option,
+    write_json,
+)
+from plpuzzle.sudoku.api import as_engine_name
+from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
+from plpuzzle.sudoku.domain.results import SolveResult, Status
+from plpuzzle.sudoku.domain.textformat import (
+    FormatError,
+    load_solutions,
+)
+from plpuzzle.sudoku.engines import ENGINES, make_engine
+from plpuzzle.sudoku.presentation.commands.common import (
+    check_solver,
+    dialect_option,
+    expected_beside,
+    in_words_and,
+    print_disagreement,
+    read_puzzle,
+    rules_option,
+    solver_option,
+)
+from plpuzzle.sudoku.services.crosscheck import CrossCheck, check_all
+
+
+@click.command()
+@click.argument(
+    "puzzles",
+    nargs=-1,
+    required=True,
+    type=click.Path(path_type=Path, dir_okay=False, allow_dash=True),
+)
+@rules_option
+@solver_option
+@dialect_option
+@click.option(
+    "--expected",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    help="Also compare with this expected-solution file (one puzzle only). "
+    "By default testNNNs.txt beside testNNNd.txt is used when it exists.",
+)
+@click.option(
+    "--engines",
+    "engine_list",
+    default=",".join(ENGINES),
+    show_default=True,
+    metavar="LIST",
+    help="The engines to compare, comma-separated, at least two. cpsat shares no "
+    "reasoning with the other two, so it can catch a mistake they both make.",
+)
+@time_limit_option
+@format_option(("table", "json"))
+def check(
+    puzzles: tuple[Path, ...],
+    rules: str,
+    solver: Path | None,
+    dialect: str,
+    expected: Path | None,
+    engine_list: str,
+    time_limit: float,
+    fmt: str,
+) -> None:
+    """Solve PUZZLES ('-': one from standard input) with every engine and
+    compare their solution sets.
+
+    The Prolog engine (ours, or --solver), the pure-Python reference and
+    the CP-SAT model must find the same solutions, each exactly once. Where
+    they differ, the independent validator says which solutions really are
+    valid, and a side that alone answers differently is named. Exit code 0
+    when everything agrees, 1 when not, 2 for bad input.
+    """
+    if expected is not None and len(puzzles) > 1:
+        raise InputError("--expected goes with a single puzzle")
+    names = _engine_names(engine_list)
+    if solver is not None and "prolog" not in names:
+        raise InputError("--solver needs prolog among --engines")
+    check_solver(solver)
+    boards = [read_puzzle(p) for p in puzzles]
+    expectations = [
+        _load_expected(expected or expected_beside(p), b)
+        for p, b in zip(puzzles, boards, strict=True)
+    ]
+    engines = [make_engine(n, solver, dialect) for n in names]  # type: ignore[arg-type]
+    outcomes = check_all(boards, expectations, Rules(rules), engines, time_limit)
+    failures = [(p, o) for p, o in zip(puzzles, outcomes, strict=True) if not o.agree]
+    if fmt == "json":
+        write_json(_check_json(puzzles, outcomes, rules, names))
+        sys.exit(1 if failures else 0)
+    console = stdout_console()
+    if not quiet():
+        console.print(_check_table(puzzles, outcomes, rules, names, expectations))
+    for path, outcome in failures:
+        print_disagreement(console, path, outcome)
+    agreed = len(puzzles) - len(failures)
+    also = " and match the expected solutions" if any(e is not None for e in expectations) else ""
+    odd = _odd_ones_text(outcomes)
+    console.print(f"{agreed} of {len(puzzles)} puzzles: the engines agree{also}{odd}.")
+    sys.exit(1 if failures else 0)
+
+
+def _engine_names(text: str) -> list[str]:
+    """The --engines list: known names, each once, at least two (a
+    cross-check of one engine compares nothing)."""
+    try:
+        names = [as_engine_name(n) for n in text.split(",") if n.strip()]
+    except ValueError as e:
+        raise InputError(f"--engines: {e}") from None
+    names = list(dict.fromkeys(names))
+    if len(names) < 2:
+        raise InputError(
+            f"--engines: name at least two of {', '.join(ENGINES)} to compare, got {text!r}"
+        )
+    return names
+
+
+def _check_table(
+    puzzles: tuple[Path, ...],
+    outcomes: list[CrossCheck],
+    rules: str,
+    engines: list[str],
+    expected_given: list[list[Grid] | None],
+) -> Table:
+    folders = {p.parent for p in puzzles}
+    where = f" in {folders.pop()}" if len(folders) == 1 else ""
+    names = [p.name if where else str(p) for p in puzzles]
+    table = Table(
+        title=f"Cross-check{where} ({rules} rules)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    table.add_column("puzzle", min_width=max(map(len, names)), no_wrap=True)
+    # An expected column only when some puzzle has an expected file: with
+    # three engines the table is tight in 80 columns already.
+    any_expected = any(e is not None for e in expected_given)
+    headings = ["K", "valid", *engines, *(["expected"] if any_expected else []), "verdict"]
+    for heading in headings:
+        table.add_column(heading, no_wrap=True)
+    for name, outcome, exp in zip(names, outcomes, expected_given, strict=True):
+        cells = [_cell(f.result) for f in outcome.findings]
+        if any_expected and exp is None:
+            cells.append("-")
+        verdict = "[green]agree[/]" if outcome.agree else "[red]DISAGREE[/]"
+        table.add_row(name, str(outcome.puzzle.k), str(outcome.count), *cells, verdict)
+    return table
+
+
+def _odd_ones_text(outcomes: list[CrossCheck]) -> str:
+    """' (prolog differs on 2)': which side alone disagreed, and how often."""
+    counts: dict[str, int] = {}
+    for o in outcomes:
+        if not o.agree and o.odd_one_out is not None:
+            counts[o.odd_one_out] = counts.get(o.odd_one_out, 0) + 1
+    if not counts:
+        return ""
+    return f" ({in_words_and([f'{name} differs on {n}' for name, n in counts.items()])})"
+
+
+def _check_json(
+    puzzles: tuple[Path, ...], outcomes: list[CrossCheck], rules: str, engines: list[str]
+) -> dict[str, Any]:
+    return {
+        "rules": rules,
+        "engines": engines,
+        "puzzles": [
+            {
+                "puzzle": str(path),
+                "k": o.puzzle.k,
+                "solutions": o.count,
+                "agree": o.agree,
+                "odd_one_out": o.odd_one_out,
+                "sides": [
+                    {
+                        "engine": f.engine,
+                        "status": str(f.result.status),
+                        "count": len(f.result.solutions),
+                        "cpu_seconds": round(f.result.cpu_seconds, 4),
+                        "faults": list(f.faults),
+                    }
+                    for f in o.findings
+                ],
+            }
+            for path, o in zip(puzzles, outcomes, strict=True)
+        ],
+        "agreed": sum(o.agree for o in outcomes),
+        "total": len(outcomes),
+    }
+
+
+def _load_expected(path: Path | None, board: Puzzle) -> list[Grid] | None:
+    if path is None:
+        return None
+    try:
+        return load_solutions(path, board.n)
+    except FormatError as e:
+        raise InputError(str(e)) from None
+
+
+def _cell(result: SolveResult) -> str:
+    if result.status is not Status.OK:
+        return f"[red]{result.status}[/]"
+    if result.engine == "expected":
+        return str(len(result.solutions))
+    return f"{len(result.solutions)} in {result.cpu_seconds:.2f}s"

@@ -1,0 +1,234 @@
+"""`plpuzzle sudoku grade`: a class of submissions graded in the sandbox."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from plpuzzle.clitools import (
+    InputError,
+    Interrupted,
+    SetupError,
+    choice,
+    format_option,
+    jobs_option,
+    note,
+    stderr_console,
+    stdout_console,
+    time_limit_option_with,
+    warn,
+    write_json,
+)
+from plpuzzle.engine import DEFAULT_DIALECT, DIALECTS
+from plpuzzle.settings import DEFAULTS
+from plpuzzle.sudoku.domain.model import Rules
+from plpuzzle.sudoku.presentation.commands.common import (
+    rules_option,
+)
+from plpuzzle.sudoku.presentation.commands.grade_progress import (
+    grading_progress,
+    print_class_summary,
+    print_interrupted,
+)
+from plpuzzle.sudoku.services import grader
+from plpuzzle.sudoku.services.feedback import ShrinkPolicy
+from plpuzzle.sudoku.services.gradebook import GradebookError
+from plpuzzle.sudoku.services.grader import GradingRequest
+from plpuzzle.sudoku.services.grading import GradeSettings, GradingError
+from plpuzzle.sudoku.services.suite import (
+    bundled_suite,
+)
+
+
+@click.command()
+@click.argument("submissions", type=click.Path(path_type=Path, file_okay=False))
+@click.option(
+    "--suite",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="The tests to grade with (testNNNd.txt + testNNNs.txt). "
+    "Default: the bundled puzzles/sudoku/consecutive.",
+)
+@rules_option
+@click.option(
+    "--points",
+    "points_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE.toml",
+    help="Points per test (default: 1 per correct test); may name the subset that counts.",
+)
+@time_limit_option_with("CPU seconds per test, counted over all of the submission's processes.")
+@click.option(
+    "--wall-limit",
+    type=click.FloatRange(min=0.001),
+    metavar="SEC",
+    help="Wall-clock backstop per test, for solvers that wait. Default: 2 x time limit + 10.",
+)
+@click.option(
+    "--memory-limit",
+    type=click.IntRange(min=64),
+    default=DEFAULTS.memory_mb,
+    show_default=True,
+    metavar="MB",
+    help="Memory of each submission's sandbox, all its processes together.",
+)
+@jobs_option("tests run at once (over all submissions) in the local pool")
+@click.option(
+    "--scheduler",
+    metavar="tcp://HOST:PORT",
+    help="Run the tests on the Dask cluster of this scheduler instead of the local pool "
+    "(needs the dask extra; see `plpuzzle cluster --help`). Submissions and tests are "
+    "shipped to the workers as content; grades and the gradebook stay here.",
+)
+@click.option(
+    "--out",
+    "report_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("grading_report"),
+    show_default=True,
+    help="Where grades.csv, grades.json and grades.html go.",
+)
+@click.option(
+    "--report",
+    "old_report_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    hidden=True,
+    help="The old name of --out.",
+)
+@click.option(
+    "--db",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="The SQLite gradebook that makes grading resumable. Default: OUT/grades.sqlite.",
+)
+@click.option(
+    "--dialect",
+    type=choice(DIALECTS),
+    default=DEFAULT_DIALECT,
+    show_default=True,
+    help="Submissions are SICStus 4 code, loaded in SWI-Prolog's emulation; or plain SWI.",
+)
+@click.option(
+    "--student",
+    "students",
+    multiple=True,
+    metavar="ID",
+    help="Regrade only this student (repeatable): their stored grades are dropped and "
+    "graded again; the others' come from the gradebook. The reports cover the whole class.",
+)
+@click.option(
+    "--roster",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    help="The students expected to hand in, one id a line (# comments): those with no "
+    "submission are reported as missing, with 0 points.",
+)
+@click.option(
+    "--feedback/--no-feedback",
+    default=True,
+    show_default=True,
+    help="Write a feedback file per student (OUT/feedback/ID.md and ID.html).",
+)
+@click.option(
+    "--shrink-seconds",
+    type=click.FloatRange(min=0),
+    default=ShrinkPolicy().seconds_per_student,
+    show_default=True,
+    metavar="S",
+    help="Wall-clock seconds per student to find the smallest puzzle their solver "
+    "gets wrong, for the feedback (0: do not search).",
+)
+@format_option(("text", "json"), "text: a table per student; json: the grades.json report.")
+@click.pass_context
+def grade(
+    ctx: click.Context,
+    submissions: Path,
+    suite: Path | None,
+    rules: str,
+    points_file: Path | None,
+    time_limit: float,
+    wall_limit: float | None,
+    memory_limit: int,
+    jobs: int,
+    scheduler: str | None,
+    report_dir: Path,
+    old_report_dir: Path | None,
+    db: Path | None,
+    dialect: str,
+    students: tuple[str, ...],
+    roster: Path | None,
+    feedback: bool,
+    shrink_seconds: float,
+    fmt: str,
+) -> None:
+    """Grade a class: every student's sudoku.pl on every test, sandboxed.
+
+    Every entry of SUBMISSIONS is one student, named by it: a folder with
+    a sudoku.pl, or an ID.pl file; only regular files are taken, never
+    links. An entry without sudoku.pl is graded 0, with a note naming the
+    .pl files it holds, and the others are graded. The suite is checked
+    first (its files, the points, the rules); a suite.toml in it may
+    declare rules, time_limit, memory_limit and [points], and options
+    given here win. Each submission is loaded once in a sandbox
+    (bubblewrap, an unprivileged uid, no network, nothing of the machine
+    but /usr) and every test runs in a fresh process forked from it.
+    Grades are decided outside the sandbox: answers against the expected
+    solutions, CPU time and memory of all the submission's processes, and
+    how each run ended. Results are kept in an SQLite gradebook: running
+    again skips what is already graded for the same submission, test and
+    settings, and graders sharing a gradebook never run the same test twice.
+    On Ctrl-C what was graded stays in the gradebook for the next run.
+    With --scheduler the runs go to a Dask cluster's workers, each checked
+    first: a worker that cannot sandbox is refused, by name.
+    """
+    if old_report_dir is not None:
+        warn("--report is deprecated: use --out")
+        report_dir = old_report_dir
+    settings = GradeSettings(Rules(rules), dialect, time_limit, memory_limit, wall_limit)  # type: ignore[arg-type]
+    given = frozenset(
+        field
+        for field, option in (
+            ("rules", "rules"),
+            ("time_limit", "time_limit"),
+            ("memory_mb", "memory_limit"),
+        )
+        if ctx.get_parameter_source(option) is not click.core.ParameterSource.DEFAULT
+    )
+    request = GradingRequest(
+        submissions,
+        suite or bundled_suite(),
+        settings,
+        report_dir,
+        db,
+        points_file,
+        jobs,
+        given=given,
+        students=students,
+        roster=roster,
+        feedback=feedback,
+        shrink_seconds=shrink_seconds,
+        scheduler=scheduler,
+    )
+    console = stdout_console() if fmt == "text" else stderr_console()
+    with grading_progress() as on_start:
+        try:
+            outcome = grader.grade(request, on_start, note)
+        except (GradingError, GradebookError) as e:
+            raise InputError(str(e)) from None
+        except grader.SetupProblem as e:
+            raise SetupError(str(e)) from None
+        except grader.GradingInterrupted as stopped:
+            print_interrupted(stopped)
+            raise Interrupted() from None
+    for warning in outcome.warnings:
+        warn(warning)
+    if fmt == "json":
+        write_json(
+            {
+                **outcome.report,
+                "graded_now": outcome.new,
+                "reused": outcome.reused,
+                "outputs": [str(p) for p in outcome.paths],
+            }
+        )
+    else:
+        print_class_summary(console, outcome)

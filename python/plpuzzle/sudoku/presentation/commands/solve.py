@@ -1,0 +1,142 @@
+"""`plpuzzle sudoku solve`: every solution of one puzzle, by one engine."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from plpuzzle.clitools import (
+    InputError,
+    choice,
+    format_option,
+    note,
+    time_limit_option,
+    verbose,
+    warn,
+    write_output,
+)
+from plpuzzle.sudoku.domain.model import Rules
+from plpuzzle.sudoku.domain.results import SolveResult, Status
+from plpuzzle.sudoku.domain.textformat import (
+    format_solutions,
+    grid_term,
+    harness_line,
+)
+from plpuzzle.sudoku.engines import ENGINES, make_engine
+from plpuzzle.sudoku.presentation.commands.common import (
+    check_solver,
+    dialect_option,
+    read_puzzle,
+    rules_option,
+    solver_option,
+)
+from plpuzzle.sudoku.services.crosscheck import status_text
+
+
+@click.command()
+@click.argument("puzzle", type=click.Path(path_type=Path, dir_okay=False, allow_dash=True))
+@click.option(
+    "--engine",
+    type=choice(ENGINES),
+    default="prolog",
+    show_default=True,
+    help="prolog: a clpfd sudoku.pl through pyswip; python: the pure-Python reference; "
+    "cpsat: an OR-tools CP-SAT model, an independent third opinion.",
+)
+@rules_option
+@solver_option
+@dialect_option
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, dir_okay=False, writable=True, allow_dash=True),
+    help="Write the solutions to this file instead of stdout ('-': stdout).",
+)
+@time_limit_option
+@click.option(
+    "--stats",
+    is_flag=True,
+    help="Also print the course harness's line with the solution count and CPU time "
+    "(on stderr, so the solutions stay byte-exact). -v implies it.",
+)
+@format_option(
+    ("text", "json"),
+    "text: the course harness's output; json: status, solutions and CPU time as one object.",
+)
+def solve(
+    puzzle: Path,
+    engine: str,
+    rules: str,
+    solver: Path | None,
+    dialect: str,
+    out: Path | None,
+    time_limit: float,
+    stats: bool,
+    fmt: str,
+) -> None:
+    """Print every solution of PUZZLE ('-': standard input), as the course
+    harness prints them.
+
+    The output is byte-for-byte what the course's Prolog harness writes:
+    solutions in sorted order, each after a '-----' line. Exit code 0 when
+    the engine finished cleanly, 1 when it timed out, failed, or gave
+    malformed or duplicate answers, 2 for bad input.
+    """
+    if solver is not None and engine != "prolog":
+        raise InputError("--solver needs --engine prolog")
+    check_solver(solver)
+    board = read_puzzle(puzzle)
+    if verbose():
+        note(f"solving {puzzle} with the {engine} engine ({rules} rules)")
+    runner = make_engine(engine, solver, dialect, show_stderr=True)  # type: ignore[arg-type]
+    try:
+        result = runner.solve(board, Rules(rules), time_limit)
+    finally:
+        runner.close()
+    problems = _answer_problems(result) if result.status is Status.OK else []
+    if fmt == "json":
+        write_output(out, _solve_json(puzzle, result, time_limit, problems))
+    elif result.status is Status.OK:
+        write_output(out, format_solutions(result.solutions, board.k))
+    if result.status is not Status.OK:
+        click.echo(f"plpuzzle: {status_text(result, time_limit)}", err=True)
+        sys.exit(1)
+    if stats or verbose():
+        click.echo(harness_line(str(puzzle), len(result.solutions), result.cpu_seconds), err=True)
+    for line in problems:
+        warn(line)
+    if problems:
+        sys.exit(1)
+
+
+def _solve_json(puzzle: Path, result: SolveResult, time_limit: float, problems: list[str]) -> str:
+    import json
+
+    ok = result.status is Status.OK
+    return (
+        json.dumps(
+            {
+                "puzzle": str(puzzle),
+                "engine": result.engine,
+                "status": str(result.status),
+                "message": None if ok else status_text(result, time_limit),
+                "count": len(result.solutions) if ok else None,
+                "solutions": [[list(row) for row in g] for g in result.solutions] if ok else [],
+                "cpu_seconds": round(result.cpu_seconds, 4),
+                "problems": problems,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+
+
+def _answer_problems(result: SolveResult) -> list[str]:
+    name = f"the {result.engine} engine"
+    out = []
+    for grid, count in result.duplicates.items():
+        out.append(f"{name} gave this solution {count} times: {grid_term(grid)}")
+    for bad in result.bad_answers:
+        out.append(f"{name} answered {bad.text[:200]}: {bad.reason}")
+    return out

@@ -1,0 +1,183 @@
+"""`plpuzzle sudoku test`: a suite, run as the course's harness runs it."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.markup import escape
+
+from plpuzzle.clitools import (
+    InputError,
+    choice,
+    jobs_option,
+    progress_bar,
+    quiet,
+    stderr_console,
+    stdout_console,
+    time_limit_option,
+    write_stdout,
+)
+from plpuzzle.sudoku.domain.model import Rules
+from plpuzzle.sudoku.presentation.commands.common import (
+    check_solver,
+    dialect_option,
+    rules_option,
+    solver_option,
+)
+from plpuzzle.sudoku.presentation.report import (
+    FORMATS,
+    SuiteRun,
+    ksudoku_line,
+    summary_lines,
+    to_json,
+    to_junit,
+)
+from plpuzzle.sudoku.services.runner import ENGINE_CHOICES, RunSettings, SuiteRunner
+from plpuzzle.sudoku.services.suite import (
+    CaseResult,
+    SuiteCase,
+    SuiteError,
+    Verdict,
+    suite_cases,
+)
+
+
+@click.command(name="test")
+@click.argument("folder", type=click.Path(path_type=Path, file_okay=False))
+@click.option(
+    "--engine",
+    type=choice(ENGINE_CHOICES),
+    default="prolog",
+    show_default=True,
+    help="Which engine is judged; 'both' also cross-checks Prolog against Python per test.",
+)
+@rules_option
+@solver_option
+@dialect_option
+@time_limit_option
+@jobs_option("tests run at once, each in its own worker process")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("tests_out"),
+    show_default=True,
+    help="Where the printed solutions go, as testNNNt.txt (the harness's output files).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=choice(FORMATS),
+    default="table",
+    show_default=True,
+    help="table: for people; ksudoku: the course harness's lines exactly; "
+    "json, junit: machine-readable reports on stdout.",
+)
+@click.option(
+    "--only",
+    metavar="PATTERN",
+    help="Run only the tests whose name matches, e.g. 'test0[0-4]?' or '017'.",
+)
+def run_suite(
+    folder: Path,
+    engine: str,
+    rules: str,
+    solver: Path | None,
+    dialect: str,
+    time_limit: float,
+    jobs: int,
+    out_dir: Path,
+    fmt: str,
+    only: str | None,
+) -> None:
+    """Run every testNNNd.txt in FOLDER and judge it against testNNNs.txt.
+
+    This is the course harness's full test: each puzzle is solved within the
+    time limit in a worker process of its own, compared with its expected
+    solutions, and its printed solutions are written to OUTDIR/testNNNt.txt.
+    One line per test, then a summary. Exit code 0 only when every test is
+    correct, 1 otherwise, 2 for bad usage.
+    """
+    if solver is not None and engine == "python":
+        raise InputError("--solver needs --engine prolog or both")
+    check_solver(solver)
+    try:
+        cases = suite_cases(folder, only)
+    except SuiteError as e:
+        raise InputError(str(e)) from None
+    settings = RunSettings(
+        engine,
+        Rules(rules),
+        solver,
+        dialect,  # type: ignore[arg-type]
+        time_limit,
+        jobs,
+        out_dir,
+    )
+    console = stdout_console() if fmt == "table" else stderr_console()
+    printer = _InOrder(cases, lambda r: _print_result(fmt, folder, settings, r, console))
+    start = time.monotonic()
+    with progress_bar(console) as progress:
+        task = progress.add_task(f"{folder}", total=len(cases))
+
+        def on_result(result: CaseResult) -> None:
+            progress.advance(task)
+            printer.add(result)
+
+        results = SuiteRunner(settings).run(cases, on_result)
+    run = SuiteRun(folder, settings, results, time.monotonic() - start)
+    if fmt == "json":
+        write_stdout(to_json(run))
+    elif fmt == "junit":
+        write_stdout(to_junit(run))
+    else:
+        (stdout_console() if fmt == "table" else stderr_console()).print(
+            "\n".join(summary_lines(run)), markup=False
+        )
+    sys.exit(0 if run.all_correct else 1)
+
+
+class _InOrder:
+    """Emits results in suite order although they complete out of order."""
+
+    def __init__(self, cases: list[SuiteCase], emit: Callable[[CaseResult], None]) -> None:
+        self._order = {c: i for i, c in enumerate(cases)}
+        self._waiting: dict[int, CaseResult] = {}
+        self._next = 0
+        self._emit = emit
+
+    def add(self, result: CaseResult) -> None:
+        self._waiting[self._order[result.case]] = result
+        while self._next in self._waiting:
+            self._emit(self._waiting.pop(self._next))
+            self._next += 1
+
+
+_VERDICT_STYLE = {
+    Verdict.CORRECT: "green",
+    Verdict.WRONG: "bold red",
+    Verdict.TIMEOUT: "yellow",
+    Verdict.ERROR: "red",
+    Verdict.NO_EXPECTED: "magenta",
+    Verdict.BAD_INPUT: "red",
+}
+
+
+def _print_result(
+    fmt: str, folder: Path, settings: RunSettings, result: CaseResult, console: Console
+) -> None:
+    if fmt == "ksudoku":
+        write_stdout(ksudoku_line(folder, result, settings.time_limit) + "\n")
+    elif fmt == "table" and (not quiet() or result.verdict is not Verdict.CORRECT):
+        k = f"K={result.k}" if result.k else "K=?"
+        style = _VERDICT_STYLE[result.verdict]
+        console.print(
+            f"{result.case.name:<10} {k:<5} {result.solution_count:>5} sol "
+            f"{result.cpu_seconds:>8.2f} s  [{style}]{result.verdict.value:<11}[/] "
+            f"{escape(result.summary())}"
+        )
