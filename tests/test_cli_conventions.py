@@ -439,3 +439,40 @@ def test_ctrl_c_while_grading_keeps_the_graded_runs(tmp_path: Path) -> None:
     assert proc.returncode == 130, stderr
     assert re.search(r"plpuzzle: interrupted after [1-9]\d* of \d+ test run\(s\)", stderr)
     assert stderr.endswith("plpuzzle: interrupted\n") and "Traceback" not in stderr
+
+
+# --- -q/-v anywhere, '-' everywhere, JSON even on failure ---------------------------
+
+
+def test_every_command_takes_q_and_v_after_it_too() -> None:
+    for name, command in all_commands():
+        opts = {o for p in command.params for o in p.opts}
+        assert {"-q", "--quiet", "-v", "--verbose"} <= opts, name
+
+
+def test_q_after_the_command_is_the_q_before_the_group() -> None:
+    loud = plpuzzle("flag", "RWBWRRB")
+    after, before = plpuzzle("flag", "RWBWRRB", "-q"), plpuzzle("-q", "flag", "RWBWRRB")
+    assert after.returncode == before.returncode == loud.returncode == 0
+    assert after.stdout == before.stdout
+    assert "sequence" in loud.stdout and "sequence" not in after.stdout
+    assert "python " in plpuzzle("flag", "RWBWRRB", "--verbose").stdout  # each engine's answer
+    both = plpuzzle("flag", "RWB", "-q", "-v")
+    assert both.returncode == 2
+    assert both.stderr == "plpuzzle: error: -q and -v: give one of them, not both\n"
+
+
+def test_flag_reads_dash_from_stdin() -> None:
+    run = plpuzzle("flag", "-", "-q", stdin="RWBWRRB\n")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == plpuzzle("flag", "RWBWRRB", "-q").stdout
+    bad = plpuzzle("flag", "-", stdin="RQ\n")
+    assert bad.returncode == 2 and bad.stderr.startswith("plpuzzle: error: <stdin>: ")
+
+
+def test_a_knight_tour_that_cannot_be_found_still_answers_in_json() -> None:
+    run = plpuzzle("knight", "tour", "--size", "5", "--start", "b1", "--format", "json")
+    assert run.returncode == 1
+    answer = json.loads(run.stdout)
+    assert (answer["status"], answer["start"], answer["path"]) == ("no_tour", "b1", None)
+    assert "no open knight's tour" in run.stderr

@@ -58,7 +58,9 @@ class PlpuzzleGroup(click.Group):
         if cmd_name not in GROUPS:
             return None
         module, _, attr = GROUPS[cmd_name][0].partition(":")
-        return getattr(importlib.import_module(module), attr)
+        from plpuzzle.clitools import with_verbosity_options
+
+        return with_verbosity_options(getattr(importlib.import_module(module), attr))
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The group list from GROUPS, without importing a single group."""
@@ -104,7 +106,8 @@ def main(ctx: click.Context, quiet: bool, verbose: bool) -> None:
     Conventions: exit code 0 success, 1 a wrong or failed result, 2 a
     user error, 3 a machine setup problem, 130 interrupted (Ctrl-C);
     '-' names stdin or stdout; --format json prints a machine-readable
-    report; -q and -v go before the group, e.g. plpuzzle -q sudoku test DIR.
+    report; -q and -v go before the group or after the command, e.g.
+    plpuzzle -q sudoku test DIR or plpuzzle sudoku test DIR -q.
     """
     if quiet and verbose:
         raise click.UsageError("-q and -v: give one of them, not both")

@@ -82,6 +82,38 @@ def set_verbosity(ctx: click.Context, level: int) -> None:
     ctx.meta[_VERBOSITY_KEY] = level
 
 
+def _set_level(level: int) -> Callable[[click.Context, click.Parameter, bool], None]:
+    def callback(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+        if not value:
+            return
+        current = int(ctx.meta.get(_VERBOSITY_KEY, 0))
+        if current not in (0, level):
+            raise InputError("-q and -v: give one of them, not both")
+        ctx.meta[_VERBOSITY_KEY] = level
+
+    return callback
+
+
+def with_verbosity_options(command: click.Command) -> click.Command:
+    """-q and -v on `command` and every command below it, so that they may
+    follow a subcommand as well as precede its group; the root group's own
+    -q/-v and these set the same level."""
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            with_verbosity_options(sub)
+        return command
+    if not any("--quiet" in p.opts for p in command.params):
+        for short, name, level, text in (
+            ("-q", "--quiet", -1, "Print only errors and the final results."),
+            ("-v", "--verbose", 1, "Print extra detail: per-item lines, timings."),
+        ):
+            callback = _set_level(level)
+            option = click.Option([short, name], is_flag=True, expose_value=False, help=text)
+            option.callback = callback
+            command.params.append(option)
+    return command
+
+
 def verbosity() -> int:
     ctx = click.get_current_context(silent=True)
     return 0 if ctx is None else int(ctx.meta.get(_VERBOSITY_KEY, 0))

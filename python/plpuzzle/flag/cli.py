@@ -6,7 +6,15 @@ import sys
 
 import click
 
-from plpuzzle.clitools import InputError, choice, format_option, time_limit_option, write_json
+from plpuzzle.clitools import (
+    InputError,
+    choice,
+    format_option,
+    quiet,
+    time_limit_option,
+    verbose,
+    write_json,
+)
 from plpuzzle.engine import status_label
 from plpuzzle.flag.engines import ENGINES, disagreements, make_engine
 from plpuzzle.flag.model import (
@@ -66,9 +74,10 @@ def flag(
     """Arrange red, white and blue items: all R, then all W, then all B.
 
     SEQUENCE is a word of the letters R, W and B in either case, e.g.
-    RWBWRRB. Prints the arrangement, the minimum number of swaps that
-    makes it, and how many swaps Dijkstra's three-way partition makes
-    (swapping an item with itself does not count). An independent
+    RWBWRRB, or '-' to read it from standard input. Prints the
+    arrangement, the minimum number of swaps that makes it, and how many
+    swaps Dijkstra's three-way partition makes (swapping an item with
+    itself does not count). An independent
     validator checks every answer.
 
     Exit code 0 when every engine answered, they agree and the validator
@@ -102,9 +111,12 @@ def _read_input(sequence: str | None, length: int | None, seed: int | None) -> F
         if length is not None:
             return random_sequence(length, _seed(seed))
         assert sequence is not None
+        if sequence == "-":
+            return parse_sequence(sys.stdin.read().strip())
         return parse_sequence(sequence)
     except SequenceError as e:
-        raise InputError(str(e)) from None
+        where = "<stdin>: " if sequence == "-" else ""
+        raise InputError(f"{where}{e}") from None
 
 
 def _seed(seed: int | None) -> int:
@@ -127,20 +139,24 @@ def report(
     items: FlagSequence, results: list[FlagResult], show: bool | None, origin: str = ""
 ) -> list[str]:
     """Print the answer on stdout; return what went wrong ([] if nothing).
+    -q leaves out the sequence and the engines' times; -v adds each
+    engine's own answer.
 
     `origin` says where the items came from, e.g. `random, seed 0`.
     """
     letters, note = _shown(items.letters, show)
     about = [f"{len(items):,} items: {items.describe_counts()}", origin]
-    _line("sequence", _with_notes(letters, [*about, note]))
+    if not quiet():
+        _line("sequence", _with_notes(letters, [*about, note]))
     done = [r for r in results if r.status is Status.OK]
     differences = disagreements(results)
     if done and not differences:
         _answer_lines(done[0], show)
-    else:
+    if differences or verbose():  # -v: each engine's own answer too
         for r in done:
             _line(r.engine, _one_line_answer(r, show))
-    _line("engines", ", ".join(_engine_summary(r) for r in results))
+    if not quiet():
+        _line("engines", ", ".join(_engine_summary(r) for r in results))
     problems = find_problems(items, results)
     if not problems:
         _line("verdict", _verdict(results))

@@ -171,15 +171,29 @@ def tour(
             f"engine: {result.engine}, CPU: {result.cpu_seconds:.3f} s, moves: {moves}",
             markup=False,
         )
-    if result.no_tour:
-        err.print(
-            f"plpuzzle: no {kind(closed)} knight's tour of the {board} board "
-            f"starts at {square_name(board, square)}",
-            markup=False,
-        )
-        sys.exit(1)
-    if not result.found:
-        err.print(f"plpuzzle: {failure_text(result, time_limit)}", markup=False)
+    if result.no_tour or not result.found:
+        if result.no_tour:
+            why = (
+                f"no {kind(closed)} knight's tour of the {board} board "
+                f"starts at {square_name(board, square)}"
+            )
+        else:
+            why = failure_text(result, time_limit)
+        if style == "json":  # a JSON reader gets its answer on stdout too
+            write_json(
+                {
+                    "width": board.width,
+                    "height": board.height,
+                    "closed": closed,
+                    "start": board.algebraic(square),
+                    "engine": result.engine,
+                    "status": "no_tour" if result.no_tour else result.status.value,
+                    "message": why,
+                    "path": None,
+                    "cpu_seconds": result.cpu_seconds,
+                }
+            )
+        err.print(f"plpuzzle: {why}", markup=False)
         sys.exit(1)
     problems = check_tour(board, result.tour, square, closed)
     if problems:

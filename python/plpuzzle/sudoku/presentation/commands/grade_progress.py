@@ -18,9 +18,13 @@ from plpuzzle.clitools import (
     progress_bar,
     quiet,
     stderr_console,
+    verbose,
 )
 from plpuzzle.sudoku.services import grader
 from plpuzzle.untrusted import printable
+
+#: How many notes of each student -v prints (the reports have them all).
+NOTES_SHOWN = 5
 
 #: Plain progress lines (stderr not a terminal): at least this far apart...
 PROGRESS_SECONDS = 10.0
@@ -110,6 +114,10 @@ def print_class_summary(console: Console, outcome: grader.GradingOutcome) -> Non
         table.add_row(escape(s["id"]), f"{s['score']}/{s['max_score']}", *counts)
     if not quiet():
         console.print(table)
+    if verbose():  # each student's notes (load-time messages and the like)
+        for s in report["students"]:
+            for line in s["notes"][:NOTES_SHOWN]:
+                console.print(f"{s['id']}: {printable(line)}", markup=False, highlight=False)
     if report["not_emulated"]:
         stderr_console().print(
             "[yellow]plpuzzle: warning:[/] runs stopped on SICStus library predicates that "
