@@ -29,7 +29,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 TIME_LIMIT ?= 120
 ONLY ?=
 
-.PHONY: help setup swipl test-deps run test test-all typecheck lint bench bench-knight clean
+.PHONY: help setup swipl test-deps run test test-all typecheck lint bench bench-knight docs clean
 
 help:
 	@echo "make run    solve the bundled puzzles with both engines and cross-check them;"
@@ -43,6 +43,7 @@ help:
 	@echo "            ratios and the targets; writes bench/ (override SUITE=, CONSECUTIVE=,"
 	@echo "            STRESS=, JOBS=, TIME_LIMIT=, ONLY=)"
 	@echo "make bench-knight  time both knight's-tour engines; writes bench/KNIGHT.md"
+	@echo "make docs   build the documentation site (docs/, mkdocs.yml) into site/"
 	@echo "make setup  only install: SWI-Prolog, .venv and the package"
 	@echo "make clean  remove .venv and generated files"
 
@@ -127,9 +128,14 @@ bench-knight: setup
 	@mkdir -p bench
 	$(BIN)/python -m plpuzzle_lab knight bench/KNIGHT.md
 
+# The documentation site: docs/ with the generated CLI reference and the
+# bench reports included; --strict turns a broken link into an error.
+docs: setup
+	$(BIN)/mkdocs build --strict --site-dir site
+
 lint: setup
 	$(BIN)/ruff check python lab tests
 	$(BIN)/ruff format --check python lab tests
 
 clean:
-	rm -rf $(VENV) tests_out .pytest_cache .ruff_cache python/*.egg-info
+	rm -rf $(VENV) tests_out site .pytest_cache .ruff_cache python/*.egg-info
