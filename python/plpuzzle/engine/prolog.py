@@ -29,7 +29,7 @@ def prolog_dir() -> Path:
     """Where the project's Prolog sources are: the package data
     plpuzzle.prolog_src (the top-level prolog/ of a checkout, mapped into
     the package by the install, editable or not)."""
-    return Path(str(files("plpuzzle.prolog_src")))
+    return Path(str(files("plpuzzle.prolog_src"))).resolve()
 
 
 def prolog_file(name: str) -> Path:

@@ -220,7 +220,7 @@ def bundled_puzzles(*parts: str) -> Path:
     into the package by the install, editable or not)."""
     from importlib.resources import files
 
-    return Path(str(files("plpuzzle.puzzles_data"))).joinpath(*parts)
+    return Path(str(files("plpuzzle.puzzles_data"))).resolve().joinpath(*parts)
 
 
 def bundled_suite() -> Path:
