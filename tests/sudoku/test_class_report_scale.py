@@ -24,10 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from plpuzzle.sudoku.services import class_report
-from plpuzzle.sudoku.services.class_html import GRADE_COLOURS, render_html
-from plpuzzle.sudoku.services.class_report import StudentGrades
-from plpuzzle.sudoku.services.grading import Grade, GradeSettings, Points, TestGrade
+from plpuzzle.sudoku.grading import report as class_report
+from plpuzzle.sudoku.grading.config import Points
+from plpuzzle.sudoku.grading.model import Grade, GradeSettings, TestGrade
+from plpuzzle.sudoku.grading.report import StudentGrades
+from plpuzzle.sudoku.grading.report_html import GRADE_COLOURS, render_html
 
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver

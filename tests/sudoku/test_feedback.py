@@ -22,11 +22,12 @@ from plpuzzle.sudoku.domain.evidence import describe, evidence_in_words, grids_i
 from plpuzzle.sudoku.domain.model import Rules, grid_from_lists
 from plpuzzle.sudoku.domain.textformat import grid_term, parse_puzzle
 from plpuzzle.sudoku.engines import python_engine
-from plpuzzle.sudoku.services.class_report import StudentGrades
-from plpuzzle.sudoku.services.feedback import build_feedback, write_feedback
-from plpuzzle.sudoku.services.feedback_render import to_html, to_markdown
-from plpuzzle.sudoku.services.grading import Grade, GradeSettings, TestGrade, hidden_paths
-from plpuzzle.sudoku.services.shrink import SandboxSolver
+from plpuzzle.sudoku.grading.feedback import build_feedback, write_feedback
+from plpuzzle.sudoku.grading.feedback_render import to_html, to_markdown
+from plpuzzle.sudoku.grading.model import Grade, GradeSettings, TestGrade
+from plpuzzle.sudoku.grading.pool import hidden_paths
+from plpuzzle.sudoku.grading.report import StudentGrades
+from plpuzzle.sudoku.grading.shrink import SandboxSolver
 from plpuzzle.sudoku.services.suite import discover
 
 pytest_plugins = ["pytester"]

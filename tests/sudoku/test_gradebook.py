@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, cast
 
 import pytest
 
-from plpuzzle.sudoku.services.gradebook import FORMAT_VERSION, Gradebook, GradebookError
-from plpuzzle.sudoku.services.grading import Grade, TestGrade
+from plpuzzle.sudoku.grading.gradebook import FORMAT_VERSION, Gradebook, GradebookError
+from plpuzzle.sudoku.grading.model import Grade, TestGrade
 
 if TYPE_CHECKING:
-    from plpuzzle.sudoku.services.grading import Submission
+    from plpuzzle.sudoku.grading.model import Submission
 
 #: The gradebook as written before it had claims and a format version.
 _OLD_SCHEMA = """
@@ -495,9 +495,9 @@ GRADER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from plpuzzle.sudoku.services.gradebook import Gradebook
+    from plpuzzle.sudoku.grading.gradebook import Gradebook
     from types import SimpleNamespace
-    from plpuzzle.sudoku.services.grading import Grade, TestGrade
+    from plpuzzle.sudoku.grading.model import Grade, TestGrade
 
     path, owner, go, count = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3]), int(sys.argv[4])
     print("ready", flush=True)

@@ -18,13 +18,10 @@ from pathlib import Path
 import pytest
 from run_plpuzzle import plpuzzle
 
-from plpuzzle.sudoku.services import grading
-from plpuzzle.sudoku.services.grading import (
-    GradingError,
-    Points,
-    find_submissions,
-    load_points,
-)
+from plpuzzle.sudoku.grading import judging
+from plpuzzle.sudoku.grading.config import Points, load_points
+from plpuzzle.sudoku.grading.intake import find_submissions
+from plpuzzle.sudoku.grading.model import GradingError
 
 # The grader's sandbox throughout; the tests that grade a whole class are also slow.
 pytestmark = [pytest.mark.sandbox]
@@ -436,12 +433,12 @@ def test_the_tools_gaps_are_named(
 ) -> None:
     """A run stopped by a SICStus library predicate we lack is our fault,
     and says so; a typo or the student's own missing predicate is not."""
-    monkeypatch.setattr(grading, "documented_sicstus_predicates", lambda: documented)
-    assert grading.not_emulated(exception) == gap
+    monkeypatch.setattr(judging, "documented_sicstus_predicates", lambda: documented)
+    assert judging.not_emulated(exception) == gap
 
 
 def test_the_documented_predicates_come_from_the_sicstus_layer() -> None:
-    documented = grading.documented_sicstus_predicates()
+    documented = judging.documented_sicstus_predicates()
     for name, arity, library in [("somechk", 2, "lists"), ("subtract", 3, "sets"),
                                  ("avl_store", 4, "avl"), ("between", 3, "between")]:  # fmt: skip
         assert documented[(name, arity)] == library

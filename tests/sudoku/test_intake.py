@@ -24,15 +24,10 @@ from run_plpuzzle import plpuzzle
 from plpuzzle.sudoku import api
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.domain.textformat import load_puzzle, solutions_to_text
-from plpuzzle.sudoku.services.grader import GradingRequest, check_rules, load_cases, resolve
-from plpuzzle.sudoku.services.grading import (
-    GradeSettings,
-    GradingError,
-    Points,
-    load_manifest,
-    load_points,
-    read_class,
-)
+from plpuzzle.sudoku.grading.config import Points, load_manifest, load_points
+from plpuzzle.sudoku.grading.grader import GradingRequest, check_rules, load_cases, resolve
+from plpuzzle.sudoku.grading.intake import read_class
+from plpuzzle.sudoku.grading.model import GradeSettings, GradingError
 
 REPO = Path(__file__).resolve().parents[2]
 CLASS = REPO / "tests" / "fixtures" / "class"

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 from plpuzzle.sudoku.domain.model import Rules
-from plpuzzle.sudoku.services.class_report import StudentGrades
-from plpuzzle.sudoku.services.grader import in_words
-from plpuzzle.sudoku.services.grading import Grade, TestGrade
+from plpuzzle.sudoku.grading.grader import in_words
+from plpuzzle.sudoku.grading.model import Grade, TestGrade
+from plpuzzle.sudoku.grading.report import StudentGrades
 from plpuzzle.sudoku.services.suite import discover
 
 SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "grading_suite"

@@ -16,12 +16,13 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 
 from plpuzzle.reports import JUnitCase, junit_xml
-from plpuzzle.sudoku.services.class_report import StudentGrades
-from plpuzzle.sudoku.services.class_report import build as build_report
-from plpuzzle.sudoku.services.class_report import to_json as report_json
-from plpuzzle.sudoku.services.feedback import build_feedback
-from plpuzzle.sudoku.services.feedback_render import to_html, to_markdown
-from plpuzzle.sudoku.services.grading import Grade, GradeSettings, Points, TestGrade
+from plpuzzle.sudoku.grading.config import Points
+from plpuzzle.sudoku.grading.feedback import build_feedback
+from plpuzzle.sudoku.grading.feedback_render import to_html, to_markdown
+from plpuzzle.sudoku.grading.model import Grade, GradeSettings, TestGrade
+from plpuzzle.sudoku.grading.report import StudentGrades
+from plpuzzle.sudoku.grading.report import build as build_report
+from plpuzzle.sudoku.grading.report import to_json as report_json
 from plpuzzle.sudoku.services.suite import discover
 from plpuzzle.untrusted import md_fence, printable
 

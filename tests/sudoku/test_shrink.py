@@ -17,8 +17,8 @@ from plpuzzle.sandbox.workspace import RunFolder, read_regular_files
 from plpuzzle.sudoku.domain.model import Field, Puzzle, Rules
 from plpuzzle.sudoku.domain.textformat import load_puzzle, parse_puzzle
 from plpuzzle.sudoku.engines import python_engine
-from plpuzzle.sudoku.services.grading import hidden_paths
-from plpuzzle.sudoku.services.shrink import (
+from plpuzzle.sudoku.grading.pool import hidden_paths
+from plpuzzle.sudoku.grading.shrink import (
     Answers,
     Mismatch,
     SandboxSolver,

@@ -24,10 +24,10 @@ from plpuzzle.sudoku.domain.textformat import (
     parse_solutions,
 )
 from plpuzzle.sudoku.engines import ENGINES, make_engine
+from plpuzzle.sudoku.grading.grader import GradingOutcome, GradingRequest
+from plpuzzle.sudoku.grading.grader import grade as grade_request
+from plpuzzle.sudoku.grading.model import GradeSettings
 from plpuzzle.sudoku.services.crosscheck import CrossCheck, compare
-from plpuzzle.sudoku.services.grader import GradingOutcome, GradingRequest
-from plpuzzle.sudoku.services.grader import grade as grade_request
-from plpuzzle.sudoku.services.grading import GradeSettings
 from plpuzzle.sudoku.services.runner import RunSettings, SuiteRunner
 from plpuzzle.sudoku.services.suite import CaseResult, suite_cases
 

@@ -23,6 +23,11 @@ from plpuzzle.clitools import (
 from plpuzzle.engine import DEFAULT_DIALECT, DIALECTS
 from plpuzzle.settings import DEFAULTS
 from plpuzzle.sudoku.domain.model import Rules
+from plpuzzle.sudoku.grading import grader
+from plpuzzle.sudoku.grading.feedback import ShrinkPolicy
+from plpuzzle.sudoku.grading.gradebook import GradebookError
+from plpuzzle.sudoku.grading.grader import GradingRequest
+from plpuzzle.sudoku.grading.model import GradeSettings, GradingError
 from plpuzzle.sudoku.presentation.commands.common import (
     rules_option,
 )
@@ -31,11 +36,6 @@ from plpuzzle.sudoku.presentation.commands.grade_progress import (
     print_class_summary,
     print_interrupted,
 )
-from plpuzzle.sudoku.services import grader
-from plpuzzle.sudoku.services.feedback import ShrinkPolicy
-from plpuzzle.sudoku.services.gradebook import GradebookError
-from plpuzzle.sudoku.services.grader import GradingRequest
-from plpuzzle.sudoku.services.grading import GradeSettings, GradingError
 from plpuzzle.sudoku.services.suite import (
     bundled_suite,
 )

@@ -20,7 +20,7 @@ from plpuzzle.clitools import (
     stderr_console,
     verbose,
 )
-from plpuzzle.sudoku.services import grader
+from plpuzzle.sudoku.grading import grader
 from plpuzzle.untrusted import printable
 
 #: How many notes of each student -v prints (the reports have them all).

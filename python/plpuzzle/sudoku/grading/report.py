@@ -1,7 +1,7 @@
 """A class's grades as reports: CSV (one row per student, counts per grade),
 a wide CSV (one column per test, for a course's gradebook) and JSON (all of it).
 
-The HTML page (plpuzzle.sudoku.services.class_html) is drawn from the same
+The HTML page (plpuzzle.sudoku.grading.report_html) is drawn from the same
 dictionary that the JSON report holds, so the three always agree. Nothing
 here depends on when or in which order tests ran, so grading the same
 class twice gives byte-identical reports. The JSON and HTML reports also
@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from plpuzzle.sudoku.services.grading import NOT_EMULATED, Grade, GradeSettings, Points, TestGrade
+from plpuzzle.sudoku.grading.config import Points
+from plpuzzle.sudoku.grading.judging import NOT_EMULATED
+from plpuzzle.sudoku.grading.model import Grade, GradeSettings, TestGrade
 from plpuzzle.untrusted import json_for_pages
 
 

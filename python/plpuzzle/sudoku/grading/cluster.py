@@ -43,24 +43,17 @@ from plpuzzle.cluster.worker_side import (
 )
 from plpuzzle.sandbox.program import SandboxSetupError
 from plpuzzle.sandbox.workspace import new_run_id
-from plpuzzle.sudoku.services.grading import (
-    SOLVER_NAME,
-    ClassRun,
-    Grade,
-    GradeSettings,
-    Hooks,
-    Submission,
-    TestGrade,
+from plpuzzle.sudoku.grading.judging import (
     answer_cap,
     goal_for,
     grade_observation,
     load_error_grade,
-    printable,
-    share_runs,
-    still_to_grade,
     text_budget,
 )
+from plpuzzle.sudoku.grading.model import SOLVER_NAME, Grade, GradeSettings, Submission, TestGrade
+from plpuzzle.sudoku.grading.pool import ClassRun, Hooks, share_runs, still_to_grade
 from plpuzzle.sudoku.services.suite import SuiteCase, load_case
+from plpuzzle.untrusted import printable
 
 if TYPE_CHECKING:
     from distributed import Client, Future

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from plpuzzle.sudoku.domain.evidence import GridEvidence
 from plpuzzle.sudoku.domain.model import Grid, Puzzle
 from plpuzzle.sudoku.domain.textformat import puzzle_to_text
-from plpuzzle.sudoku.services.shrink import count_infos
+from plpuzzle.sudoku.grading.shrink import count_infos
 
 
 @dataclass

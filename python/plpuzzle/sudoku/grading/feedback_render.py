@@ -22,7 +22,7 @@ import re
 from plpuzzle.sudoku.domain.evidence import GridEvidence
 from plpuzzle.sudoku.domain.model import Puzzle
 from plpuzzle.sudoku.domain.textformat import solutions_to_text
-from plpuzzle.sudoku.services.feedback_model import (
+from plpuzzle.sudoku.grading.feedback_model import (
     ErrorGroup,
     Shrunk,
     StudentFeedback,

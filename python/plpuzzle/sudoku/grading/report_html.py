@@ -3,7 +3,7 @@
 Teachers open the page from disk, mail it, or archive it with the grades,
 so it must work without a server or network: the CSS and the one script
 are inline, the charts are SVG drawn here. The page is drawn from the
-dictionary that plpuzzle.sudoku.services.class_report.build() returns
+dictionary that plpuzzle.sudoku.grading.report.build() returns
 (the JSON report), so the HTML, JSON and CSV reports always agree, and the
 same report always gives the same bytes.
 

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 from plpuzzle.untrusted import clip
 
 if TYPE_CHECKING:
-    from plpuzzle.sudoku.services.grading import Submission, TestGrade
+    from plpuzzle.sudoku.grading.model import Submission, TestGrade
 
 #: The format this code writes. A gradebook without a format (written
 #: before there was one) counts as 0 and is upgraded when opened.
@@ -351,7 +351,7 @@ class Gradebook:
     def _grade(self, submission: Submission, test: str, row: tuple) -> TestGrade:
         # Imported here so that the gradebook loads without the grading
         # machinery (the sandbox) behind it.
-        from plpuzzle.sudoku.services.grading import Grade, TestGrade
+        from plpuzzle.sudoku.grading.model import Grade, TestGrade
 
         grade, detail, evidence, solutions, cpu, wall, ran_on = row
         try:

@@ -34,21 +34,15 @@ from plpuzzle.sandbox.workspace import RunFolder
 from plpuzzle.sudoku.domain.evidence import GridEvidence, describe, grids_in_evidence
 from plpuzzle.sudoku.domain.model import Puzzle, grid_from_lists
 from plpuzzle.sudoku.domain.textformat import FormatError, parse_puzzle
-from plpuzzle.sudoku.services.feedback_model import (
+from plpuzzle.sudoku.grading.config import Points
+from plpuzzle.sudoku.grading.feedback_model import (
     ErrorGroup,
     Shrunk,
     StudentFeedback,
     TestFeedback,
 )
-from plpuzzle.sudoku.services.grading import (
-    Grade,
-    GradeSettings,
-    Points,
-    Submission,
-    TestGrade,
-    case_key,
-)
-from plpuzzle.sudoku.services.shrink import (
+from plpuzzle.sudoku.grading.model import Grade, GradeSettings, Submission, TestGrade, case_key
+from plpuzzle.sudoku.grading.shrink import (
     Counterexample,
     SandboxSolver,
     ShrinkBudget,
@@ -57,7 +51,7 @@ from plpuzzle.sudoku.services.shrink import (
 from plpuzzle.sudoku.services.suite import SuiteCase, load_case
 
 if TYPE_CHECKING:
-    from plpuzzle.sudoku.services.class_report import StudentGrades
+    from plpuzzle.sudoku.grading.report import StudentGrades
 
 #: The folder of the report folder that holds the feedback files.
 FEEDBACK_FOLDER = "feedback"
@@ -325,7 +319,7 @@ def write_feedback(
     without them, the feedback is built from the grades alone. `jobs`
     submissions are shrunk at a time, each in a sandbox of its own.
     """
-    from plpuzzle.sudoku.services.feedback_render import to_html, to_markdown
+    from plpuzzle.sudoku.grading.feedback_render import to_html, to_markdown
 
     folder = report_dir / FEEDBACK_FOLDER
     folder.mkdir(parents=True, exist_ok=True)

@@ -23,33 +23,31 @@ from plpuzzle.sudoku.domain.evidence import evidence_in_words
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.domain.textformat import FormatError
 from plpuzzle.sudoku.domain.validator import validate
-from plpuzzle.sudoku.services.class_report import StudentGrades, write_wide_csv
-from plpuzzle.sudoku.services.class_report import build as build_report
-from plpuzzle.sudoku.services.class_report import to_csv as report_csv
-from plpuzzle.sudoku.services.class_report import to_json as report_json
-from plpuzzle.sudoku.services.feedback import ShrinkPolicy, write_feedback
-from plpuzzle.sudoku.services.gradebook import Gradebook
-from plpuzzle.sudoku.services.grading import (
+from plpuzzle.sudoku.grading.config import (
     MANIFEST_NAME,
-    ClassRun,
-    Grade,
-    GradeSettings,
-    GradingError,
-    Hooks,
-    Intake,
     Manifest,
     Points,
-    Submission,
-    TestGrade,
-    case_key,
     check_points,
-    grade_class,
-    hidden_paths,
     load_manifest,
     load_points,
     near,
-    read_class,
 )
+from plpuzzle.sudoku.grading.feedback import ShrinkPolicy, write_feedback
+from plpuzzle.sudoku.grading.gradebook import Gradebook
+from plpuzzle.sudoku.grading.intake import Intake, read_class
+from plpuzzle.sudoku.grading.model import (
+    Grade,
+    GradeSettings,
+    GradingError,
+    Submission,
+    TestGrade,
+    case_key,
+)
+from plpuzzle.sudoku.grading.pool import ClassRun, Hooks, grade_class, hidden_paths
+from plpuzzle.sudoku.grading.report import StudentGrades, write_wide_csv
+from plpuzzle.sudoku.grading.report import build as build_report
+from plpuzzle.sudoku.grading.report import to_csv as report_csv
+from plpuzzle.sudoku.grading.report import to_json as report_json
 from plpuzzle.sudoku.services.suite import SuiteCase, discover, load_case
 
 
@@ -345,7 +343,7 @@ def _grade_on_cluster(
 ) -> ClassRun:
     """Grade on the Dask cluster at `scheduler` (imported only then: Dask is optional)."""
     from plpuzzle.cluster.client_side import ClusterError, connect
-    from plpuzzle.sudoku.services.grading_cluster import grade_class_on_cluster
+    from plpuzzle.sudoku.grading.cluster import grade_class_on_cluster
 
     try:
         with connect(scheduler) as client:
@@ -488,7 +486,7 @@ def grade(
     report["missing"] = missing
     report["ungradable"] = [u.student for u in intake.ungradable]
     paths = [request.report_dir / n for n in ("grades.csv", "grades.json", "grades.html")]
-    from plpuzzle.sudoku.services.class_html import render_html
+    from plpuzzle.sudoku.grading.report_html import render_html
 
     paths[0].write_text(report_csv(report))
     paths[1].write_text(report_json(report))

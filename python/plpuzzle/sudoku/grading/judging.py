@@ -1,0 +1,283 @@
+"""Deciding a test's grade, outside the sandbox, from what the parent
+observed: answers, CPU time, memory, how the run ended; and how much of
+a submission's text is kept."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from plpuzzle.engine import prolog_dir
+from plpuzzle.sandbox.program import (
+    LoadReport,
+    Observation,
+    RunEnd,
+)
+from plpuzzle.sudoku.domain.model import Rules
+from plpuzzle.sudoku.domain.results import SolveResult, Status
+from plpuzzle.sudoku.domain.textformat import grid_term
+from plpuzzle.sudoku.engines.prolog_bridge import decode_answers
+from plpuzzle.sudoku.grading.model import REFUSALS_SHOWN, Grade, Submission, TestGrade
+from plpuzzle.sudoku.services.suite import CaseResult, SuiteCase, Verdict, judge, load_case
+from plpuzzle.untrusted import clip, printable
+
+_MEMORY_WORDS = (
+    "stack_overflow",
+    "stack limit",
+    "resource_error(memory)",
+    "not enough memory",
+    "cannot allocate memory",
+    "out of global",
+    "out of local",
+)
+
+
+#: Bytes of text from a submission (what it threw and printed) that the
+#: gradebook and the reports keep of one student, over all tests; each
+#: test gets an equal share, between these two bounds.
+STUDENT_TEXT_BUDGET = 256_000
+
+
+TEST_TEXT_MAX = 8_000
+
+
+TEST_TEXT_MIN = 600
+
+
+#: Bytes of a detail taken from a submission (an exception's first line).
+DETAIL_BUDGET = 300
+
+
+def text_budget(tests: int) -> int:
+    """Bytes of a submission's text kept per test, for a suite of `tests`."""
+    return max(TEST_TEXT_MIN, min(TEST_TEXT_MAX, STUDENT_TEXT_BUDGET // max(1, tests)))
+
+
+def answer_cap(expected: int) -> int:
+    """Answers read of a run that should give `expected`: past that and a
+    small margin it is wrong whatever follows, and need not be read."""
+    return expected + 10 + expected // 10
+
+
+#: How a run that gave no complete answer list is graded.
+_UNFINISHED = {
+    RunEnd.CPU_LIMIT: Grade.TIMEOUT,
+    RunEnd.WALL_LIMIT: Grade.TIMEOUT,
+    RunEnd.MEMORY_LIMIT: Grade.MEMORY,
+    RunEnd.VANISHED: Grade.CRASHED,
+    RunEnd.SANDBOX_DIED: Grade.CRASHED,
+    RunEnd.TOO_MUCH_REPLY: Grade.ERROR,
+    RunEnd.BROKEN_REPLY: Grade.ERROR,
+}
+
+
+def _evidence(*parts: tuple[str, str]) -> str:
+    return "\n".join(
+        f"{label}:\n{printable(text.rstrip())}" for label, text in parts if text.strip()
+    )
+
+
+#: The SICStus 4 libraries a submission may call into, by module name.
+SICSTUS_LIBRARIES = frozenset(
+    [
+        "lists",
+        "sets",
+        "ordsets",
+        "between",
+        "avl",
+        "assoc",
+        "ugraphs",
+        "terms",
+        "aggregate",
+        "samsort",
+        "random",
+        "system",
+        "file_systems",
+        "clpfd",
+        "timeout",
+        "atts",
+        "types",
+    ]
+)
+
+
+_UNKNOWN = re.compile(r"Unknown procedure: (?:(\w+):)?(\w+)/(\d+)")
+
+
+_EXPORTS = re.compile(r":- module\(sicstus_lib_(\w+),\s*\[(.*?)\]\s*\)", re.S)
+
+
+_INDICATOR = re.compile(r"(\w+)/(\d+)")
+
+
+_DOCUMENTED = re.compile(r"^documented\((\w+), *'?(\w+)'?/(\d+)\)\.", re.M)
+
+
+@functools.cache
+def documented_sicstus_predicates() -> dict[tuple[str, int], str]:
+    """(name, arity) -> library, for the predicates the SICStus 4 manual
+    documents in its libraries: what prolog/sicstus/L.pl exports (it
+    exports exactly those), and the documented(L, Name/Arity) facts of
+    prolog/sicstus/documented.pl for those plpuzzle knowingly lacks."""
+    found: dict[tuple[str, int], str] = {}
+    for path in sorted((prolog_dir() / "sicstus").glob("*.pl")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for library, exports in _EXPORTS.findall(text):
+            for name, arity in _INDICATOR.findall(re.sub(r"%.*", "", exports)):
+                found.setdefault((name, int(arity)), library)
+        for library, name, arity in _DOCUMENTED.findall(text):
+            found.setdefault((name, int(arity)), library)
+    return found
+
+
+def not_emulated(exception: str) -> str | None:
+    """`library:name/arity` when a run stopped on a SICStus library
+    predicate that plpuzzle does not provide: the tool's gap, not the
+    student's fault."""
+    match = _UNKNOWN.search(exception)
+    if match is None:
+        return None
+    module, name, arity = match.group(1), match.group(2), int(match.group(3))
+    documented = documented_sicstus_predicates()
+    library = documented.get((name, arity))
+    if module in SICSTUS_LIBRARIES and (library or not documented):
+        return f"{module}:{name}/{arity}"  # a typo in a qualified call is the student's
+    return f"{library}:{name}/{arity}" if library else None
+
+
+#: How a detail that marks the tool's gap begins (the reports count them).
+NOT_EMULATED = "not emulated: SICStus library predicate"
+
+
+def measured(cpu: float, wall: float) -> str:
+    """The times a timeout's detail ends with (the feedback groups without them)."""
+    return f" (CPU {cpu:.2f} s of {wall:.2f} s)"
+
+
+def grade_observation(
+    submission: Submission,
+    case: SuiteCase,
+    obs: Observation,
+    rules: Rules,
+    budget: int = TEST_TEXT_MAX,
+) -> TestGrade:
+    """Turn what the parent saw of one run into a grade with its evidence.
+
+    `budget` bytes of the submission's own text (what it threw, what it
+    printed) are kept, half each at most (see text_budget).
+    """
+    out = TestGrade(
+        submission.student,
+        case.name,
+        Grade.ERROR,
+        cpu_seconds=round(obs.cpu_seconds, 3),
+        wall_seconds=round(obs.wall_seconds, 3),
+    )
+    printed = ("what it printed (last part)", clip(obs.output, budget // 2, tail=True))
+    if obs.end is RunEnd.RAISED:
+        lower = obs.exception.lower()
+        out.grade = Grade.MEMORY if any(w in lower for w in _MEMORY_WORDS) else Grade.ERROR
+        out.detail = printable(clip(_first_line(obs.exception), DETAIL_BUDGET))
+        if gap := not_emulated(obs.exception):
+            gap = clip(gap, DETAIL_BUDGET)
+            out.detail = f"{NOT_EMULATED} {printable(gap)} (plpuzzle's gap: please report it)"
+        out.evidence = _evidence(("the exception", clip(obs.exception, budget // 2)), printed)
+        return out
+    if obs.end is RunEnd.TOO_MANY_ANSWERS:
+        out = _judged(out, case, obs, rules)
+        out.grade = Grade.WRONG
+        out.detail = obs.detail  # ours: "too many answers (at least N)"
+        return out
+    if obs.end is not RunEnd.FINISHED:
+        out.grade = _UNFINISHED[obs.end]
+        out.detail = printable(obs.detail)
+        if out.grade is Grade.TIMEOUT:
+            out.detail += measured(obs.cpu_seconds, obs.wall_seconds)
+        out.evidence = _evidence(printed)
+        return out
+    return _judged(out, case, obs, rules)
+
+
+def _judged(out: TestGrade, case: SuiteCase, obs: Observation, rules: Rules) -> TestGrade:
+    """`out` graded by the answers of `obs` against the expected solutions."""
+    puzzle, expected = load_case(case)
+    grids, bad = decode_answers(obs.answers, puzzle.n)
+    result = SolveResult("submission", Status.OK, grids, bad, obs.cpu_seconds, obs.wall_seconds)
+    out.solutions = len(grids)
+    judged = judge(case, puzzle, expected, [result], rules)
+    if judged.verdict is Verdict.CORRECT:
+        out.grade = Grade.CORRECT
+        return out
+    out.grade = Grade.WRONG
+    out.detail = judged.summary()
+    out.evidence = printable(_wrong_evidence(judged))
+    return out
+
+
+_LOCATED = re.compile(r"^error: (.+?:\d+(?::\d+)?): ?(.*)$")
+
+
+def first_load_error(messages: list[str]) -> str | None:
+    """The first error Prolog reported while loading that names a file and
+    line (`sudoku.pl:7:28: Syntax error: ...`), or None."""
+    for message in messages:
+        if match := _LOCATED.match(message):
+            return f"{match.group(1)}: {match.group(2)}".rstrip(": ")
+    return None
+
+
+def load_error_grade(
+    submission: Submission, case: SuiteCase, report: LoadReport, budget: int = TEST_TEXT_MAX
+) -> TestGrade:
+    """The grade of every test of a submission that did not load: `not
+    loadable` with the first error's file and line when Prolog reported
+    errors, else `load error` with why loading stopped."""
+    obs = report.observation
+    reason = report.reason or obs.detail or "the file did not load"
+    grade = Grade.LOAD_ERROR
+    stopped = obs.end in (RunEnd.CPU_LIMIT, RunEnd.WALL_LIMIT, RunEnd.MEMORY_LIMIT)
+    if stopped:
+        reason = f"loading was stopped: {obs.detail}"
+    elif (located := first_load_error(report.messages)) is not None:
+        grade, reason = Grade.NOT_LOADABLE, located
+    evidence = _evidence(
+        ("why", clip(report.reason or obs.detail, budget // 2)),
+        (
+            "while loading",
+            "see the messages printed while loading, in the notes" if report.messages else "",
+        ),
+        ("not graded", "\n".join(submission.files.refused[:REFUSALS_SHOWN])),
+        # Loading prints its messages too: they are already in the notes.
+        (
+            "what it printed (last part)",
+            "" if report.messages else clip(obs.output, budget // 2, tail=True),
+        ),
+    )
+    detail = printable(clip(reason, DETAIL_BUDGET))
+    return TestGrade(submission.student, case.name, grade, detail, evidence)
+
+
+def _first_line(text: str) -> str:
+    return text.splitlines()[0] if text else ""
+
+
+def _wrong_evidence(judged: CaseResult) -> str:
+    """The first differing solution of each kind, in Prolog list syntax."""
+    lines = []
+    if judged.missing:
+        lines.append(f"first missing solution: {grid_term(judged.missing[0])}")
+    if judged.extra:
+        lines.append(f"first extra solution: {grid_term(judged.extra[0])}")
+    for grid, count in list(judged.duplicates.items())[:1]:
+        lines.append(f"given {count} times: {grid_term(grid)}")
+    for bad in judged.bad_answers[:1]:
+        lines.append(f"answer {bad.text[:200]}: {bad.reason}")
+    if judged.expected is None:
+        lines.append(judged.reason)
+    return "\n".join(lines)
+
+
+def goal_for(case: SuiteCase) -> str:
+    """The goal a submission runs for a test: the assignment's sudoku/2."""
+    puzzle, _ = load_case(case)
+    return f"sudoku({puzzle.to_term()}, Sol)"

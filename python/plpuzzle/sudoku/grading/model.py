@@ -1,0 +1,160 @@
+"""What grading works with: grades, submissions, settings and a test's
+grade."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from plpuzzle import __version__
+from plpuzzle.engine import Dialect
+from plpuzzle.sandbox import jail
+from plpuzzle.sandbox.meter import accounting
+from plpuzzle.sandbox.program import (
+    WALL_STRETCH,
+)
+from plpuzzle.sandbox.workspace import (
+    SubmissionFiles,
+)
+from plpuzzle.settings import DEFAULTS
+from plpuzzle.sudoku.domain.model import Rules
+from plpuzzle.sudoku.services.suite import SuiteCase
+from plpuzzle.untrusted import clip, printable
+
+#: What loading printed, kept once per student (above the sandbox's own
+#: budget for it, 4 KB, with the prefixes); and how many refused files
+#: are listed.
+NOTES_BUDGET = 6_000
+REFUSALS_SHOWN = 20
+
+#: The file a submission folder must contain.
+SOLVER_NAME = "sudoku.pl"
+
+
+class Grade(StrEnum):
+    """The verdict on one test of one submission."""
+
+    CORRECT = "correct"
+    WRONG = "wrong"
+    TIMEOUT = "timeout"
+    MEMORY = "memory limit"
+    CRASHED = "crashed"
+    #: The file did not load: Prolog reported errors (the first one, with
+    #: its file and line, is the detail).
+    NOT_LOADABLE = "not loadable"
+    #: Loading stopped otherwise: no sudoku/2, halt/0 or a limit while
+    #: loading, or an entry we cannot tell how to load.
+    LOAD_ERROR = "load error"
+    ERROR = "error"
+    #: An entry that holds nothing to run: no Prolog file at all.
+    NO_SUBMISSION = "no submission"
+    #: On the roster, but nothing was handed in.
+    MISSING = "missing"
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One student's work: their id, where it is, and what will be graded.
+
+    `files` holds the regular files read without following any link; the
+    digest covers exactly them (and what was refused), so a changed
+    submission is graded again.
+    """
+
+    student: str
+    solver: Path
+    source: Path
+    files: SubmissionFiles
+    digest: str
+
+    def notes(self, load_messages: str = "") -> list[str]:
+        """For the student's report: what was left out of the sandbox, and
+        what loading printed (once, not with every test), within a budget."""
+        refused = [f"not graded: {r}" for r in self.files.refused[:REFUSALS_SHOWN]]
+        if len(self.files.refused) > REFUSALS_SHOWN:
+            refused.append(f"not graded: {len(self.files.refused) - REFUSALS_SHOWN} more files")
+        loading = [f"while loading: {m}" for m in load_messages.splitlines() if m]
+        text = clip("\n".join(loading), NOTES_BUDGET)
+        return [*self.files.notes, *refused, *(printable(n) for n in text.splitlines() if n)]
+
+
+class GradingError(Exception):
+    """Bad grading input: a submissions folder, suite or points file we cannot use."""
+
+
+@dataclass(frozen=True)
+class GradeSettings:
+    """Everything that changes a result; a change means grading again.
+
+    `time_limit` is CPU seconds per test, counted over every process of
+    the sandbox, as the course's harness counted CPU time. `wall_limit`
+    is a backstop for solvers that wait instead of computing (default:
+    twice the time limit plus ten seconds, room for a loaded machine).
+    """
+
+    rules: Rules = Rules.CONSECUTIVE
+    dialect: Dialect = "sicstus4"
+    time_limit: float = DEFAULTS.time_limit
+    memory_mb: int = DEFAULTS.memory_mb
+    wall_limit: float | None = None
+
+    @property
+    def wall_seconds(self) -> float:
+        return (
+            self.wall_limit if self.wall_limit is not None else DEFAULTS.wall_limit(self.time_limit)
+        )
+
+    def limits(self) -> jail.Limits:
+        return jail.Limits(
+            cpu_seconds=self.time_limit, wall_seconds=self.wall_seconds, memory_mb=self.memory_mb
+        )
+
+    def key(self) -> str:
+        """A digest of the settings and of plpuzzle's version."""
+        fields = {**asdict(self), "rules": self.rules.value, "wall_limit": self.wall_seconds}
+        text = json.dumps({**fields, "version": __version__}, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def policy(self) -> str:
+        """The limits in words, for the reports."""
+        return (
+            f"{self.time_limit:g} s of CPU time per test, over every process of the "
+            f"submission; a wall-clock backstop of {self.wall_seconds:g} s for solvers that "
+            "wait (moved out by the time a sandbox waited for a free core, up to "
+            f"{WALL_STRETCH:g} times); {self.memory_mb} MB of memory per submission's sandbox"
+        )
+
+    @staticmethod
+    def accounting() -> str:
+        """How CPU time is counted on this machine, in words, for the reports."""
+        return accounting().words
+
+
+def case_key(case: SuiteCase) -> str:
+    """A digest of a test's puzzle and expected solutions."""
+    h = hashlib.sha256(case.puzzle_path.read_bytes())
+    if case.expected_path.is_file():
+        h.update(b"\0" + case.expected_path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+@dataclass
+class TestGrade:
+    """The result of one test of one submission, as stored."""
+
+    __test__ = False  # not a pytest test class, despite its name
+
+    student: str
+    test: str
+    grade: Grade
+    detail: str = ""
+    evidence: str = ""
+    solutions: int = 0
+    cpu_seconds: float = 0.0
+    wall_seconds: float = 0.0
+    #: Where the run ran: this machine's name for the local pool, the
+    #: machine and the Dask worker's address for a cluster ("" : not run).
+    ran_on: str = ""
