@@ -4,8 +4,8 @@
 - intake: reading a class (folders, bare files, archives);
 - config: points per test (points.toml) and suite.toml;
 - judging: a test's grade from what the parent observed;
-- pool: the local pool that runs the (submission, test) pairs, and
-  cluster: the same on a Dask cluster;
+- scheduling: where the runs go, behind one protocol: pool (the local
+  pool of sandboxes) or cluster (a Dask cluster's workers);
 - gradebook: the SQLite file of every grade, so a run resumes;
 - grader: a class run from start to reports;
 - report (CSV, JSON) and report_html: the class report;

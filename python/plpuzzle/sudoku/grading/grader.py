@@ -43,11 +43,12 @@ from plpuzzle.sudoku.grading.model import (
     TestGrade,
     case_key,
 )
-from plpuzzle.sudoku.grading.pool import ClassRun, Hooks, grade_class, hidden_paths
+from plpuzzle.sudoku.grading.pool import ClassRun, Hooks, hidden_paths
 from plpuzzle.sudoku.grading.report import StudentGrades, write_wide_csv
 from plpuzzle.sudoku.grading.report import build as build_report
 from plpuzzle.sudoku.grading.report import to_csv as report_csv
 from plpuzzle.sudoku.grading.report import to_json as report_json
+from plpuzzle.sudoku.grading.scheduling import ClusterUnreachable, DaskCluster, LocalPool, Scheduler
 from plpuzzle.sudoku.services.suite import SuiteCase, discover, load_case
 
 
@@ -334,24 +335,6 @@ def in_words(
     ]
 
 
-def _grade_on_cluster(
-    scheduler: str,
-    subs: list[Submission],
-    cases: list[SuiteCase],
-    settings: GradeSettings,
-    hooks: Hooks,
-) -> ClassRun:
-    """Grade on the Dask cluster at `scheduler` (imported only then: Dask is optional)."""
-    from plpuzzle.cluster.client_side import ClusterError, connect
-    from plpuzzle.sudoku.grading.cluster import grade_class_on_cluster
-
-    try:
-        with connect(scheduler) as client:
-            return grade_class_on_cluster(subs, cases, settings, hooks, client)
-    except ClusterError as e:
-        raise SetupProblem(str(e)) from None
-
-
 def grade(
     request: GradingRequest,
     on_start: Callable[[int], Callable[[], None]] | None = None,
@@ -449,11 +432,13 @@ def grade(
         hidden = hidden_paths(request.suite, request.report_dir, request.submissions, db)
         try:
             hooks = Hooks(stored, record, claim, loaded)
-            if request.scheduler is None:
-                run = grade_class(subs, cases, settings, hooks, request.jobs, hidden)
-            else:
-                run = _grade_on_cluster(request.scheduler, subs, cases, settings, hooks)
-        except (SandboxSetupError, WorkspaceError) as e:
+            scheduler: Scheduler = (
+                LocalPool(request.jobs, hidden)
+                if request.scheduler is None
+                else DaskCluster(request.scheduler)
+            )
+            run = scheduler.run(subs, cases, settings, hooks)
+        except (SandboxSetupError, WorkspaceError, ClusterUnreachable) as e:
             raise SetupProblem(str(e)) from None
         except KeyboardInterrupt:
             tally: dict[str, int] = {}
