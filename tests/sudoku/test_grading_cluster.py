@@ -59,9 +59,13 @@ def make_suite(tmp_path: Path, *tests: str) -> Path:
 
 
 def grade_args(klass: Path, suite: Path, out: Path, *extra: str) -> list[str | Path]:
+    """The same limits for both sides. 1 GB of memory (a 768 MB stack) makes
+    heidi, who hoards memory, meet the memory limit in under a second of
+    CPU: with the default 2 GB she needed 3.07 s, and her grade was a race
+    with the 3 s CPU limit (grace, who loops, is the timeout)."""
     return [
         "sudoku", "grade", klass, "--suite", suite, "--out", out, "--no-feedback",
-        "--time-limit", "3", *extra,
+        "--time-limit", "3", "--memory-limit", "1024", *extra,
     ]  # fmt: skip
 
 
@@ -95,7 +99,7 @@ def on_cluster(client: Client, function: Callable[[], int]) -> int:
 
 
 def test_a_class_graded_on_the_cluster_gets_the_local_pools_grades(tmp_path: Path) -> None:
-    klass = make_class(tmp_path, "alice", "dave", "ivan", "judy", "victor", "heidi")
+    klass = make_class(tmp_path, "alice", "dave", "ivan", "judy", "victor", "heidi", "grace")
     suite = make_suite(tmp_path, "test001", "test002", "test005")
     local = plpuzzle(*grade_args(klass, suite, tmp_path / "local", "--jobs", "2"))
     assert local.returncode == 0, local.stderr
@@ -109,7 +113,7 @@ def test_a_class_graded_on_the_cluster_gets_the_local_pools_grades(tmp_path: Pat
         here, there = results(tmp_path / "local"), results(tmp_path / "remote")
         assert {k: r["grade"] for k, r in here.items()} == {k: r["grade"] for k, r in there.items()}
         assert {r["grade"] for r in there.values()} >= {
-            "correct", "wrong", "crashed", "not loadable", "error", "timeout"
+            "correct", "wrong", "crashed", "not loadable", "error", "timeout", "memory limit"
         }  # fmt: skip
         # Where each run ran: this machine, or one of the cluster's workers.
         host = socket.gethostname()
@@ -117,12 +121,12 @@ def test_a_class_graded_on_the_cluster_gets_the_local_pools_grades(tmp_path: Pat
         places = {r["ran_on"] for r in there.values()}
         assert places <= {f"{host} (dask worker {w})" for w in workers}, places
         # Every result recorded once; nothing left running or loaded.
-        assert graded_now(remote.stdout) == stored_rows(tmp_path / "remote") == 18
+        assert graded_now(remote.stdout) == stored_rows(tmp_path / "remote") == 21
         assert on_cluster(client, sandboxes) == 0
         # Resuming works as it does locally: everything comes from the gradebook.
         again = plpuzzle(*grade_args(klass, suite, tmp_path / "remote", "--scheduler", address))
         assert again.returncode == 0, again.stderr
-        assert "0 test run(s) graded now, 18 taken from the gradebook" in again.stdout
+        assert "0 test run(s) graded now, 21 taken from the gradebook" in again.stdout
 
 
 @pytest.mark.slow
