@@ -476,3 +476,22 @@ def test_a_knight_tour_that_cannot_be_found_still_answers_in_json() -> None:
     answer = json.loads(run.stdout)
     assert (answer["status"], answer["start"], answer["path"]) == ("no_tour", "b1", None)
     assert "no open knight's tour" in run.stderr
+
+
+def test_only_is_offered_wherever_tests_are_chosen(tiny_class: tuple[Path, Path]) -> None:
+    """One --only option, in test and grade alike; in grade it picks the
+    tests to run, and a pattern that matches none is the user's error."""
+    commands = dict(all_commands())
+    test_only, grade_only = (param(commands[n], "only") for n in ("sudoku test", "sudoku grade"))
+    assert test_only is not None and grade_only is not None
+    assert (test_only.opts, test_only.help) == (grade_only.opts, grade_only.help)
+    subs, suite = tiny_class
+    none = plpuzzle(
+        "sudoku", "grade", subs, "--suite", suite, "--only", "test9", "--out", subs.parent / "r0"
+    )
+    assert none.returncode == 2
+    assert none.stderr.startswith("plpuzzle: error: --only 'test9': no test of ")
+    one = plpuzzle("sudoku", "grade", subs, "--suite", suite, "--only", "001", "--no-feedback",
+                   "--out", subs.parent / "r", "--format", "json")  # fmt: skip
+    assert one.returncode == 0, one.stderr
+    assert [t["name"] for t in json.loads(one.stdout)["tests"]] == ["test001"]

@@ -86,6 +86,8 @@ class GradingRequest:
     shrink_seconds: float = ShrinkPolicy().seconds_per_student
     #: A Dask scheduler (tcp://HOST:PORT) to run on, instead of the local pool.
     scheduler: str | None = None
+    #: Grade only the tests whose name matches (as `sudoku test --only`).
+    only: str | None = None
 
 
 @dataclass
@@ -160,13 +162,15 @@ def release_dead_claims(book: Gradebook, host: str) -> None:
 Loaded = dict[str, tuple[Puzzle, list[Grid] | None]]
 
 
-def load_cases(suite: Path, points: Points, loaded: Loaded | None = None) -> list[SuiteCase]:
-    """The tests that count, after checking that every one of them can be
-    graded: a puzzle that parses, and an expected-solution file that exists
-    and parses. Raises GradingError listing every problem, before anyone
-    is graded: a broken suite must not be charged to the students.
-    `loaded` gets each test's puzzle and solutions, so as not to parse
-    them twice."""
+def load_cases(
+    suite: Path, points: Points, loaded: Loaded | None = None, only: str | None = None
+) -> list[SuiteCase]:
+    """The tests that count (of those, the ones `only` matches), after
+    checking that every one of them can be graded: a puzzle that parses,
+    and an expected-solution file that exists and parses. Raises
+    GradingError listing every problem, before anyone is graded: a broken
+    suite must not be charged to the students. `loaded` gets each test's
+    puzzle and solutions, so as not to parse them twice."""
     if not suite.is_dir():
         raise GradingError(f"{suite}: no such suite folder (use --suite DIR)")
     cases = discover(suite)
@@ -174,6 +178,11 @@ def load_cases(suite: Path, points: Points, loaded: Loaded | None = None) -> lis
         raise GradingError(f"{suite}: no testNNNd.txt puzzles")
     check_points(points, [c.name for c in cases])
     cases = [c for c in cases if points.counts(c.name)]
+    if only:
+        chosen = {c.name for c in discover(suite, only)}
+        cases = [c for c in cases if c.name in chosen]
+        if not cases:
+            raise GradingError(f"--only {only!r}: no test of {suite} that counts matches it")
     problems = []
     for case in cases:
         try:
@@ -359,7 +368,7 @@ def grade(
     intake = read_class(request.submissions)
     settings, points, manifest = resolve(request)
     parsed: Loaded = {}
-    cases = load_cases(request.suite, points, parsed)
+    cases = load_cases(request.suite, points, parsed, request.only)
     warnings += check_rules(cases, settings.rules, manifest, parsed)
     parsed.clear()
     roster = load_roster(request.roster) if request.roster else []

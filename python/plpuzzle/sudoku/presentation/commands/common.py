@@ -41,6 +41,11 @@ solver_option = click.option(
     help="A Prolog file defining sudoku/2 to use instead of ours (prolog/sudoku.pl). "
     "It implements one rule variant itself; --rules says which one to check it against.",
 )
+only_option = click.option(
+    "--only",
+    metavar="PATTERN",
+    help="Only the tests whose name matches, e.g. 'test0[0-4]?' or '017'.",
+)
 dialect_option = click.option(
     "--dialect",
     type=choice(DIALECTS),

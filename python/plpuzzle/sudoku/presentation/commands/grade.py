@@ -29,6 +29,7 @@ from plpuzzle.sudoku.grading.gradebook import GradebookError
 from plpuzzle.sudoku.grading.grader import GradingRequest
 from plpuzzle.sudoku.grading.model import GradeSettings, GradingError
 from plpuzzle.sudoku.presentation.commands.common import (
+    only_option,
     rules_option,
 )
 from plpuzzle.sudoku.presentation.commands.grade_progress import (
@@ -137,6 +138,7 @@ from plpuzzle.sudoku.services.suite import (
     help="Wall-clock seconds per student to find the smallest puzzle their solver "
     "gets wrong, for the feedback (0: do not search).",
 )
+@only_option
 @format_option(("text", "json"), "text: a table per student; json: the grades.json report.")
 @click.pass_context
 def grade(
@@ -158,6 +160,7 @@ def grade(
     roster: Path | None,
     feedback: bool,
     shrink_seconds: float,
+    only: str | None,
     fmt: str,
 ) -> None:
     """Grade a class: every student's sudoku.pl on every test, sandboxed.
@@ -207,6 +210,7 @@ def grade(
         feedback=feedback,
         shrink_seconds=shrink_seconds,
         scheduler=scheduler,
+        only=only,
     )
     console = stdout_console() if fmt == "text" else stderr_console()
     with grading_progress() as on_start:

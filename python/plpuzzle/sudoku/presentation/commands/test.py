@@ -26,6 +26,7 @@ from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.presentation.commands.common import (
     check_solver,
     dialect_option,
+    only_option,
     rules_option,
     solver_option,
 )
@@ -78,11 +79,7 @@ from plpuzzle.sudoku.services.suite import (
     help="table: for people; ksudoku: the course harness's lines exactly; "
     "json, junit: machine-readable reports on stdout.",
 )
-@click.option(
-    "--only",
-    metavar="PATTERN",
-    help="Run only the tests whose name matches, e.g. 'test0[0-4]?' or '017'.",
-)
+@only_option
 def run_suite(
     folder: Path,
     engine: str,
