@@ -150,18 +150,18 @@ def sudoku(
     """
     try:
         settings, references, cases = bm.plan(
-            suite,
-            Rules(rules),
-            consecutive,
-            engines,
-            jobs,
-            time_limit,
-            only,
-            out_dir,
-            reference,
-            overhead,
-            stress,
-            retime_rounds,
+            suite=suite,
+            rules=Rules(rules),
+            consecutive=consecutive,
+            engines=engines,
+            jobs=jobs,
+            time_limit=time_limit,
+            only=only,
+            out_dir=out_dir,
+            reference=reference,
+            overhead=overhead,
+            stress=stress,
+            retime_rounds=retime_rounds,
         )
     except bm.BenchRequestError as e:
         raise InputError(str(e)) from None

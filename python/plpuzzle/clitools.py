@@ -107,10 +107,15 @@ def with_verbosity_options(command: click.Command) -> click.Command:
             ("-q", "--quiet", -1, "Print only errors and the final results."),
             ("-v", "--verbose", 1, "Print extra detail: per-item lines, timings."),
         ):
-            callback = _set_level(level)
-            option = click.Option([short, name], is_flag=True, expose_value=False, help=text)
-            option.callback = callback
-            command.params.append(option)
+            command.params.append(
+                click.Option(
+                    [short, name],
+                    is_flag=True,
+                    expose_value=False,
+                    callback=_set_level(level),
+                    help=text,
+                )
+            )
     return command
 
 
