@@ -97,7 +97,7 @@ run: setup
 	@echo "== Both engines on every bundled puzzle, against the expected solutions:"
 	@$(BIN)/plpuzzle sudoku check puzzles/sudoku/consecutive/test*d.txt
 	@echo "== The bundled suite through the test runner (printed solutions go to tests_out/):"
-	@$(BIN)/plpuzzle sudoku test puzzles/sudoku/consecutive --engine both
+	@$(BIN)/plpuzzle sudoku test puzzles/sudoku/consecutive --engines prolog,python
 	@echo "== The other puzzles: a knight's tour of 8x8 from a1 (Prolog engine, validated):"
 	@$(BIN)/plpuzzle knight tour --size 8 --start a1 --format ascii --stats
 	@echo "== Both engines count the open tours of 5x5 from a corner:"

@@ -29,8 +29,8 @@ EXAMPLE = BUNDLED / "test001d.txt"
 SOLVERS = REPO / "tests" / "fixtures" / "solvers"
 SCRIPT = Path(sys.executable).with_name("plpuzzle")
 
-#: Commands that compare the engines and so default to --engine both.
-COMPARING = {"knight count", "flag"}
+#: Commands that run several engines (--engines LIST); the others run one.
+COMPARING = {"sudoku check", "sudoku test", "knight count", "flag"}
 
 
 def command_line() -> list[str]:
@@ -182,7 +182,7 @@ def test_a_plot_without_matplotlib_is_a_setup_error_exit_3(tmp_path: Path) -> No
 
 
 def test_dash_reads_the_puzzle_from_stdin_and_writes_to_stdout() -> None:
-    run = plpuzzle("sudoku", "solve", "-", "--out", "-", stdin=EXAMPLE.read_text())
+    run = plpuzzle("sudoku", "solve", "-", "-o", "-", stdin=EXAMPLE.read_text())
     assert run.returncode == 0, run.stderr
     assert run.stdout == plpuzzle("sudoku", "solve", EXAMPLE).stdout
     assert run.stdout.startswith("\n-----\n")
@@ -211,19 +211,72 @@ def test_every_time_limit_has_the_one_default_shown_in_help() -> None:
     assert {"sudoku solve", "sudoku grade", "knight tour", "flag"} <= set(seen)
 
 
-def test_engine_defaults_follow_the_one_documented_rule() -> None:
+def test_one_engine_is_engine_name_and_several_are_engines_list() -> None:
+    """--engine NAME (default prolog) where one engine runs, --engines LIST
+    where several may; never a pseudo-engine such as 'both'."""
+    several = set()
     for name, command in all_commands():
-        option = param(command, "engine")
-        if option is None:
-            continue
-        expected = "both" if name in COMPARING else "prolog"
-        assert option.default == expected, name
-    assert ENGINE_DEFAULT_RULE.split()[0] in plpuzzle("--help").stdout
+        one, many = param(command, "engine"), param(command, "engines")
+        assert not (one and many), name
+        if one is not None:
+            assert isinstance(one.type, click.Choice), name
+            assert one.default == "prolog" and "both" not in one.type.choices, name
+        if many is not None:
+            assert isinstance(many, click.Option) and many.metavar == "LIST", name
+            several.add(name)
+    assert several == COMPARING
+    assert " ".join(ENGINE_DEFAULT_RULE.split()[:3]) in plpuzzle("--help").stdout
+
+
+def test_engines_lists_are_checked_the_same_way_everywhere() -> None:
+    for args in (("flag", "RWB"), ("knight", "count", "--size", "5"),
+                 ("sudoku", "check", EXAMPLE), ("sudoku", "test", BUNDLED)):  # fmt: skip
+        unknown = plpuzzle(*args, "--engines", "prolog,cobol")
+        assert unknown.returncode == 2, args
+        assert unknown.stderr.startswith("plpuzzle: error: --engines: unknown engine 'cobol'")
+        twice = plpuzzle(*args, "--engines", "Python,python")
+        assert twice.stderr == "plpuzzle: error: --engines: python is named twice\n", args
+    one = plpuzzle("sudoku", "check", EXAMPLE, "--engines", "prolog")
+    assert one.returncode == 2 and "name at least 2 of prolog, python, cpsat" in one.stderr
+
+
+def test_human_output_is_format_text_and_files_are_o_or_out() -> None:
+    """--format's first (default) choice is text on every command; a single
+    output file is -o/--output FILE, a folder of them --out DIR."""
+    for name, command in all_commands():
+        fmt = next(p for p in command.params if "--format" in p.opts)
+        assert isinstance(fmt.type, click.Choice) and fmt.default == "text", name
+        assert fmt.type.choices[0] == "text", name
+        for p in command.params:
+            if "--out" in p.opts:
+                assert isinstance(p.type, click.Path) and not p.type.file_okay, name
+                assert p.metavar == "DIR", name
+            if "--output" in p.opts:
+                assert p.opts == ["-o", "--output"] and p.metavar == "FILE", name
+
+
+def test_the_suite_is_named_the_same_way_in_test_and_grade(tmp_path: Path) -> None:
+    commands = dict(all_commands())
+    test_suite, grade_suite = (param(commands[n], "suite") for n in ("sudoku test", "sudoku grade"))
+    assert test_suite is not None and grade_suite is not None
+    assert (test_suite.opts, test_suite.help) == (grade_suite.opts, grade_suite.help)
+    by_option = plpuzzle("sudoku", "test", "--suite", BUNDLED, "--only", "test001",
+                         "--out", tmp_path, "-q")  # fmt: skip
+    by_position = plpuzzle("sudoku", "test", BUNDLED, "--only", "test001", "--out", tmp_path, "-q")
+    assert by_option.returncode == by_position.returncode == 0, by_option.stderr
+    assert by_option.stdout == by_position.stdout
+    both = plpuzzle("sudoku", "test", BUNDLED, "--suite", tmp_path)
+    assert both.returncode == 2 and "name the suite once" in both.stderr
+
+
+def test_every_command_states_its_exit_codes() -> None:
+    for name, command in all_commands():
+        assert "Exit code" in " ".join((command.help or "").split()), name
 
 
 def test_grade_writes_to_out_and_keeps_report_as_a_hidden_alias() -> None:
     help_text = plpuzzle("sudoku", "grade", "--help").stdout
-    assert "--out DIRECTORY" in help_text and "--report" not in help_text
+    assert "--out DIR" in help_text and "--report" not in help_text
     run = plpuzzle(
         "sudoku", "grade", "tests/fixtures/class", "--suite", "no-such-suite", "--report", "r"
     )
@@ -242,7 +295,7 @@ def test_an_upper_case_choice_is_normalised() -> None:
     run = plpuzzle("sudoku", "solve", EXAMPLE, "--engine", "PYTHON", "--format", "JSON")
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["engine"] == "python"
-    assert plpuzzle("flag", "RWB", "--engine", "Prolog").returncode == 0
+    assert plpuzzle("flag", "RWB", "--engines", "Prolog").returncode == 0
 
 
 # --- --format json on every command that reports --------------------------------------
@@ -398,7 +451,7 @@ def test_an_installed_wheel_finds_the_bundled_puzzles(tmp_path: Path) -> None:
     assert module.startswith(str(env)) and suite.startswith(str(env))
     assert (Path(suite) / "test001d.txt").is_file()
     # The bundled suite runs from there as it does from the checkout.
-    args = ["sudoku", "test", suite, "--only", "test001", "--engine", "python", "--format", "json"]
+    args = ["sudoku", "test", suite, "--only", "test001", "--engines", "python", "--format", "json"]
     run = subprocess.run(
         [env / "bin" / "plpuzzle", *map(str, args)],
         capture_output=True,

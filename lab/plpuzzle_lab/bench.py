@@ -353,7 +353,7 @@ def run_suite(
 ) -> list[Row]:
     """Every case of one suite with one engine, in parallel slots."""
     run_settings = RunSettings(
-        engine, spec.rules, time_limit=settings.time_limit, jobs=settings.jobs
+        (engine,), spec.rules, time_limit=settings.time_limit, jobs=settings.jobs
     )
     runner = _MeteredRunner(run_settings)
     results = runner.run(cases, on_result)
@@ -1739,7 +1739,7 @@ def retime_near_goal(
         key = (rules, engine)
         if key not in runners:
             runners[key] = _MeteredRunner(
-                RunSettings(engine, rules, time_limit=run.settings.time_limit, jobs=1)
+                RunSettings((engine,), rules, time_limit=run.settings.time_limit, jobs=1)
             )
         return runners[key]
 

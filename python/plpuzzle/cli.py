@@ -107,7 +107,7 @@ def main(ctx: click.Context, quiet: bool, verbose: bool) -> None:
     user error, 3 a machine setup problem, 130 interrupted (Ctrl-C);
     '-' names stdin or stdout; --format json prints a machine-readable
     report; -q and -v go before the group or after the command, e.g.
-    plpuzzle -q sudoku test DIR or plpuzzle sudoku test DIR -q.
+    plpuzzle -q sudoku test SUITE or plpuzzle sudoku test SUITE -q.
     """
     if quiet and verbose:
         raise click.UsageError("-q and -v: give one of them, not both")

@@ -26,11 +26,12 @@ if TYPE_CHECKING:  # rich loads in ~0.2 s: only commands that print with it pay 
 #: The one --time-limit default (seconds) of every command.
 DEFAULT_TIME_LIMIT = DEFAULTS.time_limit
 
-#: How --engine defaults are chosen; the root group's help states it.
+#: How engines are named; the root group's help states it.
 ENGINE_DEFAULT_RULE = (
-    "--engine defaults to 'prolog' (the assignment's engine) for commands that run "
-    "one engine, and to 'both' for commands that compare the engines; sudoku check "
-    "compares all three (prolog, python, cpsat) unless --engines names others."
+    "--engine NAME picks the one engine of commands that run one, and defaults to "
+    "'prolog' (the assignment's engine); --engines LIST names several, "
+    "comma-separated, for commands that compare engines, and defaults to all "
+    "the command knows."
 )
 
 #: Where the root group keeps -q/-v for every subcommand to read.
@@ -225,6 +226,85 @@ def format_option(
         default=choices[0],
         show_default=True,
         help=help_text or f"{choices[0]}: for people; json: a machine-readable report on stdout.",
+    )
+
+
+def engine_option(
+    names: Sequence[str], help_text: str
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """`--engine NAME`: the one engine a command runs, 'prolog' by default."""
+    return click.option(
+        "--engine",
+        type=choice(names),
+        default="prolog",
+        show_default=True,
+        help=help_text,
+    )
+
+
+def engines_option(
+    names: Sequence[str],
+    help_text: str,
+    *,
+    default: Sequence[str] | None = None,
+    at_least: int = 1,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """`--engines LIST`: several engines, comma-separated, each once; the
+    command gets them as a tuple of canonical names in `engines`."""
+    chosen = tuple(default or names)
+
+    def parse(_ctx: click.Context, _param: click.Parameter, value: str) -> tuple[str, ...]:
+        picked: list[str] = []
+        for raw in value.split(","):
+            name = raw.strip().lower()
+            if not name:
+                continue
+            if name not in names:
+                raise InputError(
+                    f"--engines: unknown engine {raw.strip()!r}; choose from {', '.join(names)}"
+                )
+            if name in picked:
+                raise InputError(f"--engines: {name} is named twice")
+            picked.append(name)
+        if len(picked) < at_least:
+            raise InputError(
+                f"--engines: name at least {at_least} of {', '.join(names)}, got {value!r}"
+            )
+        return tuple(picked)
+
+    return click.option(
+        "--engines",
+        metavar="LIST",
+        default=",".join(chosen),
+        show_default=True,
+        callback=parse,
+        help=f"{help_text} Any of {', '.join(names)}, comma-separated.",
+    )
+
+
+def output_option(help_text: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """`-o/--output FILE`: the one file a command writes ('-': stdout)."""
+    return click.option(
+        "-o",
+        "--output",
+        type=click.Path(path_type=Path, dir_okay=False, allow_dash=True),
+        metavar="FILE",
+        help=help_text,
+    )
+
+
+def out_dir_option(
+    default: Path, help_text: str
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """`--out DIR`: the folder a command writes its reports or files into."""
+    return click.option(
+        "--out",
+        "out_dir",
+        type=click.Path(path_type=Path, file_okay=False),
+        default=default,
+        show_default=True,
+        metavar="DIR",
+        help=help_text,
     )
 
 

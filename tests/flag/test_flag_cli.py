@@ -33,7 +33,7 @@ def test_the_spec_example_with_both_engines() -> None:
 
 
 def test_a_long_random_sequence_is_shortened() -> None:
-    run = plpuzzle("flag", "--random", "1000", "--seed", "3", "--engine", "prolog")
+    run = plpuzzle("flag", "--random", "1000", "--seed", "3", "--engines", "prolog")
     assert (run.returncode, run.stderr) == (0, "")
     lines = run.stdout.splitlines()
     assert lines[0].startswith("sequence        ")
@@ -48,10 +48,10 @@ def test_a_long_random_sequence_is_shortened() -> None:
 
 
 def test_show_and_no_show() -> None:
-    shown = plpuzzle("flag", "--random", "100", "--engine", "python", "--show")
+    shown = plpuzzle("flag", "--random", "100", "--engines", "python", "--show")
     assert shown.returncode == 0, shown.stderr
     assert re.search(r"^arranged        R+W+B+$", shown.stdout, re.M)
-    hidden = plpuzzle("flag", "--random", "100", "--engine", "python", "--no-show")
+    hidden = plpuzzle("flag", "--random", "100", "--engines", "python", "--no-show")
     assert hidden.returncode == 0, hidden.stderr
     assert hidden.stdout.splitlines()[0] == (
         "sequence        100 items: 22 red, 37 white, 41 blue; random, seed 0"

@@ -150,7 +150,7 @@ def test_time_out_and_failure_are_exit_1(
 
 
 def test_a_real_time_out() -> None:
-    result = run("count", "--engine", "python", "--size", "8", "--time-limit", "0.5")
+    result = run("count", "--engines", "python", "--size", "8", "--time-limit", "0.5")
     assert result.exit_code == 1
     assert "the python engine did not finish within the time limit (0.5 s)" in result.stderr
 
@@ -202,10 +202,10 @@ def test_help_explains() -> None:
 
 
 def test_count_by_python_from_a_corner_and_everywhere() -> None:
-    corner = run("count", "--engine", "python")
+    corner = run("count", "--engines", "python")
     assert corner.exit_code == 0, corner.output
     assert "304" in corner.stdout and "5x5" in corner.stdout
-    everywhere = run("count", "--engine", "python", "--all-starts")
+    everywhere = run("count", "--engines", "python", "--all-starts")
     assert everywhere.exit_code == 0
     assert "1728" in everywhere.stdout
 
@@ -218,7 +218,7 @@ def test_count_by_both_engines_agrees() -> None:
 
 
 def test_count_by_prolog_closed() -> None:
-    result = run("count", "--engine", "prolog", "--board", "5x6", "--closed", "--all-starts")
+    result = run("count", "--engines", "prolog", "--board", "5x6", "--closed", "--all-starts")
     assert result.exit_code == 0, result.output
     assert "480" in result.stdout
 

@@ -90,6 +90,6 @@ def test_json_holds_every_view_of_the_tour() -> None:
 def test_format_tour_dispatches() -> None:
     for style in FORMATS:
         assert format_tour(BOARD, TOUR, style)
-    assert format_tour(BOARD, TOUR, "grid") == format_grid(BOARD, TOUR)
+    assert format_tour(BOARD, TOUR, "text") == format_grid(BOARD, TOUR)
     with pytest.raises(ValueError, match="unknown format"):
         format_tour(BOARD, TOUR, "svg")

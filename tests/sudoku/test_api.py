@@ -51,7 +51,9 @@ def test_test_runs_a_suite_and_writes_the_printouts_where_asked(tmp_path: Path) 
     for name in ("test001d.txt", "test001s.txt", "test002d.txt", "test002s.txt"):
         shutil.copy(BUNDLED / name, suite / name)
     seen = []
-    results = sudoku.test(suite, engine="both", out=tmp_path / "out", on_result=seen.append)
+    results = sudoku.test(
+        suite, engines=("prolog", "python"), out=tmp_path / "out", on_result=seen.append
+    )
     assert [r.case.name for r in results] == ["test001", "test002"]
     assert all(r.verdict.value == "correct" for r in results), [r.summary() for r in results]
     assert len(seen) == 2

@@ -28,7 +28,7 @@ def test_solve_prints_the_spec_bytes(engine: str) -> None:
 
 def test_solve_to_a_file_with_stats(tmp_path: Path) -> None:
     out = tmp_path / "test001t.txt"
-    run = plpuzzle("sudoku", "solve", EXAMPLE, "--out", out, "--stats")
+    run = plpuzzle("sudoku", "solve", EXAMPLE, "--output", out, "--stats")
     assert run.returncode == 0, run.stderr
     assert out.read_text() == EXAMPLE_BYTES
     assert run.stdout == ""
@@ -166,8 +166,8 @@ def test_check_runs_the_engines_named_in_engines() -> None:
     ("engines", "words"),
     [
         ("prolog,z3", "--engines: unknown engine 'z3'; choose from prolog, python, cpsat"),
-        ("cpsat", "--engines: name at least two of prolog, python, cpsat"),
-        ("python,PYTHON", "--engines: name at least two of prolog, python, cpsat"),
+        ("cpsat", "--engines: name at least 2 of prolog, python, cpsat"),
+        ("python,PYTHON", "--engines: python is named twice"),
     ],
 )
 def test_check_rejects_a_bad_engines_list_in_one_line(engines: str, words: str) -> None:
@@ -268,7 +268,7 @@ def test_suite_table_summary_and_exit_0(hand_made_suite: Path) -> None:
 
 
 def test_suite_json_report(tmp_path: Path) -> None:
-    run = plpuzzle("sudoku", "test", BUNDLED, "--format", "json", "--engine", "both",
+    run = plpuzzle("sudoku", "test", BUNDLED, "--format", "json", "--engines", "prolog,python",
                    "--out", tmp_path / "o", "--only", "test00[1-4]")  # fmt: skip
     assert run.returncode == 0, run.stderr
     report = json.loads(run.stdout)
@@ -299,7 +299,7 @@ def test_suite_junit_report(tmp_path: Path, hand_made_suite: Path) -> None:
     [
         (("nowhere",), "nowhere: no such folder"),
         ((BUNDLED, "--only", "test999"), "no testNNNd.txt puzzles matching 'test999'"),
-        ((BUNDLED, "--engine", "python", "--solver", SOLVERS / "misses.pl"), "--solver needs"),
+        ((BUNDLED, "--engines", "python", "--solver", SOLVERS / "misses.pl"), "--solver needs"),
         ((BUNDLED, "--jobs", "0"), "Invalid value for '--jobs'"),
     ],
 )

@@ -349,7 +349,7 @@ def test_cli_suite_run_reports_a_puzzle_directory_as_bad_input(tmp_path: Path) -
     write_case(tmp_path)
     (tmp_path / "test002d.txt").mkdir()
     (tmp_path / "test003d.txt").symlink_to(tmp_path / "gone.txt")
-    run = plpuzzle("sudoku", "test", tmp_path, "--engine", "python", "--out", tmp_path / "o")
+    run = plpuzzle("sudoku", "test", tmp_path, "--engines", "python", "--out", tmp_path / "o")
     assert_clean(run)
     assert run.returncode == 1
     lines = run.stdout.splitlines()

@@ -96,7 +96,7 @@ def test_a_solver_that_misses_solutions_is_wrong(suite: Path) -> None:
 
 
 def test_both_engines_catch_duplicates(suite: Path) -> None:
-    results = run(suite, engine="both", solver=SOLVERS / "duplicates.pl")
+    results = run(suite, engines=("prolog", "python"), solver=SOLVERS / "duplicates.pl")
     r = results["test002"]
     assert r.verdict is Verdict.WRONG
     assert "prolog gives 4 duplicate(s)" in r.summary()

@@ -62,7 +62,10 @@ def local(workers: int, host: str, port: int, check: bool, fmt: str) -> None:
     Each worker process runs one test at a time; a test that brings its
     worker down is tried on a second worker, and graded crashed when that
     one dies too. Workers must be able to sandbox (bubblewrap, control
-    groups: run as root); those that cannot are named at start.
+    groups: run as root); those that cannot are named at start. Exit code
+    130 when stopped by Ctrl-C, 0 after --check with a usable worker, 2
+    for bad options, 3 when the scheduler cannot start or no worker can
+    sandbox.
     """
     from plpuzzle.cluster.client_side import ClusterError, admit
     from plpuzzle.cluster.local import local_cluster

@@ -8,7 +8,7 @@ import click
 
 from plpuzzle.clitools import (
     InputError,
-    choice,
+    engines_option,
     format_option,
     quiet,
     time_limit_option,
@@ -46,13 +46,10 @@ LABEL_WIDTH = 16
     type=int,
     help=f"Seed for --random: the same seed gives the same items.  [default: {DEFAULT_SEED}]",
 )
-@click.option(
-    "--engine",
-    type=choice([*ENGINES, "both"]),
-    default="both",
-    show_default=True,
-    help="prolog: prolog/flag.pl through pyswip; python: the pure-Python reference; "
-    "both: run the two and require them to agree.",
+@engines_option(
+    ENGINES,
+    "The engines to run (prolog: prolog/flag.pl through pyswip; python: the "
+    "pure-Python reference); two must agree.",
 )
 @click.option(
     "--show/--no-show",
@@ -66,7 +63,7 @@ def flag(
     sequence: str | None,
     length: int | None,
     seed: int | None,
-    engine: str,
+    engines: tuple[str, ...],
     show: bool | None,
     time_limit: float,
     fmt: str,
@@ -84,7 +81,7 @@ def flag(
     accepts the answer; 1 otherwise; 2 for bad input.
     """
     items = _read_input(sequence, length, seed)
-    names = list(ENGINES) if engine == "both" else [engine]
+    names = list(engines)
     results = run_engines(items, names, time_limit)
     origin = f"random, seed {_seed(seed)}" if length is not None else ""
     if fmt == "json":

@@ -15,6 +15,8 @@ from plpuzzle.clitools import (
     InputError,
     SetupError,
     choice,
+    engine_option,
+    engines_option,
     format_option,
     quiet,
     stderr_console,
@@ -117,21 +119,18 @@ def knight() -> None:
 @board_options(8)
 @click.option("--start", default="a1", show_default=True, metavar="SQUARE", help=start_help)
 @closed_option
-@click.option(
-    "--engine",
-    type=choice(ENGINES),
-    default="prolog",
-    show_default=True,
-    help="prolog: prolog/knight.pl through pyswip; python: the pure-Python "
+@engine_option(
+    ENGINES,
+    "prolog: prolog/knight.pl through pyswip; python: the pure-Python "
     "Warnsdorff search with backtracking.",
 )
 @click.option(
     "--format",
     "style",
     type=choice(FORMATS),
-    default="grid",
+    default="text",
     show_default=True,
-    help="grid: the board numbered by move; ascii: the same inside +--+ lines; "
+    help="text: the board numbered by move; ascii: the same inside +--+ lines; "
     "path: a1->b3->..., 8 squares a line; json: all of these as one object.",
 )
 @click.option(
@@ -224,22 +223,16 @@ def failure_text(result: TourResult | CountResult, time_limit: float) -> str:
 @click.option("--start", metavar="SQUARE", help=start_help + "  [default: a1]")
 @click.option("--all-starts", is_flag=True, help="Count the tours from every square, summed.")
 @closed_option
-@click.option(
-    "--engine",
-    type=choice([*ENGINES, "both"]),
-    default="both",
-    show_default=True,
-    help="Which engine counts; both: run the two and require the same count.",
-)
+@engines_option(ENGINES, "The engines that count; two must give the same count.")
 @knight_time_limit
-@format_option(("table", "json"))
+@format_option()
 def count(
     size: int | None,
     board_text: str | None,
     start: str | None,
     all_starts: bool,
     closed: bool,
-    engine: str,
+    engines: tuple[str, ...],
     time_limit: float,
     fmt: str,
 ) -> None:
@@ -256,7 +249,7 @@ def count(
     if start is not None and all_starts:
         raise InputError("--start and --all-starts: give one of them, not both")
     square = None if all_starts else read_start(start or "a1", board)
-    names = list(ENGINES) if engine == "both" else [engine]
+    names = list(engines)
     results = []
     for name in names:
         runner = make_engine(name)
@@ -314,12 +307,9 @@ def count(
 
 @knight.command(name="survey")
 @board_options(8)
-@click.option(
-    "--engine",
-    type=choice(ENGINES),
-    default="prolog",
-    show_default=True,
-    help="Whose search is surveyed; an engine that does not count its moves shows '?'.",
+@engine_option(
+    ENGINES,
+    "Whose search is surveyed; an engine that does not count its moves shows '?'.",
 )
 @click.option(
     "--png",

@@ -11,7 +11,7 @@ from typing import Any
 
 from plpuzzle.knight.model import Board, Tour
 
-FORMATS = ("grid", "ascii", "path", "json")
+FORMATS = ("text", "ascii", "path", "json")
 
 #: Squares per line in the path format.
 PATH_WIDTH = 8
@@ -85,7 +85,7 @@ def format_tour(
     """The tour in one of FORMATS; `extra` adds fields to the JSON only."""
     if style == "json":
         return format_json(board, tour, closed, extra)
-    writers = {"grid": format_grid, "ascii": format_ascii, "path": format_path}
+    writers = {"text": format_grid, "ascii": format_ascii, "path": format_path}
     if style not in writers:
         raise ValueError(f"unknown format {style!r}; choose from {', '.join(FORMATS)}")
     return writers[style](board, tour)

@@ -28,7 +28,7 @@ from plpuzzle.sudoku.grading.grader import GradingOutcome, GradingRequest
 from plpuzzle.sudoku.grading.grader import grade as grade_request
 from plpuzzle.sudoku.grading.model import GradeSettings
 from plpuzzle.sudoku.services.crosscheck import CrossCheck, compare
-from plpuzzle.sudoku.services.runner import RunSettings, SuiteRunner
+from plpuzzle.sudoku.services.runner import SUITE_ENGINES, RunSettings, SuiteRunner
 from plpuzzle.sudoku.services.suite import CaseResult, suite_cases
 
 PuzzleLike = str | os.PathLike[str] | Puzzle
@@ -119,7 +119,7 @@ def expected_side(expected: os.PathLike[str] | str, n: int) -> SolveResult:
 def test(
     suite: os.PathLike[str] | str,
     *,
-    engine: str = "prolog",
+    engines: Sequence[str] | str = ("prolog",),
     rules: str | Rules = Rules.CONSECUTIVE,
     solver: os.PathLike[str] | str | None = None,
     dialect: Dialect = DEFAULT_DIALECT,
@@ -131,15 +131,16 @@ def test(
 ) -> list[CaseResult]:
     """Run a suite folder of `testNNNd.txt` puzzles and judge every test.
 
-    `engine` is prolog, python or both (both: the Prolog answer is judged
-    and Python cross-checks it). `out` is where the harness's
-    `testNNNt.txt` printouts go (none by default).
+    `engines` names prolog, python or both (a name or a list): the first
+    is judged and the other cross-checks it. `out` is where the
+    harness's `testNNNt.txt` printouts go (none by default).
     """
-    name = engine.strip().lower()
-    if name != "both":
-        as_engine_name(name)
+    names = [engines] if isinstance(engines, str) else list(engines)
+    chosen = tuple(as_engine_name(n) for n in names)
+    if not chosen or set(chosen) - set(SUITE_ENGINES):
+        raise ValueError(f"engines: name one or both of {', '.join(SUITE_ENGINES)}")
     settings = RunSettings(
-        engine=name,
+        engines=chosen,
         rules=as_rules(rules),
         solver=Path(solver) if solver else None,
         dialect=dialect,

@@ -15,7 +15,7 @@ from plpuzzle.sudoku.services.runner import RunSettings
 from plpuzzle.sudoku.services.suite import CaseResult, Verdict
 from plpuzzle.untrusted import json_for_pages
 
-FORMATS = ("table", "ksudoku", "json", "junit")
+FORMATS = ("text", "ksudoku", "json", "junit")
 
 #: The harness's Hungarian verdict words.
 _KSUDOKU_VERDICT = {
@@ -127,7 +127,7 @@ def to_json(run: SuiteRun) -> str:
     document = {
         "suite": str(run.suite),
         "settings": {
-            "engine": s.engine,
+            "engines": list(s.engines),
             "rules": s.rules.value,
             "solver": str(s.solver) if s.solver else None,
             "dialect": s.dialect,

@@ -24,23 +24,22 @@ from plpuzzle.sudoku.domain.textformat import FormatError, format_solutions
 from plpuzzle.sudoku.engines import Engine, make_engine
 from plpuzzle.sudoku.services.suite import CaseResult, SuiteCase, bad_input, judge, load_case
 
-ENGINE_CHOICES = ("prolog", "python", "both")
+#: The engines a suite can be run with; the first one named is judged.
+SUITE_ENGINES = ("prolog", "python")
 
 
 @dataclass(frozen=True)
 class RunSettings:
     """How to run a suite."""
 
-    engine: str = "prolog"  # prolog, python, or both (Prolog judged, Python cross-checks)
+    #: The first is judged; any other cross-checks it on every test.
+    engines: tuple[str, ...] = ("prolog",)
     rules: Rules = Rules.CONSECUTIVE
     solver: Path | None = None
     dialect: Dialect = "swi"
     time_limit: float = DEFAULTS.time_limit
     jobs: int = 1
     out_dir: Path | None = None
-
-    def engine_names(self) -> list[str]:
-        return ["prolog", "python"] if self.engine == "both" else [self.engine]
 
 
 class SuiteRunner:
@@ -57,7 +56,7 @@ class SuiteRunner:
         engines = getattr(self._local, "engines", None)
         if engines is None:
             s = self.settings
-            engines = [make_engine(name, s.solver, s.dialect) for name in s.engine_names()]
+            engines = [make_engine(name, s.solver, s.dialect) for name in s.engines]
             self._local.engines = engines
             with self._lock:
                 self._all.extend(engines)

@@ -12,13 +12,13 @@ from rich.table import Table
 
 from plpuzzle.clitools import (
     InputError,
+    engines_option,
     format_option,
     quiet,
     stdout_console,
     time_limit_option,
     write_json,
 )
-from plpuzzle.sudoku.api import as_engine_name
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.domain.results import SolveResult, Status
 from plpuzzle.sudoku.domain.textformat import (
@@ -56,24 +56,21 @@ from plpuzzle.sudoku.services.crosscheck import CrossCheck, check_all
     help="Also compare with this expected-solution file (one puzzle only). "
     "By default testNNNs.txt beside testNNNd.txt is used when it exists.",
 )
-@click.option(
-    "--engines",
-    "engine_list",
-    default=",".join(ENGINES),
-    show_default=True,
-    metavar="LIST",
-    help="The engines to compare, comma-separated, at least two. cpsat shares no "
-    "reasoning with the other two, so it can catch a mistake they both make.",
+@engines_option(
+    ENGINES,
+    "The engines to compare, at least two. cpsat shares no reasoning with "
+    "the other two, so it can catch a mistake they both make.",
+    at_least=2,
 )
 @time_limit_option
-@format_option(("table", "json"))
+@format_option()
 def check(
     puzzles: tuple[Path, ...],
     rules: str,
     solver: Path | None,
     dialect: str,
     expected: Path | None,
-    engine_list: str,
+    engines: tuple[str, ...],
     time_limit: float,
     fmt: str,
 ) -> None:
@@ -88,7 +85,7 @@ def check(
     """
     if expected is not None and len(puzzles) > 1:
         raise InputError("--expected goes with a single puzzle")
-    names = _engine_names(engine_list)
+    names = list(engines)
     if solver is not None and "prolog" not in names:
         raise InputError("--solver needs prolog among --engines")
     check_solver(solver)
@@ -97,8 +94,8 @@ def check(
         _load_expected(expected or expected_beside(p), b)
         for p, b in zip(puzzles, boards, strict=True)
     ]
-    engines = [make_engine(n, solver, dialect) for n in names]  # type: ignore[arg-type]
-    outcomes = check_all(boards, expectations, Rules(rules), engines, time_limit)
+    running = [make_engine(n, solver, dialect) for n in names]  # type: ignore[arg-type]
+    outcomes = check_all(boards, expectations, Rules(rules), running, time_limit)
     failures = [(p, o) for p, o in zip(puzzles, outcomes, strict=True) if not o.agree]
     if fmt == "json":
         write_json(_check_json(puzzles, outcomes, rules, names))
@@ -113,21 +110,6 @@ def check(
     odd = _odd_ones_text(outcomes)
     console.print(f"{agreed} of {len(puzzles)} puzzles: the engines agree{also}{odd}.")
     sys.exit(1 if failures else 0)
-
-
-def _engine_names(text: str) -> list[str]:
-    """The --engines list: known names, each once, at least two (a
-    cross-check of one engine compares nothing)."""
-    try:
-        names = [as_engine_name(n) for n in text.split(",") if n.strip()]
-    except ValueError as e:
-        raise InputError(f"--engines: {e}") from None
-    names = list(dict.fromkeys(names))
-    if len(names) < 2:
-        raise InputError(
-            f"--engines: name at least two of {', '.join(ENGINES)} to compare, got {text!r}"
-        )
-    return names
 
 
 def _check_table(

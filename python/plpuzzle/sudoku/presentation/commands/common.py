@@ -25,6 +25,7 @@ from plpuzzle.sudoku.domain.textformat import (
     parse_puzzle,
 )
 from plpuzzle.sudoku.services.crosscheck import CrossCheck
+from plpuzzle.sudoku.services.suite import bundled_suite
 
 rules_option = click.option(
     "--rules",
@@ -46,6 +47,25 @@ only_option = click.option(
     metavar="PATTERN",
     help="Only the tests whose name matches, e.g. 'test0[0-4]?' or '017'.",
 )
+#: A suite folder as a click type: a directory (not checked here: the
+#: suite's own reader says what is wrong with it).
+SUITE_PATH = click.Path(path_type=Path, file_okay=False)
+suite_option = click.option(
+    "--suite",
+    type=SUITE_PATH,
+    metavar="DIR",
+    help="The suite: a folder of testNNNd.txt puzzles and their testNNNs.txt "
+    "expected solutions. Default: the bundled puzzles/sudoku/consecutive.",
+)
+
+
+def chosen_suite(positional: Path | None, option: Path | None) -> Path:
+    """The suite named by position or by --suite (not both), else the bundled one."""
+    if positional is not None and option is not None and positional != option:
+        raise InputError(f"{positional} and --suite {option}: name the suite once")
+    return positional or option or bundled_suite()
+
+
 dialect_option = click.option(
     "--dialect",
     type=choice(DIALECTS),

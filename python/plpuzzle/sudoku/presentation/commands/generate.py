@@ -13,6 +13,7 @@ from plpuzzle.clitools import (
     InputError,
     choice,
     format_option,
+    out_dir_option,
     progress_bar,
     quiet,
     stderr_console,
@@ -88,14 +89,7 @@ from plpuzzle.sudoku.services import generation, generator
     "with hundreds of solutions (K=4..6, low --keep) countable in minutes. "
     "The three-engine confirmation is the same with both.",
 )
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=Path("."),
-    show_default=True,
-    help="The folder for the testNNNd.txt / testNNNs.txt pairs.",
-)
+@out_dir_option(Path("."), "The folder for the testNNNd.txt / testNNNs.txt pairs.")
 @click.option(
     "--start",
     type=click.IntRange(min=1),

@@ -14,6 +14,7 @@ from plpuzzle.clitools import (
     format_option,
     jobs_option,
     note,
+    out_dir_option,
     stderr_console,
     stdout_console,
     time_limit_option_with,
@@ -29,27 +30,21 @@ from plpuzzle.sudoku.grading.gradebook import GradebookError
 from plpuzzle.sudoku.grading.grader import GradingRequest
 from plpuzzle.sudoku.grading.model import GradeSettings, GradingError
 from plpuzzle.sudoku.presentation.commands.common import (
+    chosen_suite,
     only_option,
     rules_option,
+    suite_option,
 )
 from plpuzzle.sudoku.presentation.commands.grade_progress import (
     grading_progress,
     print_class_summary,
     print_interrupted,
 )
-from plpuzzle.sudoku.services.suite import (
-    bundled_suite,
-)
 
 
 @click.command()
 @click.argument("submissions", type=click.Path(path_type=Path, file_okay=False))
-@click.option(
-    "--suite",
-    type=click.Path(path_type=Path, file_okay=False),
-    help="The tests to grade with (testNNNd.txt + testNNNs.txt). "
-    "Default: the bundled puzzles/sudoku/consecutive.",
-)
+@suite_option
 @rules_option
 @click.option(
     "--points",
@@ -81,14 +76,7 @@ from plpuzzle.sudoku.services.suite import (
     "(needs the dask extra; see `plpuzzle cluster --help`). Submissions and tests are "
     "shipped to the workers as content; grades and the gradebook stay here.",
 )
-@click.option(
-    "--out",
-    "report_dir",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=Path("grading_report"),
-    show_default=True,
-    help="Where grades.csv, grades.json and grades.html go.",
-)
+@out_dir_option(Path("grading_report"), "Where grades.csv, grades.json and grades.html go.")
 @click.option(
     "--report",
     "old_report_dir",
@@ -99,7 +87,8 @@ from plpuzzle.sudoku.services.suite import (
 @click.option(
     "--db",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="The SQLite gradebook that makes grading resumable. Default: OUT/grades.sqlite.",
+    help="The SQLite gradebook that makes grading resumable. "
+    "Default: grades.sqlite in the --out folder.",
 )
 @click.option(
     "--dialect",
@@ -127,7 +116,7 @@ from plpuzzle.sudoku.services.suite import (
     "--feedback/--no-feedback",
     default=True,
     show_default=True,
-    help="Write a feedback file per student (OUT/feedback/ID.md and ID.html).",
+    help="Write a feedback file per student (feedback/ID.md and ID.html in the --out folder).",
 )
 @click.option(
     "--shrink-seconds",
@@ -152,7 +141,7 @@ def grade(
     memory_limit: int,
     jobs: int,
     scheduler: str | None,
-    report_dir: Path,
+    out_dir: Path,
     old_report_dir: Path | None,
     db: Path | None,
     dialect: str,
@@ -181,11 +170,14 @@ def grade(
     settings, and graders sharing a gradebook never run the same test twice.
     On Ctrl-C what was graded stays in the gradebook for the next run.
     With --scheduler the runs go to a Dask cluster's workers, each checked
-    first: a worker that cannot sandbox is refused, by name.
+    first: a worker that cannot sandbox is refused, by name. Exit code 0
+    when the class was graded (whatever the grades), 2 for bad input (the
+    class, the suite, the options), 3 when this machine cannot sandbox,
+    130 when interrupted.
     """
     if old_report_dir is not None:
         warn("--report is deprecated: use --out")
-        report_dir = old_report_dir
+        out_dir = old_report_dir
     settings = GradeSettings(Rules(rules), dialect, time_limit, memory_limit, wall_limit)  # type: ignore[arg-type]
     given = frozenset(
         field
@@ -198,9 +190,9 @@ def grade(
     )
     request = GradingRequest(
         submissions,
-        suite or bundled_suite(),
+        chosen_suite(None, suite),
         settings,
-        report_dir,
+        out_dir,
         db,
         points_file,
         jobs,

@@ -9,9 +9,10 @@ import click
 
 from plpuzzle.clitools import (
     InputError,
-    choice,
+    engine_option,
     format_option,
     note,
+    output_option,
     time_limit_option,
     verbose,
     warn,
@@ -37,22 +38,15 @@ from plpuzzle.sudoku.services.crosscheck import status_text
 
 @click.command()
 @click.argument("puzzle", type=click.Path(path_type=Path, dir_okay=False, allow_dash=True))
-@click.option(
-    "--engine",
-    type=choice(ENGINES),
-    default="prolog",
-    show_default=True,
-    help="prolog: a clpfd sudoku.pl through pyswip; python: the pure-Python reference; "
+@engine_option(
+    ENGINES,
+    "prolog: a clpfd sudoku.pl through pyswip; python: the pure-Python reference; "
     "cpsat: an OR-tools CP-SAT model, an independent third opinion.",
 )
 @rules_option
 @solver_option
 @dialect_option
-@click.option(
-    "--out",
-    type=click.Path(path_type=Path, dir_okay=False, writable=True, allow_dash=True),
-    help="Write the solutions to this file instead of stdout ('-': stdout).",
-)
+@output_option("Write the solutions to this file instead of stdout ('-': stdout).")
 @time_limit_option
 @click.option(
     "--stats",
@@ -70,7 +64,7 @@ def solve(
     rules: str,
     solver: Path | None,
     dialect: str,
-    out: Path | None,
+    output: Path | None,
     time_limit: float,
     stats: bool,
     fmt: str,
@@ -96,9 +90,9 @@ def solve(
         runner.close()
     problems = _answer_problems(result) if result.status is Status.OK else []
     if fmt == "json":
-        write_output(out, _solve_json(puzzle, result, time_limit, problems))
+        write_output(output, _solve_json(puzzle, result, time_limit, problems))
     elif result.status is Status.OK:
-        write_output(out, format_solutions(result.solutions, board.k))
+        write_output(output, format_solutions(result.solutions, board.k))
     if result.status is not Status.OK:
         click.echo(f"plpuzzle: {status_text(result, time_limit)}", err=True)
         sys.exit(1)

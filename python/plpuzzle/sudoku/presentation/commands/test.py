@@ -13,8 +13,10 @@ from rich.markup import escape
 
 from plpuzzle.clitools import (
     InputError,
-    choice,
+    engines_option,
+    format_option,
     jobs_option,
+    out_dir_option,
     progress_bar,
     quiet,
     stderr_console,
@@ -24,11 +26,14 @@ from plpuzzle.clitools import (
 )
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.presentation.commands.common import (
+    SUITE_PATH,
     check_solver,
+    chosen_suite,
     dialect_option,
     only_option,
     rules_option,
     solver_option,
+    suite_option,
 )
 from plpuzzle.sudoku.presentation.report import (
     FORMATS,
@@ -38,7 +43,7 @@ from plpuzzle.sudoku.presentation.report import (
     to_json,
     to_junit,
 )
-from plpuzzle.sudoku.services.runner import ENGINE_CHOICES, RunSettings, SuiteRunner
+from plpuzzle.sudoku.services.runner import SUITE_ENGINES, RunSettings, SuiteRunner
 from plpuzzle.sudoku.services.suite import (
     CaseResult,
     SuiteCase,
@@ -49,40 +54,32 @@ from plpuzzle.sudoku.services.suite import (
 
 
 @click.command(name="test")
-@click.argument("folder", type=click.Path(path_type=Path, file_okay=False))
-@click.option(
-    "--engine",
-    type=choice(ENGINE_CHOICES),
-    default="prolog",
-    show_default=True,
-    help="Which engine is judged; 'both' also cross-checks Prolog against Python per test.",
+@click.argument("suite_arg", metavar="[SUITE]", required=False, type=SUITE_PATH)
+@suite_option
+@engines_option(
+    SUITE_ENGINES,
+    "The engines to run on every test: the first is judged, any other cross-checks it.",
+    default=("prolog",),
 )
 @rules_option
 @solver_option
 @dialect_option
 @time_limit_option
 @jobs_option("tests run at once, each in its own worker process")
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=Path("tests_out"),
-    show_default=True,
-    help="Where the printed solutions go, as testNNNt.txt (the harness's output files).",
+@out_dir_option(
+    Path("tests_out"),
+    "Where the printed solutions go, as testNNNt.txt (the harness's output files).",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=choice(FORMATS),
-    default="table",
-    show_default=True,
-    help="table: for people; ksudoku: the course harness's lines exactly; "
+@format_option(
+    FORMATS,
+    "text: for people; ksudoku: the course harness's lines exactly; "
     "json, junit: machine-readable reports on stdout.",
 )
 @only_option
 def run_suite(
-    folder: Path,
-    engine: str,
+    suite_arg: Path | None,
+    suite: Path | None,
+    engines: tuple[str, ...],
     rules: str,
     solver: Path | None,
     dialect: str,
@@ -92,23 +89,25 @@ def run_suite(
     fmt: str,
     only: str | None,
 ) -> None:
-    """Run every testNNNd.txt in FOLDER and judge it against testNNNs.txt.
+    """Run every testNNNd.txt in SUITE and judge it against testNNNs.txt.
 
     This is the course harness's full test: each puzzle is solved within the
     time limit in a worker process of its own, compared with its expected
     solutions, and its printed solutions are written to OUTDIR/testNNNt.txt.
     One line per test, then a summary. Exit code 0 only when every test is
-    correct, 1 otherwise, 2 for bad usage.
+    correct, 1 otherwise, 2 for bad usage. SUITE may also be given as
+    --suite; without either, the bundled suite runs.
     """
-    if solver is not None and engine == "python":
-        raise InputError("--solver needs --engine prolog or both")
+    folder = chosen_suite(suite_arg, suite)
+    if solver is not None and "prolog" not in engines:
+        raise InputError("--solver needs prolog among --engines")
     check_solver(solver)
     try:
         cases = suite_cases(folder, only)
     except SuiteError as e:
         raise InputError(str(e)) from None
     settings = RunSettings(
-        engine,
+        engines,
         Rules(rules),
         solver,
         dialect,  # type: ignore[arg-type]
@@ -116,7 +115,7 @@ def run_suite(
         jobs,
         out_dir,
     )
-    console = stdout_console() if fmt == "table" else stderr_console()
+    console = stdout_console() if fmt == "text" else stderr_console()
     printer = _InOrder(cases, lambda r: _print_result(fmt, folder, settings, r, console))
     start = time.monotonic()
     with progress_bar(console) as progress:
@@ -133,7 +132,7 @@ def run_suite(
     elif fmt == "junit":
         write_stdout(to_junit(run))
     else:
-        (stdout_console() if fmt == "table" else stderr_console()).print(
+        (stdout_console() if fmt == "text" else stderr_console()).print(
             "\n".join(summary_lines(run)), markup=False
         )
     sys.exit(0 if run.all_correct else 1)
@@ -170,7 +169,7 @@ def _print_result(
 ) -> None:
     if fmt == "ksudoku":
         write_stdout(ksudoku_line(folder, result, settings.time_limit) + "\n")
-    elif fmt == "table" and (not quiet() or result.verdict is not Verdict.CORRECT):
+    elif fmt == "text" and (not quiet() or result.verdict is not Verdict.CORRECT):
         k = f"K={result.k}" if result.k else "K=?"
         style = _VERDICT_STYLE[result.verdict]
         console.print(
