@@ -29,7 +29,7 @@ GROUPS: dict[str, tuple[str, str]] = {
         "plpuzzle.flag.cli:flag",
         "The Dutch national flag: arrange R/W/B items, count the swaps.",
     ),
-    "knight": ("plpuzzle.knight.cli:knight", "Knight's tours: find, count and survey them."),
+    "knight": ("plpuzzle.knight.commands:knight", "Knight's tours: find, count and survey them."),
     "sudoku": (
         "plpuzzle.sudoku.presentation.commands:sudoku",
         "The sudoku assignment: solve puzzles, cross-check the engines.",

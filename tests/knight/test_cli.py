@@ -13,7 +13,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from plpuzzle.cli import main
-from plpuzzle.knight import cli as knight_cli
+from plpuzzle.knight.commands import count as count_command
+from plpuzzle.knight.commands import tour as tour_command
 from plpuzzle.knight.model import Board, Square
 from plpuzzle.knight.results import CountResult, Status, TourResult
 from plpuzzle.knight.validator import check_tour
@@ -118,7 +119,8 @@ class FakeEngine:
 
 
 def use_engines(monkeypatch: pytest.MonkeyPatch, **engines: FakeEngine) -> None:
-    monkeypatch.setattr(knight_cli, "make_engine", lambda name: engines[name])
+    for module in (tour_command, count_command):
+        monkeypatch.setattr(module, "make_engine", lambda name: engines[name])
 
 
 def test_an_invalid_tour_is_an_engine_error_never_printed(monkeypatch: pytest.MonkeyPatch) -> None:
