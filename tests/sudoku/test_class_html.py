@@ -22,10 +22,10 @@ import pytest
 
 from plpuzzle.sudoku.grading import report as class_report
 from plpuzzle.sudoku.grading import report_html as class_html
-from plpuzzle.sudoku.grading.config import Points
 from plpuzzle.sudoku.grading.model import Grade, GradeSettings, TestGrade
 from plpuzzle.sudoku.grading.report import StudentGrades
 from plpuzzle.sudoku.grading.report_html import _SCRIPT, render_html
+from plpuzzle.sudoku.services.suite_config import Points
 
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver

@@ -19,9 +19,10 @@ import pytest
 from run_plpuzzle import plpuzzle
 
 from plpuzzle.sudoku.grading import judging
-from plpuzzle.sudoku.grading.config import Points, load_points
 from plpuzzle.sudoku.grading.intake import find_submissions
 from plpuzzle.sudoku.grading.model import GradingError
+from plpuzzle.sudoku.services.suite import SuiteError
+from plpuzzle.sudoku.services.suite_config import Points, load_points
 
 # The grader's sandbox throughout; the tests that grade a whole class are also slow.
 pytestmark = [pytest.mark.sandbox]
@@ -281,7 +282,7 @@ def test_points_files(tmp_path: Path) -> None:
         ("[points\n", "points.toml"),
     ]:
         good.write_text(text)
-        with pytest.raises(GradingError, match=words):
+        with pytest.raises(SuiteError, match=words):
             load_points(good)
 
 

@@ -24,10 +24,11 @@ from run_plpuzzle import plpuzzle
 from plpuzzle.sudoku import api
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.domain.textformat import load_puzzle, solutions_to_text
-from plpuzzle.sudoku.grading.config import Points, load_manifest, load_points
-from plpuzzle.sudoku.grading.grader import GradingRequest, check_rules, load_cases, resolve
+from plpuzzle.sudoku.grading.grader import GradingRequest, load_cases, resolve
 from plpuzzle.sudoku.grading.intake import read_class
 from plpuzzle.sudoku.grading.model import GradeSettings, GradingError
+from plpuzzle.sudoku.services.suite import SuiteError
+from plpuzzle.sudoku.services.suite_config import Points, check_rules, load_manifest, load_points
 
 REPO = Path(__file__).resolve().parents[2]
 CLASS = REPO / "tests" / "fixtures" / "class"
@@ -303,7 +304,7 @@ def test_an_oddsum_suite_that_keeps_the_consecutive_rules_gets_a_warning() -> No
 def test_manifest_errors_name_the_file_and_line(tmp_path: Path, text: str, words: str) -> None:
     suite = copy_suite(tmp_path)
     (suite / "suite.toml").write_text(text)
-    with pytest.raises(GradingError) as caught:
+    with pytest.raises(SuiteError) as caught:
         load_manifest(suite)
     assert str(caught.value).startswith(str(suite / "suite.toml"))
     assert words in str(caught.value)
@@ -336,16 +337,16 @@ def test_the_command_line_wins_over_the_manifest(tmp_path: Path) -> None:
 def test_a_points_file_naming_no_test_of_the_suite_is_an_error(tmp_path: Path) -> None:
     points = tmp_path / "points.toml"
     points.write_text("default = 1\n\n[points]\ntest001 = 2\ntest12 = 3\n")
-    with pytest.raises(GradingError) as caught:
+    with pytest.raises(SuiteError) as caught:
         load_cases(SUITE, load_points(points))
     assert str(caught.value) == (
         f"{points}:5: no test test12 in the suite (did you mean test002 or test001 or test008?)"
     )
     points.write_text('only = ["test001", "tset004"]\n')
-    with pytest.raises(GradingError, match=r"points.toml:1: 'only' names tset004.*test004"):
+    with pytest.raises(SuiteError, match=r"points.toml:1: 'only' names tset004.*test004"):
         load_cases(SUITE, load_points(points))
     points.write_text("[points]\ntest001 = -1\n")
-    with pytest.raises(GradingError, match=r"points.toml:2: the points of test001"):
+    with pytest.raises(SuiteError, match=r"points.toml:2: the points of test001"):
         load_points(points)
 
 

@@ -16,7 +16,6 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 
 from plpuzzle.reports import JUnitCase, junit_xml
-from plpuzzle.sudoku.grading.config import Points
 from plpuzzle.sudoku.grading.feedback import build_feedback
 from plpuzzle.sudoku.grading.feedback_render import to_html, to_markdown
 from plpuzzle.sudoku.grading.model import Grade, GradeSettings, TestGrade
@@ -24,6 +23,7 @@ from plpuzzle.sudoku.grading.report import StudentGrades
 from plpuzzle.sudoku.grading.report import build as build_report
 from plpuzzle.sudoku.grading.report import to_json as report_json
 from plpuzzle.sudoku.services.suite import discover
+from plpuzzle.sudoku.services.suite_config import Points
 from plpuzzle.untrusted import md_fence, printable
 
 SUITE = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "grading_suite"

@@ -34,7 +34,6 @@ from plpuzzle.sandbox.workspace import RunFolder
 from plpuzzle.sudoku.domain.evidence import GridEvidence, describe, grids_in_evidence
 from plpuzzle.sudoku.domain.model import Puzzle, grid_from_lists
 from plpuzzle.sudoku.domain.textformat import FormatError, parse_puzzle
-from plpuzzle.sudoku.grading.config import Points
 from plpuzzle.sudoku.grading.feedback_model import (
     ErrorGroup,
     Shrunk,
@@ -49,6 +48,7 @@ from plpuzzle.sudoku.grading.shrink import (
     shrink,
 )
 from plpuzzle.sudoku.services.suite import SuiteCase, load_case
+from plpuzzle.sudoku.services.suite_config import Points
 
 if TYPE_CHECKING:
     from plpuzzle.sudoku.grading.report import StudentGrades

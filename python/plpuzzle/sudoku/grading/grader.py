@@ -22,16 +22,6 @@ from plpuzzle.sandbox.workspace import WorkspaceError, new_run_id, run_is_alive
 from plpuzzle.sudoku.domain.evidence import evidence_in_words
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.domain.textformat import FormatError
-from plpuzzle.sudoku.domain.validator import validate
-from plpuzzle.sudoku.grading.config import (
-    MANIFEST_NAME,
-    Manifest,
-    Points,
-    check_points,
-    load_manifest,
-    load_points,
-    near,
-)
 from plpuzzle.sudoku.grading.feedback import ShrinkPolicy, write_feedback
 from plpuzzle.sudoku.grading.gradebook import Gradebook
 from plpuzzle.sudoku.grading.intake import Intake, read_class
@@ -50,6 +40,15 @@ from plpuzzle.sudoku.grading.report import to_csv as report_csv
 from plpuzzle.sudoku.grading.report import to_json as report_json
 from plpuzzle.sudoku.grading.scheduling import ClusterUnreachable, DaskCluster, LocalPool, Scheduler
 from plpuzzle.sudoku.services.suite import SuiteCase, discover, load_case
+from plpuzzle.sudoku.services.suite_config import (
+    Manifest,
+    Points,
+    check_points,
+    check_rules,
+    load_manifest,
+    load_points,
+    near,
+)
 
 
 class SetupProblem(Exception):
@@ -204,80 +203,6 @@ def load_cases(
             f"{suite}: this suite cannot be used, so nobody was graded:\n  " + "\n  ".join(shown)
         )
     return cases
-
-
-#: How many expected solutions of a test are checked against the rules.
-RULES_SAMPLE = 5
-
-
-def _relations(puzzle: Puzzle) -> list[tuple[int, int, int, int]]:
-    """The neighbour pairs an s or w info relates, as (r, c, r2, c2)."""
-    pairs = []
-    for r, fields in enumerate(puzzle.fields):
-        for c, cell in enumerate(fields):
-            if "s" in cell.infos and r + 1 < puzzle.n:
-                pairs.append((r, c, r + 1, c))
-            if "w" in cell.infos and c > 0:
-                pairs.append((r, c, r, c - 1))
-    return pairs
-
-
-def check_rules(
-    cases: list[SuiteCase],
-    rules: Rules,
-    manifest: Manifest | None = None,
-    loaded: Loaded | None = None,
-) -> list[str]:
-    """Stop when the expected solutions break the chosen rules: every
-    correct solver would be graded wrong. Say which rules they do satisfy.
-
-    Only the s/w infos are read (the rest does not depend on the rules),
-    on the first few solutions of each test. Returns warnings: a suite
-    whose solutions also fit a stricter variant may have been meant for it.
-    """
-    keeps: dict[Rules, bool] = dict.fromkeys(Rules, True)
-    broken: list[SuiteCase] = []
-    related = 0
-    for case in cases:
-        puzzle, expected = loaded[case.name] if loaded else load_case(case)
-        pairs = _relations(puzzle)
-        for grid in (expected or [])[:RULES_SAMPLE]:
-            related += len(pairs)
-            for variant in Rules:
-                if keeps[variant] or variant is rules:
-                    fits = all(variant.related(grid[a][b], grid[c][d]) for a, b, c, d in pairs)
-                    keeps[variant] = keeps[variant] and fits
-                    if variant is rules and not fits and (not broken or broken[-1] != case):
-                        broken.append(case)
-    if not broken:
-        # Neighbours that differ by 1 always have an odd sum: a consecutive
-        # suite keeps the oddsum rules too, but not the other way round.
-        if rules is Rules.ODDSUM and keeps[Rules.CONSECUTIVE] and related >= 20:
-            return [
-                "every expected solution also keeps the consecutive rules: if the suite was "
-                "made for them, pass --rules consecutive (or students' solvers that find "
-                "more solutions are graded wrong)"
-            ]
-        return []
-    names = broken[0].name + (f" and {len(broken) - 1} more test(s)" if len(broken) > 1 else "")
-    source = f" (as {manifest.path} declares)" if manifest and manifest.rules is rules else ""
-    others = [r for r in Rules if r is not rules and keeps[r]]
-    if others:
-        fit = others[0].value
-        raise GradingError(
-            f"the expected solutions of {names} break the {rules.value} rules{source} but "
-            f'satisfy {fit}: pass --rules {fit}, or declare rules = "{fit}" in the suite\'s '
-            f"{MANIFEST_NAME}"
-        )
-    puzzle, expected = load_case(broken[0])
-    first = next(
-        (str(v[0]) for g in expected or [] if (v := validate(puzzle, [list(x) for x in g], rules))),
-        "",
-    )
-    raise GradingError(
-        f"the expected solutions of {names} break the {rules.value} rules, and every other "
-        f"variant too: {broken[0].expected_path}: {first}"
-    )
 
 
 def load_roster(path: Path) -> list[str]:

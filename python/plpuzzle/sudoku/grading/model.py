@@ -21,7 +21,7 @@ from plpuzzle.sandbox.workspace import (
 )
 from plpuzzle.settings import DEFAULTS
 from plpuzzle.sudoku.domain.model import Rules
-from plpuzzle.sudoku.services.suite import SuiteCase
+from plpuzzle.sudoku.services.suite import SuiteCase, SuiteError
 from plpuzzle.untrusted import clip, printable
 
 #: What loading printed, kept once per student (above the sandbox's own
@@ -81,8 +81,9 @@ class Submission:
         return [*self.files.notes, *refused, *(printable(n) for n in text.splitlines() if n)]
 
 
-class GradingError(Exception):
-    """Bad grading input: a submissions folder, suite or points file we cannot use."""
+class GradingError(SuiteError):
+    """Bad grading input: a submissions folder, roster or class we cannot use
+    (a suite, points or suite.toml file we cannot use is a SuiteError)."""
 
 
 @dataclass(frozen=True)

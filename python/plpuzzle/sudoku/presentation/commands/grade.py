@@ -28,7 +28,7 @@ from plpuzzle.sudoku.grading import grader
 from plpuzzle.sudoku.grading.feedback import ShrinkPolicy
 from plpuzzle.sudoku.grading.gradebook import GradebookError
 from plpuzzle.sudoku.grading.grader import GradingRequest
-from plpuzzle.sudoku.grading.model import GradeSettings, GradingError
+from plpuzzle.sudoku.grading.model import GradeSettings
 from plpuzzle.sudoku.presentation.commands.common import (
     chosen_suite,
     only_option,
@@ -40,6 +40,7 @@ from plpuzzle.sudoku.presentation.commands.grade_progress import (
     print_class_summary,
     print_interrupted,
 )
+from plpuzzle.sudoku.services.suite import SuiteError
 
 
 @click.command()
@@ -208,7 +209,7 @@ def grade(
     with grading_progress() as on_start:
         try:
             outcome = grader.grade(request, on_start, note)
-        except (GradingError, GradebookError) as e:
+        except (SuiteError, GradebookError) as e:
             raise InputError(str(e)) from None
         except grader.SetupProblem as e:
             raise SetupError(str(e)) from None

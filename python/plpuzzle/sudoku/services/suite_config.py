@@ -1,5 +1,9 @@
-"""How a suite is graded: points per test (points.toml) and what the suite
-declares about itself (suite.toml)."""
+"""What a suite declares about itself (suite.toml), points per test
+(points.toml), and whether its expected solutions keep the chosen rules.
+
+Every command that runs a suite reads these, not only the grader: a suite
+says once which rules it was made for.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from plpuzzle.sudoku.domain.model import Rules
-from plpuzzle.sudoku.grading.model import GradingError
+from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
+from plpuzzle.sudoku.domain.validator import validate
+from plpuzzle.sudoku.services.suite import SuiteCase, SuiteError, load_case
 
 
 @dataclass(frozen=True)
@@ -38,17 +43,17 @@ def _read_toml(path: Path) -> tuple[str, dict[str, Any]]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
-        raise GradingError(f"{path}: cannot read: {e.strerror}") from None
+        raise SuiteError(f"{path}: cannot read: {e.strerror}") from None
     except UnicodeDecodeError:
-        raise GradingError(f"{path}: not UTF-8 text") from None
+        raise SuiteError(f"{path}: not UTF-8 text") from None
     try:
         return text, tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         match = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
         if match:
             where = f"{path}:{match.group(1)}:{match.group(2)}"
-            raise GradingError(f"{where}: {str(e)[: match.start()].strip()}") from None
-        raise GradingError(f"{path}: {e}") from None
+            raise SuiteError(f"{where}: {str(e)[: match.start()].strip()}") from None
+        raise SuiteError(f"{path}: {e}") from None
 
 
 def key_line(text: str, key: str, table: str | None = None) -> int | None:
@@ -88,17 +93,17 @@ def load_points(path: Path) -> Points:
     text, data = _read_toml(path)
     for key in data:
         if key not in ("default", "only", "points"):
-            raise GradingError(
+            raise SuiteError(
                 f"{_at(path, text, key)}: unknown key {key!r} (known: default, only, [points])"
             )
     default = data.get("default", 1)
     per_test = data.get("points", {})
     only = data.get("only")
     if not _number(default) or default < 0:
-        raise GradingError(f"{_at(path, text, 'default')}: 'default' must be a number >= 0")
+        raise SuiteError(f"{_at(path, text, 'default')}: 'default' must be a number >= 0")
     per_test = _points_table(path, text, per_test)
     if only is not None and not (isinstance(only, list) and all(isinstance(t, str) for t in only)):
-        raise GradingError(f"{_at(path, text, 'only')}: 'only' must be a list of test names")
+        raise SuiteError(f"{_at(path, text, 'only')}: 'only' must be a list of test names")
     return Points(float(default), per_test, tuple(only) if only is not None else None, source=path)
 
 
@@ -106,10 +111,10 @@ def _points_table(path: Path, text: str, table: object) -> dict[str, float]:
     """A TOML [points] table as test -> points, each checked to be a number
     >= 0 (an error names the file and the line)."""
     if not isinstance(table, dict):
-        raise GradingError(f"{_at(path, text, 'points')}: [points] must map test names to numbers")
+        raise SuiteError(f"{_at(path, text, 'points')}: [points] must map test names to numbers")
     for test, value in table.items():
         if not _number(value) or value < 0:
-            raise GradingError(
+            raise SuiteError(
                 f"{_at(path, text, test, 'points')}: the points of {test} must be a number >= 0"
             )
     return {k: float(v) for k, v in table.items()}
@@ -129,13 +134,13 @@ def check_points(points: Points, tests: list[str]) -> None:
     known = set(tests)
     for test in points.per_test:
         if test not in known:
-            raise GradingError(
+            raise SuiteError(
                 f"{_at(where, text, test, 'points')}: no test {test} in the suite"
                 + near(test, known)
             )
     for test in points.only or ():
         if test not in known:
-            raise GradingError(
+            raise SuiteError(
                 f"{_at(where, text, 'only')}: 'only' names {test}, which is not in the "
                 f"suite{near(test, known)}"
             )
@@ -173,22 +178,22 @@ def load_manifest(suite: Path) -> Manifest | None:
     known = ("rules", "time_limit", "memory_limit", "points")
     for key in data:
         if key not in known:
-            raise GradingError(
+            raise SuiteError(
                 f"{_at(path, text, key)}: unknown key {key!r}{near(key, known)} "
                 f"(known: rules, time_limit, memory_limit, [points])"
             )
     rules = data.get("rules")
     if rules is not None and rules not in [r.value for r in Rules]:
-        raise GradingError(
+        raise SuiteError(
             f"{_at(path, text, 'rules')}: rules must be one of "
             f"{', '.join(repr(r.value) for r in Rules)}, not {rules!r}"
         )
     time_limit = data.get("time_limit")
     if time_limit is not None and (not _number(time_limit) or time_limit <= 0):
-        raise GradingError(f"{_at(path, text, 'time_limit')}: time_limit must be seconds > 0")
+        raise SuiteError(f"{_at(path, text, 'time_limit')}: time_limit must be seconds > 0")
     memory = data.get("memory_limit")
     if memory is not None and (type(memory) is not int or memory < 64):
-        raise GradingError(f"{_at(path, text, 'memory_limit')}: memory_limit must be MB >= 64")
+        raise SuiteError(f"{_at(path, text, 'memory_limit')}: memory_limit must be MB >= 64")
     points = None
     if "points" in data:
         table = _points_table(path, text, data["points"])
@@ -200,4 +205,78 @@ def load_manifest(suite: Path) -> Manifest | None:
         float(time_limit) if time_limit is not None else None,
         memory,
         points,
+    )
+
+
+#: How many expected solutions of a test are checked against the rules.
+RULES_SAMPLE = 5
+
+
+def _relations(puzzle: Puzzle) -> list[tuple[int, int, int, int]]:
+    """The neighbour pairs an s or w info relates, as (r, c, r2, c2)."""
+    pairs = []
+    for r, fields in enumerate(puzzle.fields):
+        for c, cell in enumerate(fields):
+            if "s" in cell.infos and r + 1 < puzzle.n:
+                pairs.append((r, c, r + 1, c))
+            if "w" in cell.infos and c > 0:
+                pairs.append((r, c, r, c - 1))
+    return pairs
+
+
+def check_rules(
+    cases: list[SuiteCase],
+    rules: Rules,
+    manifest: Manifest | None = None,
+    loaded: dict[str, tuple[Puzzle, list[Grid] | None]] | None = None,
+) -> list[str]:
+    """Stop when the expected solutions break the chosen rules: every
+    correct solver would be graded wrong. Say which rules they do satisfy.
+
+    Only the s/w infos are read (the rest does not depend on the rules),
+    on the first few solutions of each test. Returns warnings: a suite
+    whose solutions also fit a stricter variant may have been meant for it.
+    """
+    keeps: dict[Rules, bool] = dict.fromkeys(Rules, True)
+    broken: list[SuiteCase] = []
+    related = 0
+    for case in cases:
+        puzzle, expected = loaded[case.name] if loaded else load_case(case)
+        pairs = _relations(puzzle)
+        for grid in (expected or [])[:RULES_SAMPLE]:
+            related += len(pairs)
+            for variant in Rules:
+                if keeps[variant] or variant is rules:
+                    fits = all(variant.related(grid[a][b], grid[c][d]) for a, b, c, d in pairs)
+                    keeps[variant] = keeps[variant] and fits
+                    if variant is rules and not fits and (not broken or broken[-1] != case):
+                        broken.append(case)
+    if not broken:
+        # Neighbours that differ by 1 always have an odd sum: a consecutive
+        # suite keeps the oddsum rules too, but not the other way round.
+        if rules is Rules.ODDSUM and keeps[Rules.CONSECUTIVE] and related >= 20:
+            return [
+                "every expected solution also keeps the consecutive rules: if the suite was "
+                "made for them, pass --rules consecutive (or students' solvers that find "
+                "more solutions are graded wrong)"
+            ]
+        return []
+    names = broken[0].name + (f" and {len(broken) - 1} more test(s)" if len(broken) > 1 else "")
+    source = f" (as {manifest.path} declares)" if manifest and manifest.rules is rules else ""
+    others = [r for r in Rules if r is not rules and keeps[r]]
+    if others:
+        fit = others[0].value
+        raise SuiteError(
+            f"the expected solutions of {names} break the {rules.value} rules{source} but "
+            f'satisfy {fit}: pass --rules {fit}, or declare rules = "{fit}" in the suite\'s '
+            f"{MANIFEST_NAME}"
+        )
+    puzzle, expected = load_case(broken[0])
+    first = next(
+        (str(v[0]) for g in expected or [] if (v := validate(puzzle, [list(x) for x in g], rules))),
+        "",
+    )
+    raise SuiteError(
+        f"the expected solutions of {names} break the {rules.value} rules, and every other "
+        f"variant too: {broken[0].expected_path}: {first}"
     )
