@@ -7,7 +7,8 @@
     thousands of nested lists term by term.
 */
 
-:- module(plpuzzle_bridge, [load_solver/4, collect_answers/7]).
+:- module(plpuzzle_bridge,
+          [load_solver/4, collect_answers/7, collect_answers/8]).
 
 :- use_module(library(time)).
 :- use_module(library(apply)).
@@ -39,22 +40,26 @@ solver_halted(Status) :-
 %!  load_solver(+File, +Module, +Dialect, -Problems) is det.
 %
 %   Load File into Module, emulating Dialect (`swi` or `sicstus4`).
-%   Problems is a string with the errors and warnings printed while
-%   loading ("" when there were none); an exception while loading is
+%   Problems is a string with the errors and warnings raised while
+%   loading ("" when there were none), one record per message, records
+%   apart by the character 0x1e: kind, place (File:Line:Col, File:Line
+%   or File) and text, apart by 0x1f.  They are not printed: the caller
+%   reports each once, at its place.  An exception while loading is
 %   reported there too instead of being raised.
 
 load_solver(File, Module, Dialect, Problems) :-
     retractall(load_message(_, _)),
     setup_call_cleanup(
         asserta((user:message_hook(Msg, Kind, Lines) :-
-                    plpuzzle_bridge:note_message(Msg, Kind, Lines)), Ref),
+                    plpuzzle_bridge:note_message(File, Msg, Kind, Lines)),
+                Ref),
         catch(( dialect_options(Dialect, File, Module, Options),
                 load_files(Module:File, [if(true)|Options])
               ), E,
-              ignore(note_message(E, error, []))),
+              ignore(note_message(File, E, error, []))),
         erase(Ref)),
     findall(Text, load_message(_, Text), Texts),
-    atomic_list_concat(Texts, '\n', Atom),
+    atomic_list_concat(Texts, '\x1e\', Atom),
     atom_string(Atom, Problems).
 
 %   The load options for Dialect.  SICStus code also gets what SWI's
@@ -66,16 +71,26 @@ dialect_options(sicstus4, File, Module,
     prepare_module(Module),
     source_encoding(File, Encoding).
 
-%   Record errors and warnings; let them be printed as usual too.
-note_message(Msg, Kind, Lines) :-
+%   Record an error or warning with its place, instead of printing it.
+note_message(File, Msg, Kind, Lines) :-
     memberchk(Kind, [error, warning]),
     (   Lines == []
     ->  message_text(Msg, Kind, Codes)
     ;   lines_codes(Lines, Codes)
     ),
-    format(string(Text), "~w: ~s", [Kind, Codes]),
-    assertz(load_message(Kind, Text)),
-    fail.
+    message_place(File, Msg, Place),
+    format(string(Text), "~w\x1f\~w\x1f\~s", [Kind, Place, Codes]),
+    assertz(load_message(Kind, Text)).
+
+%   Where a message is about: a syntax error knows its line and column;
+%   other messages while loading know the line of the clause being read.
+message_place(_, error(_, file(F, Line, Col, _)), Place) :-
+    integer(Line), !,
+    format(atom(Place), "~w:~d:~d", [F, Line, Col]).
+message_place(_, _, Place) :-
+    source_location(F, Line), !,
+    format(atom(Place), "~w:~d", [F, Line]).
+message_place(File, _, File).
 
 message_text(Msg, Kind, Codes) :-
     '$messages':translate_message(Msg, Lines, []),
@@ -91,17 +106,28 @@ lines_codes(Lines, Codes) :-
 
 %!  collect_answers(:Goal, +Template, +Limit, -Answers, -Status, -Cpu,
 %!                  -Message) is det.
+%!  collect_answers(:Goal, +Template, +Limit, +Progress, -Answers,
+%!                  -Status, -Cpu, -Message) is det.
 %
 %   Find every answer of Goal within Limit seconds of wall-clock time.
 %   Answers is a string with one line per answer: `g ` or `n ` (ground or
 %   not) and the Template written with write_canonical/1.  Status is `ok`,
 %   `time_limit`, `halted` (the solver called halt) or `error`, Cpu the
 %   CPU seconds used, and Message the reason ("" with `ok` and
-%   `time_limit`).  Only `ok` has answers.
+%   `time_limit`).  Only `ok` has answers.  Progress is '' or a file into
+%   which the number of answers found so far is written, at most four
+%   times a second, for a display to read while the search runs.
 
 collect_answers(Goal, Template, Limit, Answers, Status, Cpu, Message) :-
+    collect_answers(Goal, Template, Limit, '', Answers, Status, Cpu,
+                    Message).
+
+collect_answers(Goal, Template, Limit, Progress, Answers, Status, Cpu,
+                Message) :-
     statistics(cputime, T0),
-    catch(( call_with_time_limit(Limit, findall(Template, Goal, Found)),
+    progress_start(Progress),
+    catch(( call_with_time_limit(Limit,
+                findall(Template, (Goal, progress_step(Progress)), Found)),
             Outcome = ok
           ),
           E,
@@ -109,6 +135,31 @@ collect_answers(Goal, Template, Limit, Answers, Status, Cpu, Message) :-
     statistics(cputime, T1),
     Cpu is T1 - T0,
     outcome(Outcome, Found, Answers, Status, Message).
+
+%   The answer count, kept in a global variable (backtracking does not
+%   undo it) and written out when a quarter second has passed.
+progress_start('') :- !.
+progress_start(File) :-
+    get_time(Now),
+    nb_setval(plpuzzle_progress, progress(0, Now)),
+    progress_write(File, 0).
+
+progress_step('') :- !.
+progress_step(File) :-
+    nb_getval(plpuzzle_progress, progress(N0, Last)),
+    N is N0 + 1,
+    get_time(Now),
+    (   Now - Last >= 0.25
+    ->  progress_write(File, N),
+        nb_setval(plpuzzle_progress, progress(N, Now))
+    ;   nb_setval(plpuzzle_progress, progress(N, Last))
+    ).
+
+progress_write(File, N) :-
+    catch(setup_call_cleanup(open(File, write, S),
+                             format(S, "~d~n", [N]),
+                             close(S)),
+          _, true).
 
 outcome(ok, Found, Answers, ok, "") :-
     maplist(answer_line, Found, Lines),

@@ -391,8 +391,11 @@ def interrupt(args: list[str | Path], wait_for: str) -> tuple[int, str]:
     )
     try:
         assert proc.stderr is not None
-        first = proc.stderr.readline()
-        assert wait_for in first, first
+        first = ""
+        while wait_for not in first:  # the run's own first lines come before
+            line = proc.stderr.readline()
+            assert line, first
+            first += line
         time.sleep(2)  # into the engine's search (a busy loop) by now
         os.kill(proc.pid, signal.SIGINT)
         rest = proc.stderr.read()

@@ -79,7 +79,7 @@ def test_bundled_suite_passes_and_leaves_no_worker(
     result = run(pytester, "--sudoku-suite", suite, "-v")
     result.assert_outcomes(passed=10)
     result.stdout.fnmatch_lines(
-        ["sudoku suite: * (consecutive rules, prolog engine, time limit 120 s)"]
+        ["sudoku suite: *; solver: bundled sudoku.pl (swi), rules: consecutive; time limit 120 s"]
         + [f"suite/{name}d.txt::{name} PASSED*" for name in NAMES]
     )
     assert "test_other" not in result.stdout.str()
@@ -239,7 +239,7 @@ def test_python_engine_passes_the_bundled_suite(pytester: pytest.Pytester) -> No
     [
         (["--sudoku-suite", "nowhere"], "--sudoku-suite: nowhere does not exist"),
         (["--sudoku-suite", "suite/test001d.txt"], "*is not a directory"),
-        (["--sudoku-suite", "suite", "--sudoku-solver", "x.pl"], "*no such file x.pl"),
+        (["--sudoku-suite", "suite", "--sudoku-solver", "x.pl"], "*-solver: x.pl: no such*"),
         (["--sudoku-suite", "suite", "--sudoku-time-limit", "0"], "*must be positive, not 0"),
         (
             ["--sudoku-suite", "suite", "--sudoku-engine", "python", "--sudoku-solver", "s.pl"],

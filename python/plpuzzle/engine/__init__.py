@@ -10,7 +10,7 @@
   subclass.
 """
 
-from plpuzzle.engine.adapters import PrologInWorker, PythonInWorker, WorkerEngine
+from plpuzzle.engine.adapters import LoadReport, PrologInWorker, PythonInWorker, WorkerEngine
 from plpuzzle.engine.answers import (
     Answer,
     UndecodableAnswer,
@@ -22,6 +22,7 @@ from plpuzzle.engine.prolog import (
     DEFAULT_DIALECT,
     DIALECTS,
     Dialect,
+    LoadProblem,
     prolog_dir,
     prolog_file,
     quote_atom,
@@ -50,6 +51,8 @@ __all__ = [
     "Dialect",
     "EngineUnavailable",
     "Limits",
+    "LoadProblem",
+    "LoadReport",
     "Outcome",
     "PrologInWorker",
     "PythonInWorker",

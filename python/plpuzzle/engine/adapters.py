@@ -9,13 +9,20 @@ message mean the same for every puzzle, and both are context managers:
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Self
 
-from plpuzzle.engine.prolog import Dialect
+from plpuzzle.engine.prolog import Dialect, LoadProblem
 from plpuzzle.engine.status import Status, default_message
-from plpuzzle.engine.worker import GRACE_SECONDS, Outcome, Worker, call_request, prolog_request
+from plpuzzle.engine.worker import (
+    GRACE_SECONDS,
+    Outcome,
+    Worker,
+    call_request,
+    load_request,
+    prolog_request,
+)
 
 
 class WorkerEngine:
@@ -41,6 +48,30 @@ class WorkerEngine:
         if outcome.status is Status.OK or outcome.message:
             return outcome
         return replace(outcome, message=default_message(outcome.status, outcome.end, time_limit))
+
+
+@dataclass(frozen=True)
+class LoadReport:
+    """How loading a Prolog program went: OK when it defines the predicate
+    asked for (LOAD_ERROR when not, or unreadable; a timeout or a crash as
+    for any run), with every error and warning raised on the way."""
+
+    status: Status
+    problems: list[LoadProblem] = field(default_factory=list)
+    message: str = ""
+
+    @property
+    def errors(self) -> list[LoadProblem]:
+        return [p for p in self.problems if p.kind == "error"]
+
+    @property
+    def warnings(self) -> list[LoadProblem]:
+        return [p for p in self.problems if p.kind != "error"]
+
+    @property
+    def clean(self) -> bool:
+        """Loaded, defines the predicate, and raised no error."""
+        return self.status is Status.OK and not self.errors
 
 
 class PythonInWorker(WorkerEngine):
@@ -72,6 +103,9 @@ class PrologInWorker(WorkerEngine):
         self.program = program.resolve()
         self.dialect: Dialect = dialect
         self.grace = grace
+        #: A file to keep the count of answers found so far in, while a
+        #: query runs (for a progress display); None: not kept.
+        self.progress: Path | None = None
 
     def query(self, predicate: str, goal: str, template: str, time_limit: float) -> Outcome:
         """Every answer of `goal` (which needs `predicate` of the program).
@@ -79,6 +113,20 @@ class PrologInWorker(WorkerEngine):
         Raises EngineUnavailable when SWI-Prolog cannot be loaded at all:
         that is the machine's fault, not the program's.
         """
-        request = prolog_request(self.program, predicate, goal, template, time_limit, self.dialect)
+        request = prolog_request(
+            self.program, predicate, goal, template, time_limit, self.dialect, self.progress
+        )
         outcome = self.worker.run(request, time_limit + self.grace)
         return self._ended(outcome, time_limit)
+
+    def load(self, predicate: str, time_limit: float) -> LoadReport:
+        """Load the program (once per worker, as a query would) and report
+        what loading raised: a file that does not load cleanly can be
+        reported once, at its place, before anything runs."""
+        request = load_request(self.program, predicate, self.dialect)
+        outcome = self._ended(self.worker.run(request, time_limit + self.grace), time_limit)
+        problems = [LoadProblem(*p) for p in outcome.reply.get("problems", [])]
+        message = outcome.message
+        if outcome.status is Status.LOAD_ERROR:  # the problems come apart, not in the text
+            message = message.split("\n")[0]
+        return LoadReport(outcome.status, problems, message)

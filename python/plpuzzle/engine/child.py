@@ -16,6 +16,7 @@ import resource
 import sys
 import time
 import traceback
+from dataclasses import astuple
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ def callable_module(module_name: str) -> bool:
 
 
 def _handle(request: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
-    if request["op"] == "prolog":
+    if request["op"] in ("prolog", "load"):
         from plpuzzle.engine.prolog import PrologEngine, PrologUnavailable, SolverLoadError
 
         try:
@@ -45,8 +46,26 @@ def _handle(request: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
                 Path(request["solver"]), request["predicate"], request["dialect"]
             )
         except SolverLoadError as e:
-            return {"status": "load_error", "message": str(e), "cpu": time.process_time() - start}
-        got = engine.collect(module, request["goal"], request["template"], request["time_limit"])
+            return {
+                "status": "load_error",
+                "message": str(e),
+                "cpu": time.process_time() - start,
+                "problems": [astuple(p) for p in e.problems],
+            }
+        if request["op"] == "load":
+            problems = engine.problems.get(module, [])
+            return {
+                "status": "ok",
+                "cpu": time.process_time() - start,
+                "problems": [astuple(p) for p in problems],
+            }
+        got = engine.collect(
+            module,
+            request["goal"],
+            request["template"],
+            request["time_limit"],
+            request.get("progress", ""),
+        )
         return {
             "status": got.status,
             "cpu": got.cpu_seconds,

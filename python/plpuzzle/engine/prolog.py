@@ -13,6 +13,7 @@ module on its own side.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
@@ -47,8 +48,42 @@ class PrologUnavailable(Exception):
     """SWI-Prolog (or pyswip) is not installed where we can find it."""
 
 
+@dataclass(frozen=True)
+class LoadProblem:
+    """An error or warning SWI-Prolog raised while loading a file, at its
+    place: `FILE:LINE:COL` for a syntax error, `FILE:LINE` for the clause
+    being read, or `FILE` alone."""
+
+    kind: str  # "error" or "warning"
+    place: str
+    text: str
+
+    def __str__(self) -> str:
+        label = "" if self.kind == "error" else f"{self.kind}: "
+        return f"{self.place}: {label}{self.text}"
+
+
 class SolverLoadError(Exception):
     """A solver file could not be loaded, or lacks the predicate we call."""
+
+    def __init__(self, message: str, problems: list[LoadProblem] | None = None) -> None:
+        lines = [message, *map(str, problems or [])]
+        super().__init__("\n".join(lines))
+        self.problems = problems or []
+
+
+def load_problems(raw: str, module: str) -> list[LoadProblem]:
+    """The bridge's load_solver/4 report, one problem per record.
+
+    A message's own text often starts with its place again (SWI-Prolog
+    puts it there for syntax errors): that copy is left out.
+    """
+    problems = []
+    for record in raw.split("\x1e") if raw else []:
+        kind, place, text = [*without_module(record, module).split("\x1f", 2), "", ""][:3]
+        text = re.sub(rf"^{re.escape(place)}:\s*", "", text.strip())
+        problems.append(LoadProblem(kind, place, text))
+    return problems
 
 
 @dataclass
@@ -81,6 +116,8 @@ class PrologEngine:
         bridge = prolog_file("plpuzzle_bridge.pl")
         self._once(f"use_module({quote_atom(str(bridge))})")
         self._loaded: dict[tuple[Path, str], str] = {}
+        #: What loading each solver raised short of failing.
+        self.problems: dict[str, list[LoadProblem]] = {}
 
     def _once(self, query: str) -> dict:
         results = list(self._prolog.query(query, maxresult=1))
@@ -94,7 +131,8 @@ class PrologEngine:
         Like SICStus, a clause with a syntax error is reported and the rest
         of the file loads: SolverLoadError is raised only when the file
         cannot be read or the module does not then define `predicate`
-        (with the messages printed while loading, which say why).
+        (with the problems raised while loading, which say why). Those
+        problems are kept in `self.problems[module]` either way.
         """
         path = path.resolve()
         key = (path, dialect)
@@ -107,23 +145,27 @@ class PrologEngine:
         result = self._once(
             f"plpuzzle_bridge:load_solver({quote_atom(str(path))}, {module}, {dialect}, Problems)"
         )
-        problems = without_module(_text(result["Problems"]), module)
+        problems = load_problems(_text(result["Problems"]), module)
+        self.problems[module] = problems
         name, arity = predicate.split("/")
         if not list(self._prolog.query(f"current_predicate({module}:{name}/{arity})")):
-            raise SolverLoadError(f"{path} does not define {predicate}\n{problems}".rstrip())
+            raise SolverLoadError(f"{path} does not define {predicate}", problems)
         self._loaded[key] = module
         return module
 
-    def collect(self, module: str, goal: str, template: str, time_limit: float) -> Answers:
+    def collect(
+        self, module: str, goal: str, template: str, time_limit: float, progress: str = ""
+    ) -> Answers:
         """Run `module:goal` to exhaustion within `time_limit` seconds.
 
         `goal` is Prolog source text in which the variable named by
-        `template` carries each answer.
+        `template` carries each answer. `progress` names a file that gets
+        the number of answers found so far while the goal runs ("": none).
         """
         result = self._once(
             f"plpuzzle_bridge:collect_answers({module}:({goal}), {template}, "
-            f"{float(time_limit)!r}, PlpuzzleAnswers, PlpuzzleStatus, PlpuzzleCpu, "
-            "PlpuzzleMessage)"
+            f"{float(time_limit)!r}, {quote_atom(progress)}, PlpuzzleAnswers, "
+            "PlpuzzleStatus, PlpuzzleCpu, PlpuzzleMessage)"
         )
         status = str(result["PlpuzzleStatus"])
         text = _text(result["PlpuzzleAnswers"])

@@ -141,8 +141,10 @@ def prolog_request(
     template: str,
     time_limit: float,
     dialect: str = "swi",
+    progress: Path | None = None,
 ) -> dict[str, Any]:
-    """A request for every answer of `goal` from the Prolog file `solver`."""
+    """A request for every answer of `goal` from the Prolog file `solver`;
+    `progress` is a file to keep the count of answers found so far in."""
     return {
         "op": "prolog",
         "solver": str(solver),
@@ -151,7 +153,14 @@ def prolog_request(
         "goal": goal,
         "template": template,
         "time_limit": time_limit,
+        "progress": str(progress) if progress else "",
     }
+
+
+def load_request(solver: Path, predicate: str, dialect: str = "swi") -> dict[str, Any]:
+    """A request to load the Prolog file `solver` and report what loading
+    raised (errors, warnings) and whether it defines `predicate`."""
+    return {"op": "load", "solver": str(solver), "dialect": dialect, "predicate": predicate}
 
 
 @dataclass(frozen=True)

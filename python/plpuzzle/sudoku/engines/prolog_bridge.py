@@ -15,6 +15,7 @@ from plpuzzle.engine import (
     GRACE_SECONDS,
     Answer,
     Dialect,
+    LoadReport,
     PrologInWorker,
     UndecodableAnswer,
     Worker,
@@ -133,6 +134,17 @@ class PrologSudokuEngine(PrologInWorker):
     def solver(self) -> Path:
         """The solver file this engine runs."""
         return self.program
+
+    @property
+    def predicate(self) -> str:
+        """What this engine calls: our sudoku/3 (rules and search as
+        options), or the assignment's sudoku/2."""
+        return "sudoku/3" if self.own else "sudoku/2"
+
+    def check_load(self, time_limit: float) -> LoadReport:
+        """Load the solver in this engine's worker (where the runs then
+        find it loaded) and report how that went."""
+        return self.load(self.predicate, time_limit)
 
     def solve(self, puzzle: Puzzle, rules: Rules, time_limit: float) -> SolveResult:
         """Every answer of the solver for `puzzle`, within `time_limit` s.

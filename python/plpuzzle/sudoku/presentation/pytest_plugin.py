@@ -19,15 +19,27 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from plpuzzle.engine import DIALECTS, Dialect, EngineUnavailable
+from plpuzzle.engine import DEFAULT_DIALECT, DIALECTS, Dialect, EngineUnavailable
 from plpuzzle.settings import DEFAULTS
 from plpuzzle.sudoku.domain.evidence import describe
 from plpuzzle.sudoku.domain.model import Grid, Rules
 from plpuzzle.sudoku.domain.textformat import FormatError, format_board
 from plpuzzle.sudoku.engines import ENGINES, Engine, make_engine
+from plpuzzle.sudoku.engines.prolog_bridge import PrologSudokuEngine
+from plpuzzle.sudoku.presentation.run_setup import (
+    RulesChoice,
+    SetupProblem,
+    SolverChoice,
+    choose_rules,
+    choose_solver,
+    load_failure,
+    rules_problem,
+    run_line,
+)
 from plpuzzle.sudoku.services.suite import (
     CaseResult,
     SuiteCase,
+    SuiteError,
     Verdict,
     bad_input,
     discover,
@@ -56,13 +68,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--sudoku-solver",
         metavar="FILE.pl",
         default=None,
-        help="the sudoku/2 solver to test (default: plpuzzle's own prolog/sudoku.pl)",
+        help="the sudoku/2 solver to test (default: ./sudoku.pl when the folder pytest "
+        "starts in has one, as the course's harness; else plpuzzle's own; 'bundled' "
+        "names plpuzzle's own)",
     )
     group.addoption(
         "--sudoku-rules",
         choices=[r.value for r in Rules],
-        default=Rules.CONSECUTIVE.value,
-        help="what the s/w infos mean (default: %(default)s; the official suite is oddsum)",
+        default=None,
+        help="what the s/w infos mean (default: what the suite's suite.toml declares, "
+        "else consecutive; the official suite is oddsum)",
     )
     group.addoption(
         "--sudoku-time-limit",
@@ -96,12 +111,25 @@ class SuiteSession:
     """
 
     suite: Path
-    rules: Rules
+    rules_choice: RulesChoice
     time_limit: float
     engine_name: str
-    solver: Path | None
-    dialect: Dialect
+    solver_choice: SolverChoice | None  # None: no Prolog engine runs
     _engine: Engine | None = field(default=None, repr=False)
+    #: What stops the whole run before any test (checked once), or [].
+    _setup_problems: list[str] | None = field(default=None, repr=False)
+
+    @property
+    def rules(self) -> Rules:
+        return self.rules_choice.rules
+
+    @property
+    def solver(self) -> Path | None:
+        return self.solver_choice.path if self.solver_choice else None
+
+    @property
+    def dialect(self) -> Dialect:
+        return self.solver_choice.dialect if self.solver_choice else DEFAULT_DIALECT
 
     def engine(self) -> Engine:
         if self._engine is None:
@@ -118,12 +146,22 @@ class SuiteSession:
         return path == self.suite or _same_file(path, self.suite)
 
     def describe(self) -> str:
-        solver = f", solver {self.solver}" if self.solver else ""
-        dialect = f", dialect {self.dialect}" if self.solver is not None else ""
-        return (
-            f"sudoku suite: {self.suite} ({self.rules.value} rules, {self.engine_name} engine"
-            f"{solver}{dialect}, time limit {self.time_limit:g} s)"
-        )
+        setup = run_line(self.solver_choice, self.rules_choice, [self.engine_name])
+        return f"sudoku suite: {self.suite}; {setup}; time limit {self.time_limit:g} s"
+
+    def setup_problems(self) -> list[str]:
+        """Why no test can be right, checked once before the first: the
+        expected solutions break the rules, or the solver does not load
+        (each error at its place). [] when all is well."""
+        if self._setup_problems is None:
+            error, _ = rules_problem(discover(self.suite), self.rules_choice)
+            problems = [f"{error}; no test was run"] if error else []
+            engine = self.engine()
+            if not problems and self.solver_choice and isinstance(engine, PrologSudokuEngine):
+                report = engine.check_load(self.time_limit)
+                problems = load_failure(report, self.solver_choice, self.time_limit)
+            self._setup_problems = problems
+        return self._setup_problems
 
 
 RUN_KEY = pytest.StashKey[SuiteSession]()
@@ -149,24 +187,28 @@ def _settings(config: pytest.Config) -> SuiteSession | None:
     if not suite.is_dir():
         what = "is not a directory" if suite.exists() else "does not exist"
         raise pytest.UsageError(f"--sudoku-suite: {suite_opt} {what}")
-    solver = None
-    if solver_opt is not None:
-        solver = Path(os.path.abspath(here / solver_opt))
-        if not solver.is_file():
-            raise pytest.UsageError(f"--sudoku-solver: no such file {solver_opt}")
     engine_name: str = config.getoption("sudoku_engine")
-    if solver is not None and engine_name != "prolog":
+    if solver_opt is not None and engine_name != "prolog":
         raise pytest.UsageError("--sudoku-solver needs --sudoku-engine prolog")
     time_limit: float = config.getoption("sudoku_time_limit")
     if not time_limit > 0:
         raise pytest.UsageError(f"--sudoku-time-limit must be positive, not {time_limit:g}")
+    solver = None
+    if engine_name == "prolog":
+        try:
+            solver = choose_solver(solver_opt, config.getoption("sudoku_dialect"), here)
+        except SetupProblem as e:
+            raise pytest.UsageError(f"--sudoku-solver: {e}") from None
+    try:
+        rules = choose_rules(config.getoption("sudoku_rules"), [suite])
+    except (SetupProblem, SuiteError) as e:
+        raise pytest.UsageError(f"--sudoku-suite: {e}") from None
     return SuiteSession(
         suite=suite,
-        rules=Rules(config.getoption("sudoku_rules")),
+        rules_choice=rules,
         time_limit=time_limit,
         engine_name=engine_name,
-        solver=solver,
-        dialect=config.getoption("sudoku_dialect"),
+        solver_choice=solver,
     )
 
 
@@ -233,12 +275,40 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return None
 
 
+class SudokuSetupError(Exception):
+    """The run cannot give a right answer anywhere: one collection error."""
+
+
+def _check_setup(collector: pytest.Collector) -> None:
+    """Stop collecting, with the reasons at their places, when the solver
+    does not load or the suite's solutions break the rules (not with
+    --collect-only, which never starts Prolog)."""
+    run = collector.config.stash[RUN_KEY]
+    if collector.config.option.collectonly:
+        return
+    problems = run.setup_problems()
+    if problems:
+        raise SudokuSetupError("\n".join(problems))
+
+
+def _setup_failure(excinfo: pytest.ExceptionInfo[BaseException]) -> str | None:
+    if isinstance(excinfo.value, SudokuSetupError):
+        return str(excinfo.value)
+    return None
+
+
 class SudokuSuite(pytest.Directory):
     """The suite folder: only its `test*d.txt` puzzles, in natural order (test9 < test10)."""
 
     def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
+        _check_setup(self)
         for case in discover(self.path):
             yield SudokuFile.from_parent(self, path=case.puzzle_path, case=case)
+
+    def repr_failure(  # type: ignore[override]
+        self, excinfo: pytest.ExceptionInfo[BaseException]
+    ) -> str | TerminalRepr:
+        return _setup_failure(excinfo) or super().repr_failure(excinfo)
 
 
 class SudokuFile(pytest.File):
@@ -249,7 +319,14 @@ class SudokuFile(pytest.File):
         self.case = case
 
     def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
+        if not isinstance(self.parent, SudokuSuite):  # named alone on the command line
+            _check_setup(self)
         yield SudokuItem.from_parent(self, name=self.case.name, case=self.case)
+
+    def repr_failure(  # type: ignore[override]
+        self, excinfo: pytest.ExceptionInfo[BaseException]
+    ) -> str | TerminalRepr:
+        return _setup_failure(excinfo) or super().repr_failure(excinfo)
 
 
 class SudokuFailure(Exception):

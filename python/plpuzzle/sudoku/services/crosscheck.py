@@ -148,13 +148,18 @@ def check_all(
     engines: Sequence[Engine],  # closed here, whatever happens
     time_limit: float,
     on_checked: Callable[[int, CrossCheck], None] = lambda _i, _c: None,
+    on_solving: Callable[[int, str], None] = lambda _i, _e: None,
 ) -> list[CrossCheck]:
     """Solve each board with every engine and compare them (and the
-    expected solutions, where given); `on_checked` sees each outcome."""
+    expected solutions, where given); `on_solving` hears which board and
+    engine start, `on_checked` sees each outcome."""
     outcomes = []
     try:
         for i, (board, exp) in enumerate(zip(boards, expectations, strict=True)):
-            results = [e.solve(board, rules, time_limit) for e in engines]
+            results = []
+            for engine in engines:
+                on_solving(i, engine.name)
+                results.append(engine.solve(board, rules, time_limit))
             if exp is not None:
                 results.append(SolveResult("expected", Status.OK, exp))
             outcome = compare(board, rules, results)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
+from plpuzzle.sudoku.domain.textformat import FormatError
 from plpuzzle.sudoku.domain.validator import validate
 from plpuzzle.sudoku.services.suite import SuiteCase, SuiteError, load_case
 
@@ -241,7 +242,13 @@ def check_rules(
     broken: list[SuiteCase] = []
     related = 0
     for case in cases:
-        puzzle, expected = loaded[case.name] if loaded else load_case(case)
+        if loaded:
+            puzzle, expected = loaded[case.name]
+        else:
+            try:
+                puzzle, expected = load_case(case)
+            except FormatError:
+                continue  # a file that cannot be read is reported where it is used
         pairs = _relations(puzzle)
         for grid in (expected or [])[:RULES_SAMPLE]:
             related += len(pairs)

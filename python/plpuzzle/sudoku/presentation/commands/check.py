@@ -14,12 +14,14 @@ from plpuzzle.clitools import (
     InputError,
     engines_option,
     format_option,
+    is_std,
     quiet,
+    stderr_console,
     stdout_console,
     time_limit_option,
     write_json,
 )
-from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
+from plpuzzle.sudoku.domain.model import Grid, Puzzle
 from plpuzzle.sudoku.domain.results import SolveResult, Status
 from plpuzzle.sudoku.domain.textformat import (
     FormatError,
@@ -27,14 +29,19 @@ from plpuzzle.sudoku.domain.textformat import (
 )
 from plpuzzle.sudoku.engines import ENGINES, make_engine
 from plpuzzle.sudoku.presentation.commands.common import (
-    check_solver,
+    announce,
     dialect_option,
     expected_beside,
+    hint_rules,
     in_words_and,
     print_disagreement,
     read_puzzle,
+    require_loading,
     rules_option,
+    setup_rules,
+    setup_solver,
     solver_option,
+    solving_status,
 )
 from plpuzzle.sudoku.services.crosscheck import CrossCheck, check_all
 
@@ -66,8 +73,8 @@ from plpuzzle.sudoku.services.crosscheck import CrossCheck, check_all
 @format_option()
 def check(
     puzzles: tuple[Path, ...],
-    rules: str,
-    solver: Path | None,
+    rules: str | None,
+    solver: str | None,
     dialect: str,
     expected: Path | None,
     engines: tuple[str, ...],
@@ -86,21 +93,39 @@ def check(
     if expected is not None and len(puzzles) > 1:
         raise InputError("--expected goes with a single puzzle")
     names = list(engines)
-    if solver is not None and "prolog" not in names:
-        raise InputError("--solver needs prolog among --engines")
-    check_solver(solver)
+    chosen = setup_solver(solver, dialect, names, "prolog among --engines")
+    files = [p for p in puzzles if not is_std(p)]
+    rules_choice = setup_rules(rules, [p.parent for p in files])
     boards = [read_puzzle(p) for p in puzzles]
     expectations = [
         _load_expected(expected or expected_beside(p), b)
         for p, b in zip(puzzles, boards, strict=True)
     ]
-    running = [make_engine(n, solver, dialect) for n in names]  # type: ignore[arg-type]
-    outcomes = check_all(boards, expectations, Rules(rules), running, time_limit)
+    console = stdout_console() if fmt == "text" else stderr_console()
+    announce(console, chosen, rules_choice, names)
+    if expected is None:
+        hint_rules(list(puzzles), rules_choice)
+    path, used_dialect = (chosen.path, chosen.dialect) if chosen else (None, dialect)
+    running = [make_engine(n, path, used_dialect) for n in names]  # type: ignore[arg-type]
+    for engine in running:
+        require_loading(engine, chosen, time_limit)
+    err = stderr_console()
+    with solving_status(err, "checking", time_limit, running) as now_solving:
+        outcomes = check_all(
+            boards,
+            expectations,
+            rules_choice.rules,
+            running,
+            time_limit,
+            on_solving=lambda i, name: now_solving(
+                f"{puzzles[i].name} ({i + 1} of {len(puzzles)}), {name}"
+            ),
+        )
     failures = [(p, o) for p, o in zip(puzzles, outcomes, strict=True) if not o.agree]
+    rules = rules_choice.rules.value
     if fmt == "json":
         write_json(_check_json(puzzles, outcomes, rules, names))
         sys.exit(1 if failures else 0)
-    console = stdout_console()
     if not quiet():
         console.print(_check_table(puzzles, outcomes, rules, names, expectations))
     for path, outcome in failures:

@@ -5,6 +5,11 @@ from __future__ import annotations
 import os
 import re
 import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import click
@@ -14,6 +19,8 @@ from plpuzzle.clitools import (
     InputError,
     choice,
     is_std,
+    quiet,
+    warn,
 )
 from plpuzzle.engine import DEFAULT_DIALECT, DIALECTS
 from plpuzzle.sudoku.domain.model import Puzzle, Rules
@@ -24,23 +31,37 @@ from plpuzzle.sudoku.domain.textformat import (
     load_puzzle,
     parse_puzzle,
 )
+from plpuzzle.sudoku.engines import Engine
+from plpuzzle.sudoku.engines.prolog_bridge import PrologSudokuEngine
+from plpuzzle.sudoku.presentation.run_setup import (
+    RulesChoice,
+    SetupProblem,
+    SolverChoice,
+    choose_rules,
+    choose_solver,
+    load_failure,
+    load_warnings,
+    rules_problem,
+    run_line,
+)
 from plpuzzle.sudoku.services.crosscheck import CrossCheck
-from plpuzzle.sudoku.services.suite import bundled_suite
+from plpuzzle.sudoku.services.suite import SuiteCase, SuiteError, bundled_suite
 
 rules_option = click.option(
     "--rules",
     type=choice([r.value for r in Rules]),
-    default=Rules.CONSECUTIVE.value,
-    show_default=True,
+    default=None,
     help="What an s/w info means: 'consecutive' (values differ by 1) or "
-    "'oddsum' (their sum is odd; the official test suite's rules).",
+    "'oddsum' (their sum is odd; the official test suite's rules). Default: "
+    "what the suite's suite.toml declares, else consecutive.",
 )
 solver_option = click.option(
     "--solver",
-    type=click.Path(path_type=Path, dir_okay=False),
     metavar="FILE.pl",
-    help="A Prolog file defining sudoku/2 to use instead of ours (prolog/sudoku.pl). "
-    "It implements one rule variant itself; --rules says which one to check it against.",
+    help="The Prolog file defining sudoku/2 to run. Default: ./sudoku.pl when "
+    "the current folder has one (as the course's harness), else ours; "
+    "'bundled' names ours (prolog/sudoku.pl). A solver implements one rule "
+    "variant itself; --rules says which one to check it against.",
 )
 only_option = click.option(
     "--only",
@@ -86,9 +107,63 @@ def read_puzzle(path: Path) -> Puzzle:
         raise InputError(str(e)) from None
 
 
-def check_solver(solver: Path | None) -> None:
-    if solver is not None and not solver.is_file():
-        raise InputError(f"{solver}: no such solver file")
+class SolverDoesNotLoad(InputError):
+    """A solver that cannot run: each reason on a line of its own, its
+    place first, and nothing run (exit code 2)."""
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__("\n".join(lines))
+        self.lines = lines
+
+    def show(self, file: object = None) -> None:
+        for line in self.lines:
+            click.echo(f"plpuzzle: error: {line}", err=True)
+
+
+def setup_solver(
+    option: str | None, dialect: str, engines: list[str], needs: str
+) -> SolverChoice | None:
+    """The run's Prolog solver (None when no Prolog engine runs); --solver
+    with no Prolog engine is the user's error, `needs` says what to add."""
+    if "prolog" not in engines:
+        if option is not None:
+            raise InputError(f"--solver needs {needs}")
+        return None
+    try:
+        return choose_solver(option, dialect, Path.cwd())  # type: ignore[arg-type]
+    except SetupProblem as e:
+        raise InputError(str(e)) from None
+
+
+def setup_rules(given: str | None, folders: list[Path]) -> RulesChoice:
+    """The run's rules: --rules, else the suite.toml of the folders."""
+    try:
+        return choose_rules(given, folders)
+    except (SetupProblem, SuiteError) as e:
+        raise InputError(str(e)) from None
+
+
+def announce(console: Console, solver: SolverChoice | None, rules: RulesChoice,
+             engines: list[str]) -> None:  # fmt: skip
+    """The run's first line, naming its solver, dialect and rules (not with -q)."""
+    if not quiet():
+        console.print(run_line(solver, rules, engines), markup=False, highlight=False)
+
+
+def require_loading(engine: Engine, solver: SolverChoice | None, time_limit: float) -> None:
+    """Load the solver in `engine`'s worker before anything runs: warnings
+    are shown once (not with -q), and a solver that does not load cleanly
+    stops the command with each error at its place (exit code 2)."""
+    if solver is None or not isinstance(engine, PrologSudokuEngine):
+        return
+    report = engine.check_load(time_limit)
+    failure = load_failure(report, solver, time_limit)
+    if failure:
+        engine.close()
+        raise SolverDoesNotLoad(failure)
+    if not quiet():
+        for line in load_warnings(report, solver):
+            warn(line)
 
 
 def expected_beside(puzzle: Path) -> Path | None:
@@ -140,3 +215,79 @@ def print_disagreement(console: Console, path: Path, outcome: CrossCheck) -> Non
             console.print(f"    - {v.message}", markup=False)
         if len(violations) > 10:
             console.print(f"    - and {len(violations) - 10} more", markup=False)
+
+
+def hint_rules(puzzles: list[Path], rules: RulesChoice) -> None:
+    """Warn when the expected solutions beside the puzzles (testNNNs.txt)
+    break the chosen rules, naming the rules they keep."""
+    cases = []
+    for path in puzzles:
+        expected = None if is_std(path) else expected_beside(path)
+        if expected is not None and expected.is_file():
+            cases.append(SuiteCase(path.name.removesuffix("d.txt"), path, expected))
+    try:
+        error, warnings = rules_problem(cases, rules)
+    except FormatError:
+        return  # an unreadable file is reported where it is used
+    for line in [error] if error else warnings:
+        warn(line)
+
+
+@contextmanager
+def solving_status(
+    console: Console, what: str, time_limit: float, engines: Sequence[Engine] = ()
+) -> Iterator[Callable[[str], None]]:
+    """A spinner on a terminal (not with -q) while engines run: what is
+    being done, the seconds spent of the time limit, and the solutions a
+    Prolog engine has found so far. Off a terminal: nothing.
+
+    Yields a function that changes `what` (for runs of several steps).
+    """
+    if not console.is_terminal or quiet():
+        yield lambda _text: None
+        return
+    with tempfile.TemporaryDirectory(prefix="plpuzzle-progress-") as folder:
+        counted = [e for e in engines if isinstance(e, PrologSudokuEngine)]
+        for i, engine in enumerate(counted):
+            engine.progress = Path(folder) / f"found{i}"
+        label, since = [what], [time.monotonic()]
+
+        def text() -> str:
+            spent = time.monotonic() - since[0]
+            line = f"{label[0]}: {spent:.0f} s of {time_limit:g} s"
+            found = _found_so_far([e.progress for e in counted if e.progress])
+            if found is not None:
+                line += f", {found} solution{'s' if found != 1 else ''} found so far"
+            return line
+
+        def change(new: str) -> None:
+            label[0], since[0] = new, time.monotonic()
+            for engine in counted:
+                if engine.progress is not None:
+                    engine.progress.unlink(missing_ok=True)
+
+        stop = threading.Event()
+        with console.status(text(), spinner="dots") as status:
+
+            def refresh() -> None:
+                while not stop.wait(0.25):
+                    status.update(text())
+
+            ticker = threading.Thread(target=refresh, daemon=True)
+            ticker.start()
+            try:
+                yield change
+            finally:
+                stop.set()
+                ticker.join()
+                for engine in counted:
+                    engine.progress = None
+
+
+def _found_so_far(files: list[Path]) -> int | None:
+    """The largest count in the progress files, None before any is written."""
+    counts = []
+    for path in files:
+        with suppress(OSError, ValueError):
+            counts.append(int(path.read_text().strip() or "0"))
+    return max(counts) if counts else None

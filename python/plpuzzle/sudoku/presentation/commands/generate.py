@@ -21,11 +21,11 @@ from plpuzzle.clitools import (
     time_limit_option,
     write_json,
 )
-from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.domain.results import Status
 from plpuzzle.sudoku.presentation.commands.common import (
     print_disagreement,
     rules_option,
+    setup_rules,
 )
 from plpuzzle.sudoku.services import generation, generator
 
@@ -100,7 +100,7 @@ from plpuzzle.sudoku.services import generation, generator
 @format_option()
 def generate_puzzles(
     k: int,
-    rules: str,
+    rules: str | None,
     count: int,
     solution_range: str,
     seed: int | None,
@@ -118,16 +118,17 @@ def generate_puzzles(
 
     Each puzzle comes from a random valid grid: the infos true for it are
     taken away in a random order while the solution count (by --counter)
-    stays at most MAX. It is written to OUT/testNNNd.txt; its solutions go to
+    stays at most MAX. It is written to the --out folder as testNNNd.txt; its solutions go to
     testNNNs.txt only when the Prolog, the Python and the CP-SAT engine
     find the same solution set, that is as many solutions as the generator
     counted, and the grid the puzzle was made from is among them. Exit
     code 0 when every puzzle was confirmed, 1 when not, 2 for bad options.
     """
+    chosen_rules = setup_rules(rules, [out_dir]).rules  # the folder's suite.toml, if any
     try:
         request = generation.GenerateRequest(
             k,
-            Rules(rules),
+            chosen_rules,
             count,
             generation.solution_range(solution_range),
             generation.fresh_seed() if seed is None else seed,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import click
 
@@ -21,7 +22,7 @@ from plpuzzle.clitools import (
     warn,
     write_json,
 )
-from plpuzzle.engine import DEFAULT_DIALECT, DIALECTS
+from plpuzzle.engine import DEFAULT_DIALECT, DIALECTS, Dialect
 from plpuzzle.settings import DEFAULTS
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.grading import grader
@@ -40,6 +41,7 @@ from plpuzzle.sudoku.presentation.commands.grade_progress import (
     print_class_summary,
     print_interrupted,
 )
+from plpuzzle.sudoku.presentation.run_setup import DEFAULT_RULES
 from plpuzzle.sudoku.services.suite import SuiteError
 
 
@@ -135,7 +137,7 @@ def grade(
     ctx: click.Context,
     submissions: Path,
     suite: Path | None,
-    rules: str,
+    rules: str | None,
     points_file: Path | None,
     time_limit: float,
     wall_limit: float | None,
@@ -179,7 +181,8 @@ def grade(
     if old_report_dir is not None:
         warn("--report is deprecated: use --out")
         out_dir = old_report_dir
-    settings = GradeSettings(Rules(rules), dialect, time_limit, memory_limit, wall_limit)  # type: ignore[arg-type]
+    chosen = Rules(rules or DEFAULT_RULES)
+    settings = GradeSettings(chosen, cast(Dialect, dialect), time_limit, memory_limit, wall_limit)
     given = frozenset(
         field
         for field, option in (

@@ -8,17 +8,18 @@ from pathlib import Path
 import click
 
 from plpuzzle.clitools import (
-    InputError,
     engine_option,
     format_option,
+    is_std,
     note,
     output_option,
+    quiet,
+    stderr_console,
     time_limit_option,
     verbose,
     warn,
     write_output,
 )
-from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.domain.results import SolveResult, Status
 from plpuzzle.sudoku.domain.textformat import (
     format_solutions,
@@ -27,12 +28,17 @@ from plpuzzle.sudoku.domain.textformat import (
 )
 from plpuzzle.sudoku.engines import ENGINES, make_engine
 from plpuzzle.sudoku.presentation.commands.common import (
-    check_solver,
     dialect_option,
+    hint_rules,
     read_puzzle,
+    require_loading,
     rules_option,
+    setup_rules,
+    setup_solver,
     solver_option,
+    solving_status,
 )
+from plpuzzle.sudoku.presentation.run_setup import run_line
 from plpuzzle.sudoku.services.crosscheck import status_text
 
 
@@ -62,7 +68,7 @@ def solve(
     puzzle: Path,
     engine: str,
     rules: str,
-    solver: Path | None,
+    solver: str | None,
     dialect: str,
     output: Path | None,
     time_limit: float,
@@ -77,15 +83,21 @@ def solve(
     the engine finished cleanly, 1 when it timed out, failed, or gave
     malformed or duplicate answers, 2 for bad input.
     """
-    if solver is not None and engine != "prolog":
-        raise InputError("--solver needs --engine prolog")
-    check_solver(solver)
+    chosen = setup_solver(solver, dialect, [engine], "--engine prolog")
+    rules_choice = setup_rules(rules, [] if is_std(puzzle) else [puzzle.parent])
     board = read_puzzle(puzzle)
+    err = stderr_console()
+    if not quiet():
+        err.print(f"plpuzzle: {run_line(chosen, rules_choice, [engine])}", markup=False)
+    hint_rules([puzzle], rules_choice)
     if verbose():
-        note(f"solving {puzzle} with the {engine} engine ({rules} rules)")
-    runner = make_engine(engine, solver, dialect, show_stderr=True)  # type: ignore[arg-type]
+        note(f"solving {puzzle} with the {engine} engine ({rules_choice.rules.value} rules)")
+    path, used_dialect = (chosen.path, chosen.dialect) if chosen else (None, dialect)
+    runner = make_engine(engine, path, used_dialect, show_stderr=True)  # type: ignore[arg-type]
     try:
-        result = runner.solve(board, Rules(rules), time_limit)
+        require_loading(runner, chosen, time_limit)
+        with solving_status(err, f"solving {puzzle.name}", time_limit, [runner]):
+            result = runner.solve(board, rules_choice.rules, time_limit)
     finally:
         runner.close()
     problems = _answer_problems(result) if result.status is Status.OK else []

@@ -22,16 +22,20 @@ from plpuzzle.clitools import (
     stderr_console,
     stdout_console,
     time_limit_option,
+    warn,
     write_stdout,
 )
-from plpuzzle.sudoku.domain.model import Rules
+from plpuzzle.sudoku.engines import make_engine
 from plpuzzle.sudoku.presentation.commands.common import (
     SUITE_PATH,
-    check_solver,
+    announce,
     chosen_suite,
     dialect_option,
     only_option,
+    require_loading,
     rules_option,
+    setup_rules,
+    setup_solver,
     solver_option,
     suite_option,
 )
@@ -43,6 +47,7 @@ from plpuzzle.sudoku.presentation.report import (
     to_json,
     to_junit,
 )
+from plpuzzle.sudoku.presentation.run_setup import rules_problem
 from plpuzzle.sudoku.services.runner import SUITE_ENGINES, RunSettings, SuiteRunner
 from plpuzzle.sudoku.services.suite import (
     CaseResult,
@@ -80,8 +85,8 @@ def run_suite(
     suite_arg: Path | None,
     suite: Path | None,
     engines: tuple[str, ...],
-    rules: str,
-    solver: Path | None,
+    rules: str | None,
+    solver: str | None,
     dialect: str,
     time_limit: float,
     jobs: int,
@@ -99,23 +104,32 @@ def run_suite(
     --suite; without either, the bundled suite runs.
     """
     folder = chosen_suite(suite_arg, suite)
-    if solver is not None and "prolog" not in engines:
-        raise InputError("--solver needs prolog among --engines")
-    check_solver(solver)
+    names = list(engines)
+    chosen = setup_solver(solver, dialect, names, "prolog among --engines")
+    rules_choice = setup_rules(rules, [folder])
     try:
         cases = suite_cases(folder, only)
     except SuiteError as e:
         raise InputError(str(e)) from None
+    error, warnings = rules_problem(cases, rules_choice)
+    if error:
+        raise InputError(error)
+    for line in warnings:
+        warn(line)
+    console = stdout_console() if fmt == "text" else stderr_console()
+    announce(console, chosen, rules_choice, names)
+    if chosen is not None:
+        with make_engine("prolog", chosen.path, chosen.dialect) as engine:
+            require_loading(engine, chosen, time_limit)
     settings = RunSettings(
         engines,
-        Rules(rules),
-        solver,
-        dialect,  # type: ignore[arg-type]
+        rules_choice.rules,
+        chosen.path if chosen else None,
+        chosen.dialect if chosen else dialect,  # type: ignore[arg-type]
         time_limit,
         jobs,
         out_dir,
     )
-    console = stdout_console() if fmt == "text" else stderr_console()
     printer = _InOrder(cases, lambda r: _print_result(fmt, folder, settings, r, console))
     start = time.monotonic()
     with progress_bar(console) as progress:
