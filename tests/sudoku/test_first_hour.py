@@ -234,3 +234,33 @@ def test_check_shows_which_puzzle_and_engine_run(student: Path) -> None:
             "--engines", "prolog,python"]  # fmt: skip
     shown = on_a_terminal(args, student)
     assert re.search(r"test001d\.txt \(1 of 1\), prolog: \d+ s of 120 s, \d+ sol", shown)
+
+
+# --- tables that fit ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("columns", [80, 100])
+def test_the_check_table_fits_the_terminal_without_cutting_a_word(
+    student: Path, columns: int
+) -> None:
+    puzzles = [BUNDLED / "test001d.txt", REPO / "tests/fixtures/grading_suite/test002d.txt",
+               BUNDLED / "test004d.txt"]  # fmt: skip
+    run = subprocess.run(
+        [str(SCRIPT), "sudoku", "check", *map(str, puzzles), "--solver", SOLVERS / "misses.pl"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=student,
+        env={**os.environ, "COLUMNS": str(columns)},
+    )
+    assert run.returncode == 1, run.stderr  # misses.pl misses solutions of test004
+    table = run.stdout.split("\n\n")[0].splitlines()
+    assert all(len(line) <= columns for line in table[2:])  # after the run and title lines
+    assert "…" not in run.stdout
+    heading = next(line for line in table if line.split()[:1] == ["puzzle"])
+    assert heading.split() == [
+        "puzzle", "K", "valid", "prolog", "python", "cpsat", "expected", "verdict"
+    ]  # fmt: skip
+    rows = [line.split() for line in table if re.search(r"\b(agree|DISAGREE)\s*$", line)]
+    assert [row[-1] for row in rows] == ["agree", "DISAGREE", "DISAGREE"]
+    assert all(row[1] in "23" for row in rows)  # the K column is there

@@ -9,6 +9,7 @@ from typing import Any
 import click
 from rich import box
 from rich.table import Table
+from rich.text import Text
 
 from plpuzzle.clitools import (
     InputError,
@@ -127,7 +128,7 @@ def check(
         write_json(_check_json(puzzles, outcomes, rules, names))
         sys.exit(1 if failures else 0)
     if not quiet():
-        console.print(_check_table(puzzles, outcomes, rules, names, expectations))
+        console.print(_check_table(puzzles, outcomes, rules, names, expectations, console.width))
     for path, outcome in failures:
         print_disagreement(console, path, outcome)
     agreed = len(puzzles) - len(failures)
@@ -143,6 +144,7 @@ def _check_table(
     rules: str,
     engines: list[str],
     expected_given: list[list[Grid] | None],
+    width: int,
 ) -> Table:
     folders = {p.parent for p in puzzles}
     where = f" in {folders.pop()}" if len(folders) == 1 else ""
@@ -154,19 +156,35 @@ def _check_table(
         pad_edge=False,
         collapse_padding=True,
     )
-    table.add_column("puzzle", min_width=max(map(len, names)), no_wrap=True)
-    # An expected column only when some puzzle has an expected file: with
-    # three engines the table is tight in 80 columns already.
+    # An expected column only when some puzzle has an expected file.
     any_expected = any(e is not None for e in expected_given)
     headings = ["K", "valid", *engines, *(["expected"] if any_expected else []), "verdict"]
-    for heading in headings:
-        table.add_column(heading, no_wrap=True)
-    for name, outcome, exp in zip(names, outcomes, expected_given, strict=True):
-        cells = [_cell(f.result) for f in outcome.findings]
-        if any_expected and exp is None:
-            cells.append("-")
-        verdict = "[green]agree[/]" if outcome.agree else "[red]DISAGREE[/]"
-        table.add_row(name, str(outcome.puzzle.k), str(outcome.count), *cells, verdict)
+
+    def rows(timed: bool) -> list[list[Text]]:
+        made = []
+        for outcome, exp in zip(outcomes, expected_given, strict=True):
+            cells = [_cell(f.result, timed) for f in outcome.findings]
+            if any_expected and exp is None:
+                cells.append(Text("-"))
+            verdict = Text("agree", "green") if outcome.agree else Text("DISAGREE", "red")
+            made.append([Text(str(outcome.puzzle.k)), Text(str(outcome.count)), *cells, verdict])
+        return made
+
+    def widths(made: list[list[Text]]) -> list[int]:
+        return [max([len(h), *(row[i].cell_len for row in made)]) for i, h in enumerate(headings)]
+
+    # Every column but the puzzle names keeps the width of its widest cell,
+    # so no number or verdict is ever cut; on a narrow terminal the CPU
+    # times go first, then the names wrap.
+    name_width = min(24, max(map(len, names)))
+    made = rows(timed=True)
+    if sum(widths(made)) + name_width + 2 * (len(headings) + 1) > width:
+        made = rows(timed=False)
+    table.add_column("puzzle", overflow="fold", min_width=name_width)
+    for heading, widest in zip(headings, widths(made), strict=True):
+        table.add_column(heading, no_wrap=True, min_width=widest)
+    for name, row in zip(names, made, strict=True):
+        table.add_row(name, *row)
     return table
 
 
@@ -221,9 +239,10 @@ def _load_expected(path: Path | None, board: Puzzle) -> list[Grid] | None:
         raise InputError(str(e)) from None
 
 
-def _cell(result: SolveResult) -> str:
+def _cell(result: SolveResult, timed: bool = True) -> Text:
+    """An engine's count (and CPU time): what the table shows of a side."""
     if result.status is not Status.OK:
-        return f"[red]{result.status}[/]"
-    if result.engine == "expected":
-        return str(len(result.solutions))
-    return f"{len(result.solutions)} in {result.cpu_seconds:.2f}s"
+        return Text(str(result.status), style="red")
+    if result.engine == "expected" or not timed:
+        return Text(str(len(result.solutions)))
+    return Text(f"{len(result.solutions)} in {result.cpu_seconds:.2f}s")
