@@ -20,7 +20,9 @@ PYTEST_ARGS ?=
 PYTEST_SELECT := $(if $(filter 1,$(FULL)),,-m 'not slow' -n auto --maxprocesses=4)
 
 # `make bench` settings; override on the command line: make bench JOBS=1 ONLY='test0??'
-SUITE ?= ../shared/bme-2013-oddsum/tests
+# SUITE empty: the lab's default, $PLPUZZLE_SUITE, else
+# $PLPUZZLE_SHARED/bme-2013-oddsum/tests, else ../shared/bme-2013-oddsum/tests.
+SUITE ?=
 CONSECUTIVE ?= bench/consecutive
 # Empty: the default bench/stress, skipped with a note when it is missing;
 # a folder named here must exist (oddsum/ and/or consecutive/ inside).
@@ -120,7 +122,7 @@ typecheck: setup
 # The outputs (bench/results.csv, bench/REPORT.md, bench/times-by-k.png) are
 # deliverables, meant to be committed.
 bench: setup
-	$(BIN)/python -m plpuzzle_lab sudoku --suite '$(SUITE)' --consecutive '$(CONSECUTIVE)' --jobs $(JOBS) --time-limit $(TIME_LIMIT) \
+	$(BIN)/python -m plpuzzle_lab sudoku $(if $(SUITE),--suite '$(SUITE)') --consecutive '$(CONSECUTIVE)' --jobs $(JOBS) --time-limit $(TIME_LIMIT) \
 	  $(if $(STRESS),--stress '$(STRESS)') $(if $(ONLY),--only '$(ONLY)')
 
 # Tours on 100x100 and 1000x1000, sweeps over board sizes, counts on 5x5.

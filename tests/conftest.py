@@ -5,6 +5,10 @@ left out of the default `make test` and run by `make test-all` and CI;
 `browser` tests drive Chromium (see the `browser` fixture); `sandbox` tests
 grade code in the bubblewrap sandbox.
 
+The tests that need the course's official suite take the `official_suite`
+fixture: `--suite DIR` or PLPUZZLE_SUITE name its folder, or it is looked
+for (docs/development.md, "The course suite").
+
 Every test runs in its own tmp_path as the working directory, so whatever
 it (or a command it starts) writes to "." stays out of the checkout; a
 check at the end of the session fails if the checkout gained files anyway.
@@ -16,7 +20,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -82,10 +86,19 @@ def _untracked(repo: Path) -> set[str] | None:
 def pytest_configure(config: pytest.Config) -> None:
     """Hypothesis caches Unicode tables and constants in .hypothesis/ under
     the directory it was started from (the checkout), from collection on:
-    point it at the session's tmp path before anything is collected."""
+    point it at the session's tmp path before anything is collected. A
+    suite named with --suite or PLPUZZLE_SUITE that is not one stops the
+    run here, rather than skipping the tests it was meant for."""
     factory = getattr(config, "_tmp_path_factory", None)
     if factory is not None:
         set_hypothesis_home_dir(str(factory.mktemp("hypothesis")))
+    suite, named = find_official_suite(config.getoption("suite"), os.environ)
+    if named and not holds_a_suite(suite):
+        source = "--suite" if config.getoption("suite") else "PLPUZZLE_SUITE"
+        raise pytest.UsageError(
+            f"{source}: {suite} holds no test*d.txt and test*s.txt files "
+            "(name the folder of the official suite's puzzles)"
+        )
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -123,18 +136,74 @@ def hand_made_suite(tmp_path: Path) -> Path:
     return folder
 
 
-@pytest.fixture(scope="session")
-def official_suite() -> Path:
-    """The course's official test suite (`bme-2013-oddsum/`), or skip.
+#: How to point the tests at the course's official suite, for messages.
+SUITE_HOW = (
+    "point at it with --suite DIR or PLPUZZLE_SUITE=DIR (a folder of its test*d.txt and "
+    "test*s.txt files), or PLPUZZLE_SHARED=DIR (a folder holding bme-2013-oddsum/tests)"
+)
 
-    It lives in the `shared` folder beside the repository root; the
-    environment variable PLPUZZLE_SHARED names another `shared` folder.
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--suite",
+        metavar="DIR",
+        default=None,
+        help="the course's official suite, for the tests that use it: a folder of its "
+        "test*d.txt and test*s.txt files (default: $PLPUZZLE_SUITE, else "
+        "$PLPUZZLE_SHARED/bme-2013-oddsum/tests, else ../shared/bme-2013-oddsum/tests)",
+    )
+
+
+def holds_a_suite(folder: Path) -> bool:
+    """Whether `folder` holds puzzles and expected solutions (test*d.txt, test*s.txt)."""
+    return any(folder.glob("test*d.txt")) and any(folder.glob("test*s.txt"))
+
+
+def find_official_suite(option: str | None, environ: Mapping[str, str]) -> tuple[Path, bool]:
+    """Where the official suite should be, and whether it was named
+    explicitly (--suite, then PLPUZZLE_SUITE) rather than looked for
+    (PLPUZZLE_SHARED, then the `shared` folder beside the checkout)."""
+    if option:
+        return Path(option).resolve(), True
+    if environ.get("PLPUZZLE_SUITE"):
+        return Path(environ["PLPUZZLE_SUITE"]).resolve(), True
+    shared = Path(environ.get("PLPUZZLE_SHARED") or REPO_ROOT.parent / "shared")
+    return (shared / "bme-2013-oddsum" / "tests").resolve(), False
+
+
+@pytest.fixture(scope="session")
+def official_suite(pytestconfig: pytest.Config) -> Path:
+    """The folder of the course's official suite (271 puzzles), or skip.
+
+    A folder named by --suite or PLPUZZLE_SUITE must hold the suite: the
+    run stops otherwise (see pytest_configure). Looked for without them,
+    in $PLPUZZLE_SHARED/bme-2013-oddsum/tests or beside the checkout, a
+    missing suite skips the tests that need it.
     """
-    shared = Path(os.environ.get("PLPUZZLE_SHARED") or REPO_ROOT.parent / "shared")
-    suite = shared / "bme-2013-oddsum"
-    if not (suite / "tests").is_dir():
-        pytest.skip(f"official suite not found at {suite} (set PLPUZZLE_SHARED)")
+    suite, _ = find_official_suite(pytestconfig.getoption("suite"), os.environ)
+    if not holds_a_suite(suite):
+        pytest.skip(f"official suite not found at {suite}: {SUITE_HOW}")
     return suite
+
+
+@pytest.fixture(scope="session")
+def official_golden(official_suite: Path) -> Path:
+    """The folder of the course harness's printouts (test*t.txt) of the
+    official suite: beside the puzzles, or in a `golden` folder next to
+    theirs (as in bme-2013-oddsum); skip when there are none."""
+    for folder in (official_suite, official_suite.parent / "golden"):
+        if any(folder.glob("test*t.txt")):
+            return folder
+    pytest.skip(f"no golden printouts (test*t.txt) in {official_suite} or ../golden")
+
+
+@pytest.fixture(scope="session")
+def official_reference_times(official_suite: Path) -> Path:
+    """The course's reference-times.csv: beside the puzzles or one folder up."""
+    for folder in (official_suite, official_suite.parent):
+        if (folder / "reference-times.csv").is_file():
+            return folder / "reference-times.csv"
+    pytest.skip(f"no reference-times.csv in {official_suite} or its parent")
 
 
 def _browser_paths() -> tuple[Path | None, Path | None]:

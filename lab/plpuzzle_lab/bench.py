@@ -1899,7 +1899,11 @@ PLOT_NAME = "times-by-k.png"
 
 
 def default_suite() -> Path:
-    """The course's official suite: in $PLPUZZLE_SHARED, else in ../shared."""
+    """The course's official suite: $PLPUZZLE_SUITE (its folder of puzzles),
+    else bme-2013-oddsum/tests in $PLPUZZLE_SHARED, else in ../shared; the
+    tests look for it the same way."""
+    if os.environ.get("PLPUZZLE_SUITE"):
+        return Path(os.environ["PLPUZZLE_SUITE"])
     shared = os.environ.get("PLPUZZLE_SHARED") or "../shared"
     return Path(shared) / "bme-2013-oddsum" / "tests"
 

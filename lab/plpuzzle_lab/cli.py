@@ -50,8 +50,8 @@ def knight(out: Path) -> None:
 @click.option(
     "--suite",
     type=click.Path(path_type=Path, file_okay=False),
-    help="The course's official suite. Default: ../shared/bme-2013-oddsum/tests "
-    "($PLPUZZLE_SHARED/bme-2013-oddsum/tests when that is set).",
+    help="The course's official suite. Default: $PLPUZZLE_SUITE, else "
+    "$PLPUZZLE_SHARED/bme-2013-oddsum/tests, else ../shared/bme-2013-oddsum/tests.",
 )
 @click.option(
     "--rules",

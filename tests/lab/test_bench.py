@@ -51,8 +51,18 @@ def test_a_malformed_reference_row_names_its_line() -> None:
         bench.parse_reference(text)
 
 
-def test_the_official_reference_times_are_the_spec_figures(official_suite: Path) -> None:
-    refs = bench.load_reference(official_suite / "reference-times.csv")
+def test_the_default_suite_is_found_as_the_tests_find_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PLPUZZLE_SHARED", str(tmp_path / "shared"))
+    monkeypatch.setenv("PLPUZZLE_SUITE", str(tmp_path / "course"))
+    assert bench.default_suite() == tmp_path / "course"
+    monkeypatch.delenv("PLPUZZLE_SUITE")
+    assert bench.default_suite() == tmp_path / "shared" / "bme-2013-oddsum" / "tests"
+
+
+def test_the_official_reference_times_are_the_spec_figures(official_reference_times: Path) -> None:
+    refs = bench.load_reference(official_reference_times)
     assert len(refs) == 271
     verdicts = [r.prolog_verdict for r in refs.values()]
     assert (verdicts.count("correct"), verdicts.count("timeout")) == (239, 32)
@@ -377,7 +387,7 @@ def test_a_named_stress_folder_must_exist_and_hold_a_suite(
     run = lab(
         "sudoku",
         "--suite",
-        official_suite / "tests",
+        official_suite,
         "--stress",
         stress,
         "--out",
@@ -417,7 +427,7 @@ def _tiny_stress(official_suite: Path, root: Path) -> Path:
     """A stress folder of tiny K=2 puzzles: two official, two bundled."""
     stress = root / "stress"
     sources = {
-        "oddsum": official_suite / "tests",
+        "oddsum": official_suite,
         "consecutive": REPO / "puzzles/sudoku/consecutive",
     }
     for sub, source in sources.items():
@@ -435,7 +445,7 @@ def slice_run(official_suite: Path, tmp_path_factory: pytest.TempPathFactory) ->
     run = lab(
         "sudoku",
         "--suite",
-        official_suite / "tests",
+        official_suite,
         "--stress",
         _tiny_stress(official_suite, out),
         "--only",
@@ -561,7 +571,7 @@ def test_a_missing_suite_is_a_clean_error(tmp_path: Path) -> None:
 
 
 def test_an_unknown_engine_is_a_clean_error(official_suite: Path, tmp_path: Path) -> None:
-    run = lab("sudoku", "--suite", official_suite / "tests", "--engines", "prolog,java")
+    run = lab("sudoku", "--suite", official_suite, "--engines", "prolog,java")
     assert run.returncode == 2
     assert "--engines" in run.stderr
     assert "Traceback" not in run.stderr
@@ -600,7 +610,7 @@ def test_the_json_report_has_ratios_and_targets(official_suite: Path, tmp_path: 
     run = lab(
         "sudoku",
         "--suite",
-        official_suite / "tests",
+        official_suite,
         "--stress",
         _tiny_stress(official_suite, tmp_path),
         "--only",

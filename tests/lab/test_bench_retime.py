@@ -112,7 +112,7 @@ def _copy_suite(official_suite: Path, folder: Path) -> Path:
     folder.mkdir(parents=True)
     for name in ("test001", "test002"):
         for kind in "ds":
-            shutil.copy(official_suite / "tests" / f"{name}{kind}.txt", folder)
+            shutil.copy(official_suite / f"{name}{kind}.txt", folder)
     return folder
 
 
@@ -192,11 +192,11 @@ def test_a_wrong_answer_on_re_timing_is_not_a_pass(
 def test_no_re_timing_with_zero_rounds(official_suite: Path, tmp_path: Path) -> None:
     (tmp_path / "stress" / "oddsum").mkdir(parents=True)
     for kind in "ds":
-        shutil.copy(official_suite / "tests" / f"test001{kind}.txt", tmp_path / "stress" / "oddsum")
+        shutil.copy(official_suite / f"test001{kind}.txt", tmp_path / "stress" / "oddsum")
     run = lab(
         "sudoku",
         "--suite",
-        official_suite / "tests",
+        official_suite,
         "--stress",
         tmp_path / "stress",
         "--only",

@@ -1,14 +1,20 @@
-"""The library facade: `plpuzzle.sudoku.solve/check/test/grade` on real engines."""
+"""The library facade: `plpuzzle.sudoku.solve/check/test/grade` on real engines,
+and the examples in their docstrings, run as doctests."""
 
 from __future__ import annotations
 
+import copy
+import doctest
+import inspect
 import shutil
 from pathlib import Path
 
 import pytest
 
 from plpuzzle import sudoku
-from plpuzzle.sudoku.domain.model import Rules
+from plpuzzle.sudoku import api
+from plpuzzle.sudoku.domain import model
+from plpuzzle.sudoku.domain.model import Puzzle, Rules
 from plpuzzle.sudoku.domain.results import Status
 from plpuzzle.sudoku.domain.textformat import FormatError, load_solutions
 
@@ -18,18 +24,36 @@ EXAMPLE = BUNDLED / "test001d.txt"
 FIXTURES = ROOT / "tests" / "fixtures"
 
 
-def test_solve_takes_a_path_text_or_names_in_any_case() -> None:
+def test_solve_takes_a_path_a_str_path_parsed_text_or_names_in_any_case(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     expected = set(load_solutions(BUNDLED / "test001s.txt"))
     from_path = sudoku.solve(EXAMPLE, engine="python")
-    from_text = sudoku.solve(EXAMPLE.read_text(), engine="Prolog", rules="CONSECUTIVE")
-    assert from_path.status is Status.OK and from_text.status is Status.OK
-    assert set(from_path.solutions) == expected == set(from_text.solutions)
-    assert from_text.engine == "prolog"
+    from_parsed = sudoku.solve(
+        Puzzle.parse(EXAMPLE.read_text()), engine="Prolog", rules="CONSECUTIVE"
+    )
+    from_text = sudoku.solve(text=EXAMPLE.read_text(), engine="python")
+    monkeypatch.chdir(ROOT)  # as a REPL in the checkout types it
+    from_str = sudoku.solve("puzzles/sudoku/consecutive/test001d.txt", engine="python")
+    for result in (from_path, from_parsed, from_text, from_str):
+        assert result.status is Status.OK and set(result.solutions) == expected
+    assert from_parsed.engine == "prolog"
 
 
-def test_solve_reports_bad_input_and_unknown_names_clearly() -> None:
-    with pytest.raises(FormatError):
-        sudoku.solve("2\nnot a puzzle\n")
+def test_puzzle_text_given_as_a_path_says_how_to_pass_text() -> None:
+    with pytest.raises(ValueError, match=r"Puzzle\.parse\(text\).*text="):
+        sudoku.solve(EXAMPLE.read_text())
+    with pytest.raises(ValueError, match=r"Puzzle\.parse\(text\).*text="):
+        sudoku.check(EXAMPLE.read_text(), engines="python")
+    with pytest.raises(TypeError, match="not both"):
+        sudoku.solve(EXAMPLE, text=EXAMPLE.read_text())
+
+
+def test_solve_reports_bad_input_and_unknown_names_clearly(tmp_path: Path) -> None:
+    with pytest.raises(FormatError, match="<string>:2:1"):
+        sudoku.solve(text="2\nnot a puzzle\n")
+    with pytest.raises(FormatError, match=r"nowhere\.txt: cannot read"):
+        sudoku.solve(str(tmp_path / "nowhere.txt"))
     with pytest.raises(ValueError, match="unknown engine 'cobol'"):
         sudoku.solve(EXAMPLE, engine="cobol")
     with pytest.raises(ValueError, match="unknown rules 'odd'"):
@@ -43,6 +67,17 @@ def test_check_agrees_with_the_expected_file_and_catches_a_wrong_one(tmp_path: P
     wrong = tmp_path / "wrong.txt"
     wrong.write_text("[[[1,2,3,4],[3,4,1,2],[2,1,4,3],[4,3,2,1]]].\n")
     assert not sudoku.check(EXAMPLE, rules=Rules.CONSECUTIVE, expected=wrong).agree
+    # Paths as str, one engine by name.
+    one = sudoku.check(str(EXAMPLE), engines="python", expected=str(BUNDLED / "test001s.txt"))
+    assert one.agree and [f.engine for f in one.findings] == ["python", "expected"]
+
+
+def test_the_package_lists_its_public_names() -> None:
+    public = {"solve", "check", "test", "grade", "Puzzle", "Rules", "FormatError"}
+    assert public <= set(sudoku.__all__) <= set(dir(sudoku))
+    for name in sudoku.__all__:
+        assert getattr(sudoku, name) is not None
+    assert sudoku.Puzzle is Puzzle and sudoku.solve.__module__ == "plpuzzle.sudoku.api"
 
 
 def test_test_runs_a_suite_and_writes_the_printouts_where_asked(tmp_path: Path) -> None:
@@ -69,3 +104,43 @@ def test_grade_grades_a_folder_and_writes_the_reports(tmp_path: Path) -> None:
     [alice] = outcome.report["students"]
     assert alice["id"] == "alice" and alice["score"] == alice["max_score"] > 0
     assert all((tmp_path / "report" / n).is_file() for n in ("grades.csv", "grades.html"))
+
+
+def _examples() -> dict[str, doctest.DocTest]:
+    """The docstring examples of the package, its API module and the model, by name."""
+    finder = doctest.DocTestFinder()
+    return {t.name: t for m in (sudoku, api, model) for t in finder.find(m) if t.examples}
+
+
+EXAMPLES = _examples()
+#: Examples that grade in the bubblewrap sandbox.
+SANDBOXED = {"plpuzzle.sudoku.api.grade"}
+
+
+def test_every_public_function_has_an_example() -> None:
+    functions = [getattr(sudoku, n) for n in sudoku.__all__]
+    names = {f"{f.__module__}.{f.__qualname__}" for f in functions if inspect.isfunction(f)}
+    assert {f"plpuzzle.sudoku.api.{n}" for n in ("solve", "check", "test", "grade")} <= names
+    names.add("plpuzzle.sudoku.domain.model.Puzzle.parse")
+    assert not names - EXAMPLES.keys(), f"no docstring example: {sorted(names - EXAMPLES.keys())}"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(n, marks=pytest.mark.sandbox) if n in SANDBOXED else n for n in sorted(EXAMPLES)],
+)
+def test_the_docstring_examples_run(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each example runs as a REPL at the checkout's top would run it (its
+    puzzles and test fixtures at the same relative paths), writing only
+    into tmp_path."""
+    for part in ("puzzles", "tests"):
+        (tmp_path / part).symlink_to(ROOT / part)
+    monkeypatch.chdir(tmp_path)
+    test = copy.copy(EXAMPLES[name])
+    test.globs = dict(test.globs)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    report: list[str] = []
+    runner.run(test, out=report.append)
+    assert runner.failures == 0, "".join(report)

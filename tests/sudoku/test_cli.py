@@ -11,6 +11,9 @@ from xml.etree import ElementTree
 import pytest
 from run_plpuzzle import plpuzzle
 
+from plpuzzle.sudoku.domain.model import Grid
+from plpuzzle.sudoku.domain.textformat import format_board, load_solutions
+
 REPO = Path(__file__).resolve().parents[2]
 BUNDLED = REPO / "puzzles" / "sudoku" / "consecutive"
 EXAMPLE = BUNDLED / "test001d.txt"
@@ -300,6 +303,33 @@ def test_suite_junit_report(tmp_path: Path, hand_made_suite: Path) -> None:
     assert failure is not None and failure.get("message") == "wrong: missing 4"
     assert cases["test001"].find("failure") is None
     assert suite.get("failures") == str(sum(c.find("failure") is not None for c in cases.values()))
+    # The failure's text shows what is missing as boards, as pytest's report does.
+    details = failure.text or ""
+    assert "missing (expected, not given): 4" in details, details
+    assert "Feladvány" not in details
+    expected = load_solutions(hand_made_suite / "test004s.txt")
+    assert sum(board_lines(grid, 2) in details for grid in expected) == 3, details  # 3 of 4
+
+
+def board_lines(grid: Grid, k: int) -> str:
+    """A board as a failure report draws it: the harness's rows, indented."""
+    return "\n".join(
+        f"    {row}" if row else "" for row in format_board(grid, k).strip("\n").split("\n")
+    )
+
+
+def test_suite_junit_failures_show_an_extra_board_and_the_rules_it_breaks(
+    hand_made_suite: Path,
+) -> None:
+    buggy = REPO / "tests" / "fixtures" / "feedback" / "s_points_up.pl"
+    run = plpuzzle("sudoku", "test", hand_made_suite, "--format", "junit", "--only", "test004",
+                   "--solver", buggy)  # fmt: skip
+    assert run.returncode == 1, run.stderr
+    failure = ElementTree.fromstring(run.stdout).find("testsuite/testcase/failure")
+    assert failure is not None
+    details = failure.text or ""
+    assert "extra (given, not expected): 2" in details, details
+    assert "breaks: s: cell (2,2)=3 and the cell below (3,2)=1" in details, details
 
 
 @pytest.mark.parametrize(

@@ -169,3 +169,28 @@ def test_stored_evidence_is_told_in_words() -> None:
     assert "    1 2  3 4" in text.splitlines()[1]
     assert "    breaks: the box at rows 1-2, columns 1-2 holds 2 twice" in text
     assert text.endswith("given 2 times: [[1]]")
+
+
+@pytest.mark.sandbox
+def test_the_search_is_announced_only_when_one_runs(tmp_path: Path) -> None:
+    """The second run takes the grades from the gradebook and the shrunk
+    puzzles from the feedback folder: nothing is searched, so nothing is
+    announced; the feedback still holds the smaller puzzle."""
+    subs = tmp_path / "submissions"
+    subs.mkdir()
+    shutil.copy(REPO / "tests" / "fixtures" / "class" / "dave.pl", subs / "dave.pl")
+    out = tmp_path / "report"
+    announced = "looking for the smallest failing puzzle"
+    runs = []
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, "-m", "plpuzzle", "sudoku", "grade", subs, "--suite", SUITE,
+             "--out", out, "--time-limit", "20"],
+            capture_output=True, text=True, timeout=600, cwd=tmp_path,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        runs.append(done)
+        assert "smaller puzzle" in (out / "feedback" / "dave.md").read_text()
+    assert announced in runs[0].stderr
+    assert "0 test run(s) graded now, 6 taken from the gradebook" in runs[1].stdout
+    assert announced not in runs[1].stderr, runs[1].stderr

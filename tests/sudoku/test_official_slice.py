@@ -40,8 +40,8 @@ def engine(request: pytest.FixtureRequest) -> Iterator[Engine]:
 
 @pytest.mark.parametrize(("k", "name"), CASES, ids=[name for _, name in CASES])
 def test_official_slice(official_suite: Path, engine: Engine, k: int, name: str) -> None:
-    puzzle = load_puzzle(official_suite / "tests" / f"{name}d.txt")
-    expected = load_solutions(official_suite / "tests" / f"{name}s.txt")
+    puzzle = load_puzzle(official_suite / f"{name}d.txt")
+    expected = load_solutions(official_suite / f"{name}s.txt")
     assert puzzle.k == k
     result = engine.solve(puzzle, Rules.ODDSUM, 300)
     assert result.clean, result.message

@@ -261,7 +261,7 @@ def test_official_suite_k2(pytester: pytest.Pytester, official_suite: Path) -> N
     result = run(
         pytester,
         "--sudoku-suite",
-        official_suite / "tests",
+        official_suite,
         "--sudoku-rules",
         "oddsum",
         "-k",

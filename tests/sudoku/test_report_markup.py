@@ -12,10 +12,13 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+import pytest
 from markdown_it import MarkdownIt
 
 from plpuzzle.reports import JUnitCase, junit_xml
+from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.grading.feedback import build_feedback
 from plpuzzle.sudoku.grading.feedback_render import to_html, to_markdown
 from plpuzzle.sudoku.grading.model import Grade, GradeSettings, TestGrade
@@ -25,6 +28,9 @@ from plpuzzle.sudoku.grading.report import to_json as report_json
 from plpuzzle.sudoku.services.suite import discover
 from plpuzzle.sudoku.services.suite_config import Points
 from plpuzzle.untrusted import md_fence, printable
+
+if TYPE_CHECKING:
+    from selenium.webdriver.remote.webdriver import WebDriver
 
 SUITE = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "grading_suite"
 
@@ -129,3 +135,34 @@ def test_grades_json_has_no_raw_markup_and_parses_to_the_same_text() -> None:
 
 def test_printable_shows_control_and_direction_characters() -> None:
     assert printable("a\x1b[2Jb\u202ec\td\ne\x85") == "a\\x1b[2Jb\\u202ec\td\ne\\x85"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("rules", ["consecutive", "oddsum"])
+def test_feedback_html_shows_code_as_code_and_a_submissions_backticks_as_text(
+    browser: WebDriver, tmp_path: Path, rules: str
+) -> None:
+    """Our own code spans (the rules' `s` and `w`) are <code> in a browser,
+    with no backtick left in the page's text; the hostile student's
+    backticks stay literal text, and never make an element of their own."""
+    from selenium.webdriver.common.by import By
+
+    settings = GradeSettings(rules=Rules(rules))
+    cases = discover(SUITE)
+    plain = StudentGrades("ann", "ann.pl", [TestGrade("ann", c.name, Grade.CORRECT) for c in cases])
+    pages = {}
+    for s in (plain, hostile_student()):
+        pages[s.student] = tmp_path / f"{s.student}.html"
+        pages[s.student].write_text(to_html(build_feedback(s, cases, settings)), encoding="utf-8")
+    browser.get(pages["ann"].as_uri())
+    body = browser.find_element(By.TAG_NAME, "body").text
+    assert "`" not in body, body
+    codes = [c.text for c in browser.find_elements(By.TAG_NAME, "code")]
+    assert codes[:2] == ["s", "w"], codes
+    browser.get(pages["mallet"].as_uri())
+    body = browser.find_element(By.TAG_NAME, "body").text
+    assert "````````" in body and "<script>alert(2)</script>" in body
+    codes = [c.text for c in browser.find_elements(By.TAG_NAME, "code")]
+    assert codes == ["s", "w"], codes
+    assert browser.find_elements(By.TAG_NAME, "script") == []
+    assert browser.find_elements(By.TAG_NAME, "img") == []

@@ -127,14 +127,16 @@ def test_looping_or_crashing_solvers_finish_without_strays(
     assert live_children() == []
 
 
-def test_official_small_tests_and_the_golden_files(official_suite: Path, tmp_path: Path) -> None:
+def test_official_small_tests_and_the_golden_files(
+    official_suite: Path, official_golden: Path, tmp_path: Path
+) -> None:
     """Every K<=3 official test is correct, and every test with a golden
     file (K=2..6) prints exactly the course harness's bytes."""
     out = tmp_path / "out"
-    goldens = sorted((official_suite / "golden").glob("test*t.txt"))
+    goldens = sorted(official_golden.glob("test*t.txt"))
     golden_names = {g.name[: -len("t.txt")] for g in goldens}
     assert len(golden_names) == 7
-    cases = [c for c in discover(official_suite / "tests") if c.name <= "test099" or c.name in
+    cases = [c for c in discover(official_suite) if c.name <= "test099" or c.name in
              golden_names]  # fmt: skip
     results = SuiteRunner(RunSettings(rules=Rules.ODDSUM, jobs=2, out_dir=out)).run(cases)
     assert len(results) == 99 + 3

@@ -155,12 +155,14 @@ def test_bad_solution_files_are_errors(text: str, words: str) -> None:
         parse_solutions(text, "s.txt")
 
 
-def test_official_files_parse_and_golden_outputs_match(official_suite: Path) -> None:
-    goldens = sorted((official_suite / "golden").glob("test*t.txt"))
+def test_official_files_parse_and_golden_outputs_match(
+    official_suite: Path, official_golden: Path
+) -> None:
+    goldens = sorted(official_golden.glob("test*t.txt"))
     assert goldens
     for golden in goldens:
         stem = golden.name[: -len("t.txt")]
-        puzzle: Puzzle = load_puzzle(official_suite / "tests" / f"{stem}d.txt")
-        solutions = load_solutions(official_suite / "tests" / f"{stem}s.txt", puzzle.n)
+        puzzle: Puzzle = load_puzzle(official_suite / f"{stem}d.txt")
+        solutions = load_solutions(official_suite / f"{stem}s.txt", puzzle.n)
         assert solutions == sorted(solutions)
         assert format_solutions(solutions, puzzle.k) == golden.read_text(), golden.name

@@ -1,27 +1,56 @@
 """The sudoku assignment: `solve`, `check`, `test` and `grade` from Python.
 
     >>> from plpuzzle import sudoku
-    >>> result = sudoku.solve(Path("puzzle.txt"), rules="oddsum")
+    >>> result = sudoku.solve("puzzles/sudoku/consecutive/test004d.txt", rules="consecutive")
     >>> result.status, len(result.solutions)
+    (<Status.OK: 'ok'>, 5)
+    >>> puzzle = sudoku.Puzzle.parse("1\\n-\\n")
+    >>> sudoku.solve(puzzle, engine="python").solutions
+    [((1,),)]
 
-The functions live in `plpuzzle.sudoku.api` and are loaded on first use,
+A `str` in a file's place is a file name; puzzle text goes through
+`Puzzle.parse(text)` or the `text=` keyword. The public names are listed
+in `__all__`, and `dir(sudoku)` shows them; they are loaded on first use,
 so importing a submodule (the model, a text format) stays cheap. The
 folders below show the layers: `domain` (the puzzle, its formats, the
-validator), `engines` (Prolog and Python), `services` (suites, grading,
-generation, benchmarks) and `presentation` (command line, reports, the
-pytest plugin).
+validator), `engines` (Prolog, Python, CP-SAT), `services` (suites,
+cross-checks, generation), `grading` (a class in the sandbox) and
+`presentation` (command line, reports, the pytest plugin).
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
-__all__ = ["check", "grade", "solve", "test"]
+#: Each public name and the module that defines it.
+_HOMES = {
+    "solve": "plpuzzle.sudoku.api",
+    "check": "plpuzzle.sudoku.api",
+    "test": "plpuzzle.sudoku.api",
+    "grade": "plpuzzle.sudoku.api",
+    "Puzzle": "plpuzzle.sudoku.domain.model",
+    "Rules": "plpuzzle.sudoku.domain.model",
+    "Grid": "plpuzzle.sudoku.domain.model",
+    "FormatError": "plpuzzle.sudoku.domain.textformat",
+    "SolveResult": "plpuzzle.sudoku.domain.results",
+    "Status": "plpuzzle.sudoku.domain.results",
+    "CrossCheck": "plpuzzle.sudoku.services.crosscheck",
+    "CaseResult": "plpuzzle.sudoku.services.suite",
+    "Verdict": "plpuzzle.sudoku.services.suite",
+    "GradingOutcome": "plpuzzle.sudoku.grading.grader",
+}
+
+__all__ = sorted(_HOMES)
 
 
 def __getattr__(name: str) -> Any:
-    if name in __all__:
-        from plpuzzle.sudoku import api
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)
 
-        return getattr(api, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    """The module's own names and the public ones it loads on first use."""
+    return sorted({*globals(), *__all__})

@@ -1,10 +1,14 @@
 """The library's front door: solve, check, test and grade in one call each.
 
-Everything here takes plain values (puzzle text or a path, rule and engine
-names as strings or enums) and returns the same result objects the command
-line prints, so a script or a notebook needs no knowledge of workers,
-suites or gradebooks. Puzzles are given as text (`str`), as a file
-(`pathlib.Path`), or as a parsed `Puzzle`.
+Everything here takes plain values (files as `str` or `pathlib.Path`, rule
+and engine names as strings or enums) and returns the same result objects
+the command line prints, so a script or a notebook needs no knowledge of
+workers, suites or gradebooks. A puzzle is a file, a parsed `Puzzle`
+(`Puzzle.parse(text)`), or text given by keyword (`text=`): a `str` in a
+file's place is always a file name, as it is for `test` and `grade`.
+
+The examples run as doctests from the checkout's top folder (tests/sudoku/
+test_api.py), where the bundled puzzles are in puzzles/sudoku/.
 """
 
 from __future__ import annotations
@@ -16,13 +20,8 @@ from pathlib import Path
 from plpuzzle.engine import DEFAULT_DIALECT, DEFAULT_TIME_LIMIT, Dialect
 from plpuzzle.settings import DEFAULTS
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
-from plpuzzle.sudoku.domain.results import SolveResult
-from plpuzzle.sudoku.domain.textformat import (
-    load_puzzle,
-    load_solutions,
-    parse_puzzle,
-    parse_solutions,
-)
+from plpuzzle.sudoku.domain.results import SolveResult, Status
+from plpuzzle.sudoku.domain.textformat import load_puzzle, load_solutions
 from plpuzzle.sudoku.engines import ENGINES, make_engine
 from plpuzzle.sudoku.grading.grader import GradingOutcome, GradingRequest
 from plpuzzle.sudoku.grading.grader import grade as grade_request
@@ -31,16 +30,38 @@ from plpuzzle.sudoku.services.crosscheck import CrossCheck, compare
 from plpuzzle.sudoku.services.runner import SUITE_ENGINES, RunSettings, SuiteRunner
 from plpuzzle.sudoku.services.suite import CaseResult, suite_cases
 
+#: A file (its path as str or Path), or a parsed puzzle.
 PuzzleLike = str | os.PathLike[str] | Puzzle
 
 
-def as_puzzle(puzzle: PuzzleLike) -> Puzzle:
-    """A `Puzzle` from text, a file, or a puzzle; bad input raises FormatError."""
+def _file(path: str | os.PathLike[str], what: str, instead: str) -> Path:
+    """A file's path; a str holding a line break is text given where a
+    file name belongs, which would otherwise fail as a strange file name."""
+    if isinstance(path, str) and ("\n" in path or "\r" in path):
+        raise ValueError(
+            f"{what}: got text where a file name belongs ({path[:30]!r}...); "
+            f"a str is a file name: {instead}"
+        )
+    return Path(path)
+
+
+def as_puzzle(puzzle: PuzzleLike | None = None, text: str | None = None) -> Puzzle:
+    """A `Puzzle` from a file or a puzzle, or from `text`; bad input raises FormatError.
+
+    >>> as_puzzle("puzzles/sudoku/consecutive/test001d.txt").k
+    2
+    >>> as_puzzle(text="1\\n-\\n").n
+    1
+    """
+    if (puzzle is None) == (text is None):
+        raise TypeError("give a puzzle (a file or a Puzzle) or text=..., not both")
+    if text is not None:
+        return Puzzle.parse(text)
     if isinstance(puzzle, Puzzle):
         return puzzle
-    if isinstance(puzzle, str):
-        return parse_puzzle(puzzle)
-    return load_puzzle(Path(puzzle))
+    assert puzzle is not None
+    where = _file(puzzle, "puzzle", "pass puzzle text as Puzzle.parse(text), or as text=...")
+    return load_puzzle(where)
 
 
 def as_rules(rules: str | Rules) -> Rules:
@@ -55,15 +76,24 @@ def as_rules(rules: str | Rules) -> Rules:
 
 
 def as_engine_name(engine: str) -> str:
+    """An engine's name, checked, in any case (`"Prolog"` is `"prolog"`)."""
     name = engine.strip().lower()
     if name not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; choose from {', '.join(ENGINES)}")
     return name
 
 
+def engine_names(engines: str | Sequence[str]) -> tuple[str, ...]:
+    """Engines by name: one name, names separated by commas, or a list of names
+    (a lone str is never taken letter by letter)."""
+    names = engines.split(",") if isinstance(engines, str) else list(engines)
+    return tuple(as_engine_name(n) for n in names)
+
+
 def solve(
-    puzzle: PuzzleLike,
+    puzzle: PuzzleLike | None = None,
     *,
+    text: str | None = None,
     rules: str | Rules = Rules.CONSECUTIVE,
     engine: str = "prolog",
     solver: os.PathLike[str] | str | None = None,
@@ -72,54 +102,69 @@ def solve(
 ) -> SolveResult:
     """Every solution of one puzzle from one engine.
 
+    The puzzle is a file, a `Puzzle`, or `text=` the text of one.
     `solver` is a Prolog file defining `sudoku/2` (default: ours). The
     result says how the run ended (`result.status`); only a run with
     status OK has the complete list in `result.solutions`.
+
+    >>> from plpuzzle import sudoku
+    >>> result = sudoku.solve("puzzles/sudoku/consecutive/test001d.txt")
+    >>> print(result.status, len(result.solutions), result.solutions[0])
+    ok 1 ((2, 1, 4, 3), (3, 4, 2, 1), (4, 3, 1, 2), (1, 2, 3, 4))
+    >>> sudoku.solve(text="1\\n-\\n", engine="python").solutions
+    [((1,),)]
     """
-    parsed = as_puzzle(puzzle)
+    parsed = as_puzzle(puzzle, text)
     with make_engine(as_engine_name(engine), Path(solver) if solver else None, dialect) as running:
         return running.solve(parsed, as_rules(rules), time_limit)
 
 
 def check(
-    puzzle: PuzzleLike,
+    puzzle: PuzzleLike | None = None,
     *,
+    text: str | None = None,
     rules: str | Rules = Rules.CONSECUTIVE,
-    engines: Sequence[str] = ENGINES,
-    expected: os.PathLike[str] | str | None = None,
+    engines: str | Sequence[str] = ENGINES,
+    expected: os.PathLike[str] | str | Sequence[Grid] | None = None,
     time_limit: float = DEFAULT_TIME_LIMIT,
 ) -> CrossCheck:
     """Run several engines on one puzzle and compare them, refereed by the rules.
 
-    `expected` is a solution file (or its text) taken as one more side.
-    `check(...).agree` is True when every side found the same valid set.
+    The puzzle is given as to `solve`. `expected` is a solution file, or
+    the solutions themselves, taken as one more side. `check(...).agree`
+    is True when every side found the same valid set.
+
+    >>> from plpuzzle import sudoku
+    >>> bundled = "puzzles/sudoku/consecutive/"
+    >>> check = sudoku.check(bundled + "test004d.txt", expected=bundled + "test004s.txt")
+    >>> check.agree, check.count, [f.engine for f in check.findings]
+    (True, 5, ['prolog', 'python', 'cpsat', 'expected'])
     """
-    parsed = as_puzzle(puzzle)
+    parsed = as_puzzle(puzzle, text)
     chosen = as_rules(rules)
     results = []
-    for name in engines:
-        with make_engine(as_engine_name(name)) as running:
+    for name in engine_names(engines):
+        with make_engine(name) as running:
             results.append(running.solve(parsed, chosen, time_limit))
     if expected is not None:
         results.append(expected_side(expected, parsed.n))
     return compare(parsed, chosen, results)
 
 
-def expected_side(expected: os.PathLike[str] | str, n: int) -> SolveResult:
-    """An expected-solution file as one more side of a cross-check."""
-    from plpuzzle.sudoku.domain.results import Status
-
-    if isinstance(expected, str):
-        grids: list[Grid] = parse_solutions(expected, n=n)
+def expected_side(expected: os.PathLike[str] | str | Sequence[Grid], n: int) -> SolveResult:
+    """Expected solutions (a file, or the grids) as one more side of a cross-check."""
+    if isinstance(expected, str | os.PathLike):
+        instead = "pass the solutions' text through textformat.parse_solutions(text)"
+        grids = load_solutions(_file(expected, "expected", instead), n)
     else:
-        grids = load_solutions(Path(expected), n)
+        grids = list(expected)
     return SolveResult("expected", Status.OK, grids)
 
 
 def test(
     suite: os.PathLike[str] | str,
     *,
-    engines: Sequence[str] | str = ("prolog",),
+    engines: str | Sequence[str] = ("prolog",),
     rules: str | Rules = Rules.CONSECUTIVE,
     solver: os.PathLike[str] | str | None = None,
     dialect: Dialect = DEFAULT_DIALECT,
@@ -131,12 +176,21 @@ def test(
 ) -> list[CaseResult]:
     """Run a suite folder of `testNNNd.txt` puzzles and judge every test.
 
-    `engines` names prolog, python or both (a name or a list): the first
-    is judged and the other cross-checks it. `out` is where the
-    harness's `testNNNt.txt` printouts go (none by default).
+    `engines` names prolog, python or both (a name, "prolog,python", or a
+    list): the first is judged and the other cross-checks it. `only`
+    picks tests as `--only` does. `out` is where the harness's
+    `testNNNt.txt` printouts go (none by default).
+
+    >>> from plpuzzle import sudoku
+    >>> results = sudoku.test("puzzles/sudoku/consecutive", engines="python", only="test00[1-4]")
+    >>> for r in results:
+    ...     print(r.case.name, r.verdict, r.solution_count)
+    test001 correct 1
+    test002 correct 4
+    test003 correct 0
+    test004 correct 5
     """
-    names = [engines] if isinstance(engines, str) else list(engines)
-    chosen = tuple(as_engine_name(n) for n in names)
+    chosen = engine_names(engines)
     if not chosen or set(chosen) - set(SUITE_ENGINES):
         raise ValueError(f"engines: name one or both of {', '.join(SUITE_ENGINES)}")
     settings = RunSettings(
@@ -148,7 +202,9 @@ def test(
         jobs=jobs,
         out_dir=Path(out) if out else None,
     )
-    return SuiteRunner(settings).run(suite_cases(Path(suite), only), on_result)
+    return SuiteRunner(settings).run(
+        suite_cases(_file(suite, "suite", "name a folder"), only), on_result
+    )
 
 
 def grade(
@@ -179,6 +235,19 @@ def grade(
     `shrink_seconds` per student (0: no search). Raises SetupProblem when this machine cannot
     sandbox, GradingError for bad input (the suite, points, roster), and
     GradingInterrupted (a KeyboardInterrupt) on Ctrl-C.
+
+    >>> import shutil, tempfile
+    >>> from pathlib import Path
+    >>> from plpuzzle import sudoku
+    >>> work = Path(tempfile.mkdtemp())
+    >>> (work / "class").mkdir()
+    >>> _ = shutil.copy("tests/fixtures/class/alice.pl", work / "class")
+    >>> outcome = sudoku.grade(work / "class", "tests/fixtures/grading_suite", out=work / "report")
+    >>> [(s["id"], s["score"], s["max_score"]) for s in outcome.report["students"]]
+    [('alice', 6, 6)]
+    >>> sorted(p.name for p in outcome.paths)
+    ['feedback', 'grades-wide.csv', 'grades.csv', 'grades.html', 'grades.json']
+    >>> shutil.rmtree(work)
     """
     given = {"rules": rules, "time_limit": time_limit, "memory_mb": memory_mb}
     settings = GradeSettings(

@@ -10,13 +10,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from plpuzzle.sudoku.domain.syntax import MAX_K, Info, puzzle_rows
+
 #: One solution: rows of values, row-major, values in 1..N.
 Grid = tuple[tuple[int, ...], ...]
 
 #: The info letters of the text format, in the order they are documented.
 INFO_LETTERS = ("e", "o", "s", "w")
-
-MAX_K = 10
 
 
 class Rules(StrEnum):
@@ -30,10 +30,6 @@ class Rules(StrEnum):
         if self is Rules.CONSECUTIVE:
             return abs(a - b) == 1
         return (a + b) % 2 == 1
-
-
-Info = str | int
-"""An info: a letter from INFO_LETTERS, or an int for `v(M)`."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +90,25 @@ class Puzzle:
     def from_rows(cls, k: int, rows: Sequence[Sequence[Sequence[Info]]]) -> Puzzle:
         """Build from nested lists of infos, as in the Prolog term."""
         return cls(k, tuple(tuple(Field(tuple(f)) for f in row) for row in rows))
+
+    @classmethod
+    def parse(cls, text: str, source: str = "<string>") -> Puzzle:
+        """A puzzle from the text of a `testNNNd.txt` file (a file's path goes
+        to textformat.load_puzzle, or straight to `sudoku.solve`). Bad text
+        raises FormatError naming `source`, the line and the column.
+
+        >>> puzzle = Puzzle.parse("2\\n1 - - -\\n- - s -\\n- w - -\\n- - - 4\\n")
+        >>> puzzle.k, puzzle.field(0, 0).value, puzzle.field(1, 2).south
+        (2, 1, True)
+        >>> from plpuzzle.sudoku import FormatError
+        >>> try:
+        ...     Puzzle.parse("2\\n1 - - -\\n- - 7 -\\n- - - -\\n- - - 4\\n")
+        ... except FormatError as e:
+        ...     print(e)
+        <string>:3:5: value 7 is out of range 1..4
+        """
+        k, rows = puzzle_rows(text, source)
+        return cls.from_rows(k, rows)
 
     def field(self, row: int, col: int) -> Field:
         """The field at 0-based (row, col)."""

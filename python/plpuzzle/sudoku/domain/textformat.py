@@ -10,197 +10,50 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from plpuzzle.sudoku.domain.model import MAX_K, Field, Grid, Info, Puzzle, grid_from_lists
+from plpuzzle.sudoku.domain.model import Grid, Puzzle, grid_from_lists
+from plpuzzle.sudoku.domain.syntax import (
+    LINE_BREAK,
+    FormatError,
+    number,
+    read_input,
+    read_text,
+    shown,
+    too_long,
+)
 
-
-@dataclass
-class FormatError(Exception):
-    """Bad input in a text file, with its 1-based position."""
-
-    path: str
-    line: int
-    col: int
-    message: str
-
-    def __str__(self) -> str:
-        if self.line <= 0:  # about the whole file (e.g. unreadable): no position
-            return f"{self.path}: {self.message}"
-        return f"{self.path}:{self.line}:{self.col}: {self.message}"
-
-
-def read_text(path: Path) -> str:
-    """Read a file as text; the course's files are ASCII, but be lenient."""
-    data = path.read_bytes()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
-
-
-def _read_input(path: Path) -> str:
-    """read_text, but any failure to read is a FormatError naming the file.
-
-    A directory or a dangling symlink where a file should be gets a message
-    of its own, since "no such file" would be misleading for them.
-    """
-    try:
-        return read_text(path)
-    except OSError as e:
-        reason = e.strerror or str(e)
-        if os.path.islink(path) and not os.path.exists(path):
-            reason = "dangling symbolic link"
-        elif os.path.isdir(path):
-            reason = "is a directory, not a file"
-        raise FormatError(str(path), 0, 0, f"cannot read: {reason}") from None
-
-
-#: Echo at most this much of a bad token: a fuzzed file may hold kilobytes of it.
-SHOWN_CHARS = 40
-
-#: A number with more significant digits than this is out of any range the
-#: formats allow (N <= 100); checking it first keeps int() off huge strings.
-MAX_DIGITS = 6
-
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
-
-def shown(token: str) -> str:
-    """A token quoted for an error message, cut short when it is long."""
-    if len(token) <= SHOWN_CHARS:
-        return repr(token)
-    return f"{token[:SHOWN_CHARS]!r}... ({len(token)} characters)"
-
-
-def _number(digits: str) -> int | None:
-    """The value of an ASCII digit string, or None when it is too long."""
-    significant = digits.lstrip("0")
-    if len(significant) > MAX_DIGITS:
-        return None
-    return int(significant or "0")
-
-
-def _too_long(digits: str) -> str:
-    head = digits if len(digits) <= 20 else digits[:20] + "..."
-    return f"number too long: {head} has {len(digits)} digits"
-
+__all__ = [
+    "FormatError",
+    "format_board",
+    "format_solutions",
+    "grid_shape_problem",
+    "grid_term",
+    "harness_line",
+    "load_puzzle",
+    "load_solutions",
+    "parse_puzzle",
+    "parse_solutions",
+    "puzzle_to_text",
+    "read_text",
+    "shown",
+    "solutions_to_text",
+]
 
 # --- puzzle files (README: Text format) -----------------------------------
 
-_TOKEN = re.compile(r"[^ \t]+")
-
 
 def parse_puzzle(text: str, path: str = "<string>") -> Puzzle:
-    """Parse the text of a `testNNNd.txt` puzzle file."""
-    text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
-    lines = list(enumerate(_LINE_BREAK.split(text), 1))
-    content = [(no, line) for no, line in lines if line.strip(" \t")]
-    if not content:
-        raise FormatError(path, 1, 1, "empty file: expected the cell size K on the first line")
-    k_line, k_text = content[0]
-    k = _parse_k(k_text, k_line, path)
-    n = k * k
-    rows = content[1:]
-    if len(rows) > n:
-        extra_line, extra_text = rows[n]
-        raise FormatError(
-            path, extra_line, _first_col(extra_text), f"too many rows: K={k} needs {n} rows"
-        )
-    if len(rows) < n:
-        eof_line = len(lines) if lines[-1][1] else max(len(lines) - 1, 1)
-        raise FormatError(
-            path, eof_line, 1, f"too few rows: K={k} needs {n} rows, found {len(rows)}"
-        )
-    board = tuple(_parse_row(text, no, n, path) for no, text in rows)
-    return Puzzle(k, board)
+    """Parse the text of a `testNNNd.txt` puzzle file (Puzzle.parse)."""
+    return Puzzle.parse(text, path)
 
 
 def load_puzzle(path: Path) -> Puzzle:
     """Read and parse a puzzle file; a read error is a FormatError too."""
-    return parse_puzzle(_read_input(path), str(path))
-
-
-def _first_col(text: str) -> int:
-    return len(text) - len(text.lstrip(" \t")) + 1
-
-
-def _parse_k(text: str, line: int, path: str) -> int:
-    tokens = list(_TOKEN.finditer(text))
-    first = tokens[0]
-    if not first.group().isdigit() or not first.group().isascii():
-        raise FormatError(
-            path,
-            line,
-            first.start() + 1,
-            f"invalid cell size K {shown(first.group())}: expected a number from 1 to {MAX_K}",
-        )
-    if len(tokens) > 1:
-        raise FormatError(
-            path, line, tokens[1].start() + 1, "unexpected text after the cell size K"
-        )
-    k = _number(first.group())
-    if k is None:
-        raise FormatError(path, line, first.start() + 1, f"cell size K: {_too_long(first.group())}")
-    if not 1 <= k <= MAX_K:
-        raise FormatError(
-            path, line, first.start() + 1, f"cell size K={k} is out of range 1..{MAX_K}"
-        )
-    return k
-
-
-def _parse_row(text: str, line: int, n: int, path: str) -> tuple[Field, ...]:
-    tokens = list(_TOKEN.finditer(text))
-    if len(tokens) != n:
-        col = tokens[n].start() + 1 if len(tokens) > n else len(text) + 1
-        raise FormatError(path, line, col, f"expected {n} fields in this row, found {len(tokens)}")
-    return tuple(_parse_field(t.group(), line, t.start() + 1, n, path) for t in tokens)
-
-
-def _parse_field(token: str, line: int, col: int, n: int, path: str) -> Field:
-    if token == "-":
-        return Field()
-    infos: list[Info] = []
-    seen: set[str] = set()
-    i = 0
-    while i < len(token):
-        ch = token[i]
-        if ch.isascii() and ch.isdigit():
-            j = i
-            while j < len(token) and token[j].isascii() and token[j].isdigit():
-                j += 1
-            if "v" in seen:
-                raise FormatError(path, line, col + i, f"field {shown(token)} gives a value twice")
-            value = _number(token[i:j])
-            if value is None:
-                raise FormatError(path, line, col + i, _too_long(token[i:j]))
-            if not 1 <= value <= n:
-                raise FormatError(path, line, col + i, f"value {value} is out of range 1..{n}")
-            seen.add("v")
-            infos.append(value)
-            i = j
-            continue
-        if ch in "eosw":
-            if ch in seen:
-                raise FormatError(
-                    path, line, col + i, f"field {shown(token)} repeats the info {ch!r}"
-                )
-            seen.add(ch)
-            infos.append(ch)
-            i += 1
-            continue
-        raise FormatError(
-            path,
-            line,
-            col + i,
-            f"unknown character {ch!r} in field {shown(token)} "
-            "(expected a value, e, o, s, w, or a lone -)",
-        )
-    return Field(tuple(infos))
+    return parse_puzzle(read_input(path), str(path))
 
 
 def puzzle_to_text(puzzle: Puzzle) -> str:
@@ -241,7 +94,7 @@ def parse_solutions(text: str, path: str = "<string>", n: int | None = None) -> 
 
 def load_solutions(path: Path, n: int | None = None) -> list[Grid]:
     """Read and parse an expected-solution file."""
-    return parse_solutions(_read_input(path), str(path), n)
+    return parse_solutions(read_input(path), str(path), n)
 
 
 @dataclass
@@ -291,7 +144,7 @@ class _SolutionReader:
 
     def error(self, at: int, message: str) -> FormatError:
         """A FormatError at offset `at`, counting CR LF, CR and LF as line breaks."""
-        breaks = list(_LINE_BREAK.finditer(self.text, 0, at))
+        breaks = list(LINE_BREAK.finditer(self.text, 0, at))
         line_start = breaks[-1].end() if breaks else 0
         return FormatError(self.path, len(breaks) + 1, at - line_start + 1, message)
 
@@ -390,9 +243,9 @@ class _SolutionReader:
             found = "a list" if token == "[" else shown(token)
             why = ": a list of solutions has exactly 3 levels of brackets" if token == "[" else ""
             raise self.error(at, f"{_what(place[:-1])} holds {found}, which is not an integer{why}")
-        value = _number(digits)
+        value = number(digits)
         if value is None:
-            raise self.error(at, f"{_what(place[:-1])}: {_too_long(digits)}")
+            raise self.error(at, f"{_what(place[:-1])}: {too_long(digits)}")
         self.i += len(token)
         return _Item(at, -value if token.startswith("-") else value)
 

@@ -23,6 +23,7 @@ import dataclasses
 import json
 import re
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -239,6 +240,30 @@ def _from_json(data: Any, settings: GradeSettings) -> Shrunk | str | None:
         return None
 
 
+def _in_cache(
+    grades: list[TestGrade],
+    cases: list[SuiteCase],
+    sub: Submission,
+    settings: GradeSettings,
+    policy: ShrinkPolicy,
+    cache: dict[str, Any],
+) -> tuple[dict[str, Shrunk | str], list[tuple[TestGrade, str]]]:
+    """The first wrong tests of a submission that the policy shrinks: those
+    found in `cache` (by test), and the others with their cache keys."""
+    by_name = {c.name: c for c in cases}
+    wrong = [g for g in grades if g.grade is Grade.WRONG and g.test in by_name]
+    found: dict[str, Shrunk | str] = {}
+    todo = []
+    for g in wrong[: policy.tests_per_student]:
+        key = _cache_key(sub, by_name[g.test], settings, policy)
+        cached = _from_json(cache[key], settings) if key in cache else None
+        if cached is not None:
+            found[g.test] = cached
+        else:
+            todo.append((g, key))
+    return found, todo
+
+
 def shrink_student(
     sub: Submission,
     grades: list[TestGrade],
@@ -256,17 +281,7 @@ def shrink_student(
     every candidate puzzle. New results are added to `cache`.
     """
     by_name = {c.name: c for c in cases}
-    wrong = [g for g in grades if g.grade is Grade.WRONG and g.test in by_name]
-    wrong = wrong[: policy.tests_per_student]
-    out: dict[str, Shrunk | str] = {}
-    todo = []
-    for g in wrong:
-        key = _cache_key(sub, by_name[g.test], settings, policy)
-        cached = _from_json(cache[key], settings) if key in cache else None
-        if cached is not None:
-            out[g.test] = cached
-        else:
-            todo.append((g, key))
+    out, todo = _in_cache(grades, cases, sub, settings, policy, cache)
     if not todo:
         return out
     budget = policy.budget
@@ -311,6 +326,7 @@ def write_feedback(
     policy: ShrinkPolicy | None = ShrinkPolicy(),
     hidden: list[Path] | None = None,
     jobs: int = 1,
+    on_search: Callable[[int], None] | None = None,
 ) -> Path:
     """Write feedback/<student>.md and .html into `report_dir`; return that folder.
 
@@ -318,6 +334,8 @@ def write_feedback(
     counterexample, found by running the submission in the sandbox;
     without them, the feedback is built from the grades alone. `jobs`
     submissions are shrunk at a time, each in a sandbox of its own.
+    `on_search(n)` is told, before it starts, that n students will be
+    searched: those whose counterexamples are not all in the cache already.
     """
     from plpuzzle.sudoku.grading.feedback_render import to_html, to_markdown
 
@@ -325,7 +343,9 @@ def write_feedback(
     folder.mkdir(parents=True, exist_ok=True)
     shrunk: dict[str, dict[str, Shrunk | str]] = {}
     if submissions and policy is not None:
-        shrunk = _shrink_class(folder, students, submissions, cases, settings, policy, hidden, jobs)
+        shrunk = _shrink_class(
+            folder, students, submissions, cases, settings, policy, hidden, jobs, on_search
+        )
     for s in sorted(students, key=lambda s: s.student):
         feedback = build_feedback(s, cases, settings, points, shrunk.get(s.student))
         for suffix, text in ((".md", to_markdown(feedback)), (".html", to_html(feedback))):
@@ -342,6 +362,7 @@ def _shrink_class(
     policy: ShrinkPolicy,
     hidden: list[Path] | None,
     jobs: int,
+    on_search: Callable[[int], None] | None = None,
 ) -> dict[str, dict[str, Shrunk | str]]:
     cache_path = folder / CACHE_NAME
     try:
@@ -357,6 +378,9 @@ def _shrink_class(
         if s.student in subs and any(g.grade is Grade.WRONG for g in s.grades)
     ]
     out: dict[str, dict[str, Shrunk | str]] = {}
+    searched = sum(bool(_in_cache(g, cases, sub, settings, policy, cache)[1]) for sub, g in work)
+    if searched and on_search is not None:
+        on_search(searched)
     jobs = max(1, jobs)
     with RunFolder() as run, ThreadPoolExecutor(max_workers=jobs) as pool:
 

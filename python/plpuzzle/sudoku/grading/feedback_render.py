@@ -218,6 +218,17 @@ def _e(text: object) -> str:
     return html.escape(str(text))
 
 
+_CODE_SPAN = re.compile(r"`([^`]+)`")
+
+
+def _words(text: str) -> str:
+    """Our own words, written for Markdown, as HTML: escaped, and each
+    `span` in <code>, as Markdown shows it (the tags are ours and their
+    content is escaped). Never for a submission's text, whose backticks
+    are just characters."""
+    return _CODE_SPAN.sub(r"<code>\1</code>", _e(text))
+
+
 def _html_board(e: GridEvidence) -> str:
     out = f"<pre>{_e(e.board)}</pre>"
     if e.violations:
@@ -261,7 +272,7 @@ def to_html(f: StudentFeedback) -> str:
     body = [
         f"<h1>Sudoku assignment: feedback for {_e(f.student)}</h1>",
         f"<p>Score: <strong>{_e(f.score)} / {_e(f.max_score)}</strong> ({_e(counts)}).</p>",
-        f"<p>Rules: {_e(f.rules)} ({_e(RULE_WORDS.get(f.rules, f.rules))}).</p>",
+        f"<p>Rules: {_e(f.rules)} ({_words(RULE_WORDS.get(f.rules, f.rules))}).</p>",
     ]
     if f.identical_to:
         body.append(f"<p>Identical to: {_e(', '.join(f.identical_to))}</p>")

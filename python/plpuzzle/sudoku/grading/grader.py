@@ -412,12 +412,14 @@ def grade(
     paths[2].write_text(render_html(report))
     paths.append(write_wide_csv(report, request.report_dir / "grades-wide.csv"))
     if request.feedback:
-        wrong = sum(any(g.grade is Grade.WRONG for g in s.grades) for s in students)
-        if on_phase and wrong and request.shrink_seconds > 0 and local_sandbox:
-            on_phase(
-                f"writing feedback: looking for the smallest failing puzzle of {wrong} "
-                f"student(s) with wrong answers, up to {request.shrink_seconds:g} s each"
-            )
+
+        def on_search(searched: int) -> None:
+            if on_phase is not None:
+                on_phase(
+                    f"writing feedback: looking for the smallest failing puzzle of {searched} "
+                    f"student(s) with wrong answers, up to {request.shrink_seconds:g} s each"
+                )
+
         policy = (
             ShrinkPolicy(seconds_per_student=request.shrink_seconds)
             if request.shrink_seconds > 0 and local_sandbox
@@ -434,6 +436,7 @@ def grade(
                 policy=policy,
                 hidden=hidden,
                 jobs=request.jobs,
+                on_search=on_search,
             )
         )
     warnings += run.problems

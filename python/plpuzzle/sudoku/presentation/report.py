@@ -11,6 +11,7 @@ from typing import Any
 from plpuzzle.reports import JUnitCase, junit_xml
 from plpuzzle.sudoku.domain.model import Grid
 from plpuzzle.sudoku.domain.textformat import harness_line
+from plpuzzle.sudoku.presentation.case_report import case_report
 from plpuzzle.sudoku.services.runner import RunSettings
 from plpuzzle.sudoku.services.suite import CaseResult, Verdict
 from plpuzzle.untrusted import json_for_pages
@@ -144,7 +145,9 @@ def to_json(run: SuiteRun) -> str:
 
 
 def to_junit(run: SuiteRun) -> str:
-    """JUnit XML: wrong answers are failures, solver trouble is an error."""
+    """JUnit XML: wrong answers are failures, solver trouble is an error; the
+    text of each tells it as the pytest plugin does (case_report): the
+    missing and extra solutions as boards, an engine's message."""
     cases = []
     for r in run.results:
         if r.verdict is Verdict.CORRECT:
@@ -160,7 +163,12 @@ def to_junit(run: SuiteRun) -> str:
                 seconds=r.cpu_seconds,
                 outcome=outcome,  # type: ignore[arg-type]
                 message=f"{r.verdict.value}: {r.summary()}".rstrip(": "),
-                details=ksudoku_line(run.suite, r, run.settings.time_limit),
+                details=case_report(
+                    r,
+                    engine=run.settings.engines[0],
+                    rules=run.settings.rules,
+                    time_limit=run.settings.time_limit,
+                ),
                 properties={"solutions": str(r.solution_count), "verdict": r.verdict.value},
             )
         )

@@ -209,6 +209,9 @@ def grade(
         only=only,
     )
     console = stdout_console() if fmt == "text" else stderr_console()
+    # The summary of an interrupted run is printed once the live display
+    # has stopped: printed during it, the bar is drawn again below it.
+    stopped: grader.GradingInterrupted | None = None
     with grading_progress() as on_start:
         try:
             outcome = grader.grade(request, on_start, note)
@@ -216,9 +219,11 @@ def grade(
             raise InputError(str(e)) from None
         except grader.SetupProblem as e:
             raise SetupError(str(e)) from None
-        except grader.GradingInterrupted as stopped:
-            print_interrupted(stopped)
-            raise Interrupted() from None
+        except grader.GradingInterrupted as e:
+            stopped = e
+    if stopped is not None:
+        print_interrupted(stopped)
+        raise Interrupted() from None
     for warning in outcome.warnings:
         warn(warning)
     if fmt == "json":
