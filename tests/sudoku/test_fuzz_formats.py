@@ -331,7 +331,7 @@ def test_cli_reports_fuzzing_finds_as_one_line(
 def test_cli_solves_a_bom_and_cr_puzzle(tmp_path: Path) -> None:
     path = tmp_path / "p.txt"
     path.write_bytes(b"\xef\xbb\xbf" + PUZZLE.replace("\n", "\r").encode())
-    run = plpuzzle("sudoku", "solve", path, "--engine", "python")
+    run = plpuzzle("sudoku", "solve", path, "--engine", "python", "-q")
     assert (run.returncode, run.stderr) == (0, "")
     assert run.stdout.count("-----") == 2
 
