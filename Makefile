@@ -31,7 +31,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 TIME_LIMIT ?= 120
 ONLY ?=
 
-.PHONY: help setup swipl test-deps run test test-all typecheck lint bench bench-knight docs clean
+.PHONY: help setup swipl test-deps run test test-all typecheck lint bench bench-knight docs docs-samples clean
 
 help:
 	@echo "make run    solve the bundled puzzles with both engines and cross-check them;"
@@ -46,6 +46,7 @@ help:
 	@echo "            STRESS=, JOBS=, TIME_LIMIT=, ONLY=)"
 	@echo "make bench-knight  time both knight's-tour engines; writes bench/KNIGHT.md"
 	@echo "make docs   build the documentation site (docs/, mkdocs.yml) into site/"
+	@echo "make docs-samples  write what each command prints today into the docs' samples"
 	@echo "make setup  only install: SWI-Prolog, .venv and the package"
 	@echo "make clean  remove .venv and generated files"
 
@@ -96,7 +97,7 @@ run: setup
 	@$(BIN)/plpuzzle sudoku solve $(EXAMPLE) --engine prolog --stats
 	@echo "== Its solutions, pure-Python reference engine:"
 	@$(BIN)/plpuzzle sudoku solve $(EXAMPLE) --engine python --stats
-	@echo "== Both engines on every bundled puzzle, against the expected solutions:"
+	@echo "== Prolog, Python and CP-SAT on every bundled puzzle, against the expected solutions:"
 	@$(BIN)/plpuzzle sudoku check puzzles/sudoku/consecutive/test*d.txt
 	@echo "== The bundled suite through the test runner (printed solutions go to tests_out/):"
 	@$(BIN)/plpuzzle sudoku test puzzles/sudoku/consecutive --engines prolog,python
@@ -134,6 +135,11 @@ bench-knight: setup
 # bench reports included; --strict turns a broken link into an error.
 docs: setup
 	$(BIN)/mkdocs build --strict --site-dir site
+
+# Write what each command prints today into the README's and docs' samples
+# (tests/test_docs_samples.py compares them otherwise).
+docs-samples: setup
+	PLPUZZLE_UPDATE_SAMPLES=1 $(BIN)/python -m pytest -q -n 0 -m "slow or not slow" tests/test_docs_samples.py
 
 lint: setup
 	$(BIN)/ruff check python lab tests
