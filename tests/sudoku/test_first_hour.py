@@ -6,16 +6,14 @@ long runs show progress on a terminal."""
 from __future__ import annotations
 
 import os
-import pty
 import re
-import select
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from terminal import run_on_pty
 
 from plpuzzle.sudoku import api
 from plpuzzle.sudoku.domain.textformat import load_puzzle, solutions_to_text
@@ -191,36 +189,9 @@ def test_a_suite_toml_declares_the_rules_for_every_command(student: Path) -> Non
 # --- progress on a terminal ---------------------------------------------------
 
 
-def on_a_terminal(args: list[str | Path], cwd: Path, seconds: float = 120) -> str:
-    """What a command shows on a terminal (a pty), all of it."""
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: plpuzzle with the pty as its terminal
-        os.chdir(cwd)
-        os.environ["COLUMNS"] = "100"
-        os.execv(str(SCRIPT), [str(SCRIPT), *map(str, args)])
-    shown = b""
-    deadline = time.monotonic() + seconds
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([fd], [], [], 0.5)
-            if not ready:
-                continue
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:  # the child closed the terminal
-                break
-            if not chunk:
-                break
-            shown += chunk
-    finally:
-        os.close(fd)
-        os.waitpid(pid, 0)
-    return shown.decode("utf-8", errors="replace")
-
-
 def test_a_long_solve_shows_time_and_solutions_so_far_on_a_terminal(student: Path) -> None:
     args = ["sudoku", "solve", BUNDLED / "test001d.txt", "--solver", SOLVERS / "slow.pl"]
-    shown = on_a_terminal([*args, "--time-limit", "60"], student)
+    shown = run_on_pty([*args, "--time-limit", "60"], student).text
     counts = [int(n) for n in re.findall(r"solving test001d\.txt: \d+ s of 60 s, (\d+) sol", shown)]
     assert counts and counts[-1] > counts[0] >= 0, shown[-2000:]
     assert "gave this solution 10 times" in shown  # the run itself went on as usual
@@ -232,7 +203,7 @@ def test_a_long_solve_shows_time_and_solutions_so_far_on_a_terminal(student: Pat
 def test_check_shows_which_puzzle_and_engine_run(student: Path) -> None:
     args = ["sudoku", "check", BUNDLED / "test001d.txt", "--solver", SOLVERS / "slow.pl",
             "--engines", "prolog,python"]  # fmt: skip
-    shown = on_a_terminal(args, student)
+    shown = run_on_pty(args, student).text
     assert re.search(r"test001d\.txt \(1 of 1\), prolog: \d+ s of 120 s, \d+ sol", shown)
 
 
