@@ -552,3 +552,15 @@ def test_only_is_offered_wherever_tests_are_chosen(tiny_class: tuple[Path, Path]
                    "--out", subs.parent / "r", "--format", "json")  # fmt: skip
     assert one.returncode == 0, one.stderr
     assert [t["name"] for t in json.loads(one.stdout)["tests"]] == ["test001"]
+
+
+def test_a_long_run_shows_a_spinner_on_a_terminal_only(tmp_path: Path) -> None:
+    """Progress goes to a terminal (with the seconds of the limit), never
+    into a pipe: the same run piped prints no spinner text."""
+    from terminal import run_on_pty
+
+    args = ["flag", "--random", "1000000", "--no-show", "--engines", "prolog"]
+    shown = run_on_pty(args, tmp_path).text
+    assert re.search(r"the prolog engine: \d+ s of 120 s", shown), shown[-1000:]
+    piped = plpuzzle(*args, cwd=tmp_path)
+    assert piped.returncode == 0 and "s of 120 s" not in piped.stdout + piped.stderr

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -340,3 +343,44 @@ def progress_bar(console: Console) -> Progress:
         transient=True,
         disable=not console.is_terminal or quiet(),
     )
+
+
+@contextmanager
+def working(
+    console: Console,
+    what: str,
+    time_limit: float | None = None,
+    extra: Callable[[], str] = lambda: "",
+) -> Iterator[Callable[[str], None]]:
+    """A spinner while something runs, shown only on a terminal and not
+    with -q: what runs, the seconds spent (of the time limit), and what
+    `extra` adds (e.g. the solutions found so far). Off a terminal it
+    prints nothing. Yields a function that names the next step (the
+    seconds count again from there)."""
+    if not console.is_terminal or quiet():
+        yield lambda _text: None
+        return
+    label, since = [what], [time.monotonic()]
+
+    def text() -> str:
+        spent = time.monotonic() - since[0]
+        limit = f" of {time_limit:g} s" if time_limit is not None else ""
+        return f"{label[0]}: {spent:.0f} s{limit}{extra()}"
+
+    def step(new: str) -> None:
+        label[0], since[0] = new, time.monotonic()
+
+    stop = threading.Event()
+    with console.status(text(), spinner="dots") as status:
+
+        def refresh() -> None:
+            while not stop.wait(0.25):
+                status.update(text())
+
+        ticker = threading.Thread(target=refresh, daemon=True)
+        ticker.start()
+        try:
+            yield step
+        finally:
+            stop.set()
+            ticker.join()

@@ -11,8 +11,10 @@ from plpuzzle.clitools import (
     engines_option,
     format_option,
     quiet,
+    stderr_console,
     time_limit_option,
     verbose,
+    working,
     write_json,
 )
 from plpuzzle.engine import status_label
@@ -126,7 +128,8 @@ def run_engines(items: FlagSequence, names: list[str], time_limit: float) -> lis
     for name in names:
         engine = make_engine(name)
         try:
-            results.append(engine.solve(items, time_limit))
+            with working(stderr_console(), f"the {name} engine", time_limit):
+                results.append(engine.solve(items, time_limit))
         finally:
             engine.close()
     return results

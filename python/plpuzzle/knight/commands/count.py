@@ -14,6 +14,7 @@ from plpuzzle.clitools import (
     format_option,
     stderr_console,
     stdout_console,
+    working,
     write_json,
 )
 from plpuzzle.knight.commands.common import (
@@ -67,7 +68,8 @@ def count(
     for name in names:
         runner = make_engine(name)
         try:
-            results.append(runner.count(board, square, closed, time_limit))
+            with working(stderr_console(), f"counting with the {name} engine", time_limit):
+                results.append(runner.count(board, square, closed, time_limit))
         finally:
             runner.close()
     where = "from all squares" if square is None else f"from {square_name(board, square)}"

@@ -15,6 +15,7 @@ from plpuzzle.clitools import (
     quiet,
     stderr_console,
     stdout_console,
+    working,
     write_json,
 )
 from plpuzzle.knight.commands.common import (
@@ -63,7 +64,8 @@ def survey_command(
     board = read_board(size, board_text, 8)
     runner = make_engine(engine)
     try:
-        grid = survey(runner, board, time_limit)
+        with working(stderr_console(), f"surveying {board} square by square"):
+            grid = survey(runner, board, time_limit)
     finally:
         runner.close()
     console = stdout_console()

@@ -10,6 +10,7 @@ from plpuzzle.clitools import (
     choice,
     engine_option,
     stderr_console,
+    working,
     write_json,
     write_stdout,
 )
@@ -78,7 +79,8 @@ def tour(
     square = read_start(start, board)
     runner = make_engine(engine)
     try:
-        result = runner.tour(board, square, closed, time_limit)
+        with working(stderr_console(), f"a tour of {board} from {start}", time_limit):
+            result = runner.tour(board, square, closed, time_limit)
     finally:
         runner.close()
     err = stderr_console()

@@ -6,8 +6,6 @@ import os
 import re
 import sys
 import tempfile
-import threading
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -21,6 +19,7 @@ from plpuzzle.clitools import (
     is_std,
     quiet,
     warn,
+    working,
 )
 from plpuzzle.engine import DEFAULT_DIALECT, DIALECTS
 from plpuzzle.sudoku.domain.model import Puzzle, Rules
@@ -237,51 +236,35 @@ def hint_rules(puzzles: list[Path], rules: RulesChoice) -> None:
 def solving_status(
     console: Console, what: str, time_limit: float, engines: Sequence[Engine] = ()
 ) -> Iterator[Callable[[str], None]]:
-    """A spinner on a terminal (not with -q) while engines run: what is
-    being done, the seconds spent of the time limit, and the solutions a
-    Prolog engine has found so far. Off a terminal: nothing.
-
-    Yields a function that changes `what` (for runs of several steps).
-    """
+    """`working`'s spinner while engines solve, with the solutions a
+    Prolog engine has found so far (it keeps their count in a file)."""
     if not console.is_terminal or quiet():
         yield lambda _text: None
         return
     with tempfile.TemporaryDirectory(prefix="plpuzzle-progress-") as folder:
         counted = [e for e in engines if isinstance(e, PrologSudokuEngine)]
-        for i, engine in enumerate(counted):
-            engine.progress = Path(folder) / f"found{i}"
-        label, since = [what], [time.monotonic()]
+        files = [Path(folder) / f"found{i}" for i in range(len(counted))]
+        for engine, path in zip(counted, files, strict=True):
+            engine.progress = path
 
-        def text() -> str:
-            spent = time.monotonic() - since[0]
-            line = f"{label[0]}: {spent:.0f} s of {time_limit:g} s"
-            found = _found_so_far([e.progress for e in counted if e.progress])
-            if found is not None:
-                line += f", {found} solution{'s' if found != 1 else ''} found so far"
-            return line
+        def found() -> str:
+            count = _found_so_far(files)
+            if count is None:
+                return ""
+            return f", {count} solution{'s' if count != 1 else ''} found so far"
 
-        def change(new: str) -> None:
-            label[0], since[0] = new, time.monotonic()
+        try:
+            with working(console, what, time_limit, found) as step:
+
+                def next_step(text: str) -> None:
+                    for path in files:  # a new puzzle counts from 0
+                        path.unlink(missing_ok=True)
+                    step(text)
+
+                yield next_step
+        finally:
             for engine in counted:
-                if engine.progress is not None:
-                    engine.progress.unlink(missing_ok=True)
-
-        stop = threading.Event()
-        with console.status(text(), spinner="dots") as status:
-
-            def refresh() -> None:
-                while not stop.wait(0.25):
-                    status.update(text())
-
-            ticker = threading.Thread(target=refresh, daemon=True)
-            ticker.start()
-            try:
-                yield change
-            finally:
-                stop.set()
-                ticker.join()
-                for engine in counted:
-                    engine.progress = None
+                engine.progress = None
 
 
 def _found_so_far(files: list[Path]) -> int | None:
