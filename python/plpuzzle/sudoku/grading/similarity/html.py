@@ -35,6 +35,7 @@ WIDE = ' class="wide"'
 
 CSS = """\
 .sim-lead{max-width:60em}
+#similarity h3{margin:22px 0 8px;font-size:15px}
 .sbs{display:grid;grid-template-columns:1fr 1fr;gap:12px;margin-top:8px}
 .sbs .side{min-width:0}
 .sbs h4{margin:6px 0 2px;font-size:13px;overflow-wrap:anywhere}

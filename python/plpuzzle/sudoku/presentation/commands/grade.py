@@ -40,6 +40,7 @@ from plpuzzle.sudoku.presentation.commands.grade_progress import (
     print_class_summary,
     print_interrupted,
 )
+from plpuzzle.sudoku.presentation.commands.similar import base_option
 
 
 @click.command()
@@ -127,6 +128,14 @@ from plpuzzle.sudoku.presentation.commands.grade_progress import (
     help="Wall-clock seconds per student to find the smallest puzzle their solver "
     "gets wrong, for the feedback (0: do not search).",
 )
+@click.option(
+    "--similarity/--no-similarity",
+    default=True,
+    show_default=True,
+    help="Compare the hand-ins for similarity: a section of grades.html with the pairs "
+    "side by side, and similarity.csv (see `plpuzzle sudoku similar`).",
+)
+@base_option
 @only_option
 @format_option(("text", "json"), "text: a table per student; json: the grades.json report.")
 @click.pass_context
@@ -150,6 +159,8 @@ def grade(
     feedback: bool,
     shrink_seconds: float,
     only: str | None,
+    similarity: bool,
+    base: tuple[Path, ...],
     fmt: str,
 ) -> None:
     """Grade a class: every student's sudoku.pl on every test, sandboxed.
@@ -203,6 +214,8 @@ def grade(
         shrink_seconds=shrink_seconds,
         scheduler=scheduler,
         only=only,
+        similarity=similarity,
+        base=base,
     )
     console = stdout_console() if fmt == "text" else stderr_console()
     with grading_progress() as on_start:
