@@ -58,7 +58,6 @@
 :- module(similarity_reader, [main/0, vocabulary/0, read_text/5]).
 
 :- use_module(library(clpfd), []).
-:- use_module(library(dialect/sicstus4), []).
 :- use_module(library(http/json), [json_write_dict/3]).
 :- use_module(library(time), [call_with_time_limit/2]).
 :- use_module(library(lists), [append/3, member/2]).
@@ -82,6 +81,7 @@ main :-
     atom_number(SecondsText, Seconds),
     atom_number(MaxText, MaxTokens),
     set_prolog_flag(quasi_quotations, false),
+    load_dialect_library,
     set_stream(user_input, encoding(utf8)),
     set_stream(user_output, encoding(utf8)),
     set_stream(user_output, buffer(full)),
@@ -104,6 +104,34 @@ reply(Dict) :-
     json_write_dict(user_output, Dict, [width(0)]),
     nl(user_output),
     flush_output(user_output).
+
+%   SWI-Prolog's library(dialect/sicstus4), for the operators it exports.
+%   Loading it also declares them (and `#`) in the module user, where every
+%   module would see them: those are taken back, so that a file read in
+%   the `swi` dialect sees none of them.
+load_dialect_library :-
+    findall(op(P, T, N), current_op(P, T, user:N), Before),
+    use_module(library(dialect/sicstus4), []),
+    forall(( current_op(P, T, user:N),
+             \+ memberchk(op(P, T, N), Before)
+           ),
+           restore_op(T, N, Before)).
+
+restore_op(Type, Name, Before) :-
+    (   member(op(P0, T0, Name), Before),
+        op_kind(T0, Kind),
+        op_kind(Type, Kind)
+    ->  op(P0, T0, user:Name)
+    ;   op(0, Type, user:Name)
+    ).
+
+op_kind(xfx, infix).
+op_kind(xfy, infix).
+op_kind(yfx, infix).
+op_kind(fy, prefix).
+op_kind(fx, prefix).
+op_kind(xf, postfix).
+op_kind(yf, postfix).
 
 %!  read_text(+Text, +Dialect, +Seconds, +MaxTokens, -Reply) is det.
 %
@@ -196,14 +224,19 @@ read_terms(In, Module, DQ, Left, Clauses, Errors, Truncated) :-
     ;   Term == end_of_file
     ->  Clauses = [], Errors = [], Truncated = false
     ;   directive(Term, Module),
-        clause_tokens(Term, Pos, Module, Tokens, Count),
+        clause_tokens(Term, Pos, Module, Tokens0, Count),
         span(Pos, From, To),
         head(Term, Head),
         Left1 is Left - Count,
-        Clauses = [_{from:From, to:To, head:Head, tokens:Tokens}|Clauses1],
         (   Left1 < 0
-        ->  Clauses1 = [], Errors = [], Truncated = true
-        ;   read_terms(In, Module, DQ, Left1, Clauses1, Errors, Truncated)
+        ->  length(Tokens, Left),
+            append(Tokens, _, Tokens0),
+            Clauses = [_{from:From, to:To, head:Head, tokens:Tokens}],
+            Errors = [], Truncated = true
+        ;   Clauses = [ _{from:From, to:To, head:Head, tokens:Tokens0}
+                      | Clauses1
+                      ],
+            read_terms(In, Module, DQ, Left1, Clauses1, Errors, Truncated)
         )
     ).
 
@@ -439,6 +472,7 @@ list_elements(Tail, _, Tail, _, Ts, Ts, V, V).
 %   sicstus_compat.pl included), as one JSON list.
 
 vocabulary :-
+    load_dialect_library,
     reader_directory(Dir),
     directory_file_path(Dir, sicstus_compat, Compat),
     use_module(Compat),

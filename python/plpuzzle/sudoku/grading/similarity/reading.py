@@ -217,7 +217,9 @@ class Reader:
                 proc.wait()
                 with self._lock:
                     self._live.discard(proc)
-            if stopped is None and proc.returncode != 0:
+            if os.fstat(stdout.fileno()).st_size >= OUTPUT_MB << 20:
+                stopped = "the reader's output size limit"
+            elif stopped is None and proc.returncode != 0:
                 stopped = _how_it_ended(proc.returncode)
             replies, started = _replies(stdout)
             stderr.seek(0, os.SEEK_END)
@@ -255,6 +257,9 @@ class Reader:
 
 
 def _how_it_ended(code: int) -> str:
+    """In words; bubblewrap reports a child killed by signal N as 128 + N."""
+    if code > 128:
+        code = 128 - code
     if code < 0:
         limits = {signal.SIGXCPU: "CPU time", signal.SIGXFSZ: "output size"}
         name = {int(s): n for s, n in limits.items()}.get(-code, "")

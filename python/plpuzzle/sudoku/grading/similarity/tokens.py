@@ -62,6 +62,7 @@ _LEXER = re.compile(
   | (?P<string>"(?:[^"\\]|\\.|"")*(?:"|\Z)|`(?:[^`\\]|\\.|``)*(?:`|\Z))
   | (?P<end>\.(?=\s|%|\Z))
   | (?P<symbol>[-+*/\\^<>=~:.?@\#&$]+)
+  | (?P<empty>\[\s*\]|\{\s*\})
   | (?P<solo>[!,;|])
   | (?P<open>\()
   | (?P<punct>[)\[\]{}])
@@ -140,6 +141,8 @@ def tokenize(text: str, start: int = 0, end: int | None = None, file: int = 0) -
             tokens.append(RawToken(NAME, _unquote(value), a, b))
         elif kind == "number":
             tokens.append(RawToken(NUMBER, _number(value), a, b))
+        elif kind == "empty":  # [] and {} are atoms, whatever the layout inside
+            tokens.append(RawToken(NAME, value[0] + value[-1], a, b))
         elif kind == "string":
             tokens.append(RawToken(STRING, "", a, b))
         elif kind == "open":
