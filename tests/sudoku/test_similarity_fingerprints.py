@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from plpuzzle.sudoku.grading.similarity.fingerprints import (
-    K,
     WINDOW,
+    K,
     fingerprints,
     kgram_hashes,
     winnow,

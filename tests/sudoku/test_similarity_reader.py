@@ -69,7 +69,7 @@ def test_directives_are_read_never_run(tmp_path: Path) -> None:
     text = (
         f":- open('{marker}', write, S), write(S, x), close(S).\n"
         f":- initialization(open('{marker}', write, _)).\n"
-        ":- format(user_output, '{\"id\": 0, \"clauses\": []}~n', []).\n"
+        ':- format(user_output, \'{"id": 0, "clauses": []}~n\', []).\n'
         ":- halt.\n"
         "after_halt(ok).\n"
     )
