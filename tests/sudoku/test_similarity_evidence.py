@@ -101,8 +101,10 @@ def test_copies_are_above_the_threshold_and_independent_work_below(
           + _histogram([s for s, _ in independent.values()]))  # fmt: skip
     for (a, b), (score, shared) in sorted(independent.items(), key=lambda kv: kv[1])[-5:]:
         print(f"  {score:6.1%} {shared:4d}  {a} ~ {b}")
-    print(f"lowest copy pair {low[1][0]:.1%} ({' ~ '.join(low[0])}), highest independent "
-          f"pair {high[1][0]:.1%} ({' ~ '.join(high[0])}): margin {low[1][0] - high[1][0]:.1%}")
+    print(
+        f"lowest copy pair {low[1][0]:.1%} ({' ~ '.join(low[0])}), highest independent "
+        f"pair {high[1][0]:.1%} ({' ~ '.join(high[0])}): margin {low[1][0] - high[1][0]:.1%}"
+    )
     for (a, b), (score, shared) in copied.items():
         assert score >= settings.threshold and shared >= settings.min_shared, (a, b)
     above = [(a, b) for (a, b), (s, n) in independent.items()

@@ -108,6 +108,11 @@ class Mark:
 _GLUE = re.compile(r"[\s()\[\]{},|.]*")
 
 
+#: What a mark takes in after its last token: closing brackets and a
+#: clause's full stop (punctuation has no offsets of its own).
+_CLOSING = re.compile(r"(?:\s*[)\]}])*(?:\.(?=\s|$))?")
+
+
 def _spans(handin: Compared, tokens: dict[int, int]) -> list[tuple[Mark, list[int]]]:
     """Marks from token index -> passage: each token's text, merged with
     its neighbour (of the same passage) when only layout or punctuation
@@ -133,35 +138,65 @@ def _spans(handin: Compared, tokens: dict[int, int]) -> list[tuple[Mark, list[in
                 marks[-1] = (Mark(file, last.start, end, passage), [*covered, index])
                 continue
         marks.append((Mark(file, start, end, passage), [index]))
-    return marks
+    out = []
+    for n, (mark, covered) in enumerate(marks):
+        limit = len(texts[mark.file])
+        if n + 1 < len(marks) and marks[n + 1][0].file == mark.file:
+            limit = marks[n + 1][0].start
+        closing = _CLOSING.match(texts[mark.file], mark.end, limit)
+        end = closing.end() if closing else mark.end
+        out.append((Mark(mark.file, mark.start, end, mark.passage), covered))
+    return out
+
+
+def _runs(a: Compared, b: Compared, shared: set[int], k: int) -> list[tuple[int, int, int]]:
+    """(start in A, start in B, length) of the runs of equal normal tokens
+    around every fingerprint the two share, each as long as the streams
+    agree (a fingerprint marks k tokens; the run around it may be longer)."""
+    runs = []
+    covered: dict[int, list[tuple[int, int]]] = {}
+    for h in sorted(shared):
+        for pa in a.prints[h]:
+            for pb in b.prints[h]:
+                if any(s <= pa < e for s, e in covered.get(pa - pb, ())):
+                    continue
+                sa, sb = pa, pb
+                while sa > 0 and sb > 0 and a.stream[sa - 1].text == b.stream[sb - 1].text:
+                    sa, sb = sa - 1, sb - 1
+                ea, eb = pa, pb
+                while (
+                    ea < len(a.stream)
+                    and eb < len(b.stream)
+                    and a.stream[ea].text == b.stream[eb].text
+                ):
+                    ea, eb = ea + 1, eb + 1
+                if ea - sa < k:
+                    continue  # equal hashes of different k-grams
+                covered.setdefault(pa - pb, []).append((sa, ea))
+                runs.append((sa, sb, ea - sa))
+    return runs
 
 
 def matches(sim: Similarity, pair: Pair) -> tuple[list[Mark], list[Mark]]:
-    """Where `pair` matches, in A's files and in B's: the tokens of every
-    k-gram whose fingerprint both have. A passage is a stretch of A's text
-    so marked (numbered in A's order); B's tokens take the passage of the
-    fingerprint that marks them, so a passage has one number on both sides."""
+    """Where `pair` matches, in A's files and in B's: the runs of equal
+    normal tokens around every fingerprint both have. A passage is a
+    stretch of A's text so marked (numbered in A's order); each token of B
+    takes the passage of the token of A it matches, so a passage has one
+    number on both sides."""
     a, b = sim.handins[pair.a], sim.handins[pair.b]
-    k = sim.settings.k
-    shared = a.prints.keys() & b.prints.keys()
-    marked_a = {
-        i: 0 for h in shared for p in a.prints[h] for i in range(p, min(p + k, len(a.stream)))
-    }
-    stretches = _spans(a, marked_a)
+    runs = _runs(a, b, set(a.prints.keys() & b.prints.keys()), sim.settings.k)
+    stretches = _spans(a, {sa + d: 0 for sa, _, n in runs for d in range(n)})
     region = {i: n for n, (_, covered) in enumerate(stretches, 1) for i in covered}
-    marks_a = [Mark(m.file, m.start, m.end, n) for n, (m, _) in enumerate(stretches, 1)]
-    passage_of: dict[int, int] = {}
-    for h in shared:
-        first = min(a.prints[h])
-        passage_of[h] = next(
-            (region[i] for i in range(first, min(first + k, len(a.stream))) if i in region), 0
-        )
     marked_b: dict[int, int] = {}
-    for h in shared:
-        for p in b.prints[h]:
-            for i in range(p, min(p + k, len(b.stream))):
-                if passage_of[h] < marked_b.get(i, len(stretches) + 1):
-                    marked_b[i] = passage_of[h]
+    for sa, sb, n in runs:
+        passages = [region.get(sa + d) for d in range(n)]
+        known = [p for p in passages if p is not None]
+        last = known[0] if known else 0
+        for d, passage in enumerate(passages):
+            last = passage if passage is not None else last
+            if last < marked_b.get(sb + d, len(stretches) + 1):
+                marked_b[sb + d] = last
+    marks_a = [Mark(m.file, m.start, m.end, n) for n, (m, _) in enumerate(stretches, 1)]
     return marks_a, [m for m, _ in _spans(b, marked_b)]
 
 
