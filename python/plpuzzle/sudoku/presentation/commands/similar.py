@@ -42,9 +42,18 @@ base_option = click.option(
     help="Code every student was given (e.g. the course's frame program): what the "
     "hand-ins share with it is left out of the comparison. Repeatable.",
 )
+
+
+def _percent(_ctx: click.Context, _param: click.Parameter, value: float) -> float:
+    if not 1 <= value <= 100:
+        raise InputError(f"--threshold: {value:g} is not a percentage from 1 to 100")
+    return value
+
+
 threshold_option = click.option(
     "--threshold",
-    type=click.FloatRange(min=1, max=100),
+    type=float,
+    callback=_percent,
     default=round(similarity.THRESHOLD * 100),
     show_default=True,
     metavar="PERCENT",
