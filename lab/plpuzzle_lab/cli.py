@@ -185,3 +185,24 @@ def sudoku(
         if not quiet():
             console.print("Wrote " + ", ".join(str(p) for p in paths), markup=False)
     sys.exit(1 if run.failed else 0)
+
+
+@lab.command()
+@click.option("--students", type=click.IntRange(min=2), default=400, show_default=True)
+@click.option("--seed", type=int, default=2013, show_default=True)
+@jobs_option("reader processes at once")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("bench/similarity"),
+    show_default=True,
+    help="Where the synthetic class and its report go.",
+)
+def similarity(students: int, seed: int, jobs: int, out_dir: Path) -> None:
+    """Time the similarity report on a synthetic class of STUDENTS hand-ins."""
+    from plpuzzle_lab import similarity_bench
+
+    figures = similarity_bench.run(out_dir, students, jobs, seed)
+    for line in figures.lines():
+        click.echo(line)
