@@ -199,10 +199,19 @@ def sudoku(
     show_default=True,
     help="Where the synthetic class and its report go.",
 )
-def similarity(students: int, seed: int, jobs: int, out_dir: Path) -> None:
+@click.option(
+    "--sweep",
+    is_flag=True,
+    help="Instead: compare the evidence class (tests/fixtures/similarity) with other "
+    "values of k and the window, and print how well each separates its copies.",
+)
+def similarity(students: int, seed: int, jobs: int, out_dir: Path, sweep: bool) -> None:
     """Time the similarity report on a synthetic class of STUDENTS hand-ins."""
     from plpuzzle_lab import similarity_bench
 
-    figures = similarity_bench.run(out_dir, students, jobs, seed)
-    for line in figures.lines():
+    if sweep:
+        lines = similarity_bench.sweep(out_dir / "evidence", jobs)
+    else:
+        lines = similarity_bench.run(out_dir, students, jobs, seed).lines()
+    for line in lines:
         click.echo(line)

@@ -12,9 +12,12 @@ families of similar ones) at a size no fixture could have.
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
+import shutil
 import time
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,10 +27,9 @@ from plpuzzle.sudoku.grading.similarity.source import decode
 from plpuzzle.sudoku.grading.similarity.tokens import NAME, VAR, tokenize
 
 REPO = Path(__file__).resolve().parents[2]
-SOURCES = [
-    REPO / "tests" / "fixtures" / "sicstus_class",
-    REPO / "tests" / "fixtures" / "similarity" / "independent",
-]
+FIXTURES = REPO / "tests" / "fixtures"
+EVIDENCE = FIXTURES / "similarity"
+SOURCES = [FIXTURES / "sicstus_class", EVIDENCE / "independent"]
 
 _END = re.compile(r"[\s)\]}]*\.")
 
@@ -134,3 +136,62 @@ def run(folder: Path, students: int = 400, jobs: int = 2, seed: int = 2013) -> F
         sum(len(c.prints) for c in sim.handins),
         sim.sandboxed,
     )
+
+
+# -- the evidence class, and k and the window swept over it ---------------------------------
+
+
+def evidence_class(folder: Path) -> dict[str, str]:
+    """The similarity evidence class in `folder` (see
+    tests/sudoku/test_similarity_evidence.py): student -> the independent
+    hand-in it comes from (itself, for an independent one)."""
+    folder.mkdir(parents=True)
+    origin = {}
+    for path in [*sorted((FIXTURES / "sicstus_class").glob("*.pl")),
+                 *sorted((EVIDENCE / "independent").glob("*.pl"))]:  # fmt: skip
+        shutil.copy(path, folder / path.name)
+        origin[path.stem] = path.stem
+    shutil.copy(FIXTURES / "redteam" / "ctl_plain.pl", folder / "ctl_plain.pl")
+    shutil.copytree(FIXTURES / "redteam" / "ctl_folder", folder / "ctl_folder")
+    origin["ctl_plain"], origin["ctl_folder"] = "ctl_plain", "ctl_folder"
+    copies = tomllib.loads((EVIDENCE / "copies.toml").read_text())
+    for name, copy in copies.items():
+        shutil.copy(EVIDENCE / "copies" / f"{name}.pl", folder / f"copy_{name}.pl")
+        origin[f"copy_{name}"] = Path(copy["of"]).stem
+    return origin
+
+
+def separation(sim: similarity.Similarity, origin: dict[str, str]) -> tuple[list, list]:
+    """((score, shared, a, b) of every pair made from one hand-in, and of
+    every pair of independent hand-ins), each sorted."""
+    index = {c.student: i for i, c in enumerate(sim.handins)}
+    found = {(p.a, p.b): p for p in sim.pairs}
+    copied, independent = [], []
+    for a, b in itertools.combinations(sorted(origin), 2):
+        x, y = sorted((index[a], index[b]))
+        p = found.get((x, y))
+        row = (p.score if p else 0.0, p.shared if p else 0, a, b)
+        if origin[a] == origin[b]:
+            copied.append(row)
+        elif a == origin[a] and b == origin[b]:
+            independent.append(row)
+    return sorted(copied), sorted(independent)
+
+
+#: The values of k and the window the sweep tries.
+SWEEP = ((6, 4), (8, 4), (10, 6), (10, 10), (12, 6), (12, 8), (12, 12), (15, 8), (20, 10),
+         (25, 15))  # fmt: skip
+
+
+def sweep(folder: Path, jobs: int = 2) -> list[str]:
+    """For each (k, window) of SWEEP: the lowest pair of a hand-in and its
+    disguised copy, the highest pair of independent hand-ins, the margin."""
+    origin = evidence_class(folder / "class")
+    lines = ["   k  window  lowest copy pair  highest independent pair  margin"]
+    for k, window in SWEEP:
+        settings = similarity.Settings(k=k, window=window)
+        sim, _ = similarity.compare_class(folder / "class", settings=settings, jobs=jobs)
+        copied, independent = separation(sim, origin)
+        low, high = copied[0][0], independent[-1][0]
+        lines.append(f"{k:4d}  {window:6d}  {low:16.1%}  {high:24.1%}  {low - high:6.1%}")
+    return lines

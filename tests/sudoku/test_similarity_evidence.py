@@ -12,13 +12,15 @@ independent work, on a class built for it (tests/fixtures/similarity):
 Every pair of a copy and what it was made from (or another copy of it) is
 at or above the threshold; no pair of independent hand-ins is. The test
 prints both distributions and the margin (run it with -s to see them).
+The class is built by the lab (plpuzzle_lab.similarity_bench), whose
+`python -m plpuzzle_lab similarity --sweep` compares it with other values
+of k and the window.
 """
 
 from __future__ import annotations
 
 import itertools
 import shutil
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -26,38 +28,20 @@ import pytest
 from plpuzzle.sudoku.grading import similarity
 from plpuzzle.sudoku.grading.similarity import compare_class
 from plpuzzle.sudoku.grading.similarity.reading import PROLOG
+from plpuzzle_lab.similarity_bench import evidence_class, separation
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures"
 EVIDENCE = FIXTURES / "similarity"
-COPIES = tomllib.loads((EVIDENCE / "copies.toml").read_text())
 #: The least distance between the lowest copy pair and the highest
 #: independent pair; the threshold lies between them.
 MARGIN = 0.1
 
 
-def build_class(folder: Path) -> dict[str, str]:
-    """The evidence class in `folder`; returns student -> the independent
-    hand-in it comes from (itself, for an independent one)."""
-    folder.mkdir()
-    origin = {}
-    for path in [*sorted((FIXTURES / "sicstus_class").glob("*.pl")),
-                 *sorted((EVIDENCE / "independent").glob("*.pl"))]:  # fmt: skip
-        shutil.copy(path, folder / path.name)
-        origin[path.stem] = path.stem
-    shutil.copy(FIXTURES / "redteam" / "ctl_plain.pl", folder / "ctl_plain.pl")
-    shutil.copytree(FIXTURES / "redteam" / "ctl_folder", folder / "ctl_folder")
-    origin["ctl_plain"], origin["ctl_folder"] = "ctl_plain", "ctl_folder"
-    for name, copy in COPIES.items():
-        shutil.copy(EVIDENCE / "copies" / f"{name}.pl", folder / f"copy_{name}.pl")
-        origin[f"copy_{name}"] = Path(copy["of"]).stem
-    return origin
-
-
 @pytest.fixture(scope="module")
 def evidence(tmp_path_factory: pytest.TempPathFactory) -> tuple[similarity.Similarity, dict]:
     folder = tmp_path_factory.mktemp("evidence") / "class"
-    origin = build_class(folder)
+    origin = evidence_class(folder)
     sim, left_out = compare_class(folder, jobs=2)
     assert left_out == []
     return sim, origin
@@ -74,43 +58,28 @@ def test_copies_are_above_the_threshold_and_independent_work_below(
     evidence: tuple[similarity.Similarity, dict],
 ) -> None:
     sim, origin = evidence
-    index = {c.student: i for i, c in enumerate(sim.handins)}
-    pairs = {(p.a, p.b): p for p in sim.pairs}
     settings = sim.settings
-
-    def pair(a: str, b: str) -> tuple[float, int]:
-        x, y = sorted((index[a], index[b]))
-        p = pairs.get((x, y))
-        return (p.score, p.shared) if p else (0.0, 0)
-
-    copied, independent = {}, {}
-    for a, b in itertools.combinations(sorted(origin), 2):
-        if origin[a] == origin[b]:
-            copied[(a, b)] = pair(a, b)
-        elif a == origin[a] and b == origin[b]:
-            independent[(a, b)] = pair(a, b)
+    copied, independent = separation(sim, origin)
     assert len(independent) == 20 * 19 // 2 and len(copied) == 10
-    low = min(copied.items(), key=lambda kv: kv[1][0])
-    high = max(independent.items(), key=lambda kv: kv[1][0])
+    low, high = copied[0], independent[-1]
     print(f"\nthreshold {settings.threshold:.0%} (and {settings.min_shared} fingerprints), "
           f"k = {settings.k}, window = {settings.window}")  # fmt: skip
-    print(f"copy pairs ({len(copied)}): " + _histogram([s for s, _ in copied.values()]))
-    for (a, b), (score, shared) in sorted(copied.items(), key=lambda kv: kv[1]):
+    print(f"copy pairs ({len(copied)}): " + _histogram([s for s, *_ in copied]))
+    for score, shared, a, b in copied:
         print(f"  {score:6.1%} {shared:4d}  {a} ~ {b}")
-    print(f"independent pairs ({len(independent)}): "
-          + _histogram([s for s, _ in independent.values()]))  # fmt: skip
-    for (a, b), (score, shared) in sorted(independent.items(), key=lambda kv: kv[1])[-5:]:
+    print(f"independent pairs ({len(independent)}): " + _histogram([s for s, *_ in independent]))
+    for score, shared, a, b in independent[-5:]:
         print(f"  {score:6.1%} {shared:4d}  {a} ~ {b}")
     print(
-        f"lowest copy pair {low[1][0]:.1%} ({' ~ '.join(low[0])}), highest independent "
-        f"pair {high[1][0]:.1%} ({' ~ '.join(high[0])}): margin {low[1][0] - high[1][0]:.1%}"
+        f"lowest copy pair {low[0]:.1%} ({low[2]} ~ {low[3]}), highest independent "
+        f"pair {high[0]:.1%} ({high[2]} ~ {high[3]}): margin {low[0] - high[0]:.1%}"
     )
-    for (a, b), (score, shared) in copied.items():
+    for score, shared, a, b in copied:
         assert score >= settings.threshold and shared >= settings.min_shared, (a, b)
-    above = [(a, b) for (a, b), (s, n) in independent.items()
+    above = [(a, b) for s, n, a, b in independent
              if s >= settings.threshold and n >= settings.min_shared]  # fmt: skip
     assert above == []
-    assert low[1][0] - high[1][0] >= MARGIN
+    assert low[0] - high[0] >= MARGIN
 
 
 def test_every_hand_in_was_read_by_prolog_but_the_one_with_a_syntax_error(
