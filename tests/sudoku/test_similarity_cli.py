@@ -7,8 +7,10 @@ import csv
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -127,3 +129,49 @@ def test_grade_compares_the_class_unless_told_not_to(klass: Path, tmp_path: Path
     missing = plpuzzle(*args, "--out", tmp_path / "x", "--base", tmp_path / "nope.pl")
     assert missing.returncode == 2
     assert missing.stderr.startswith("plpuzzle: error: --base ")
+
+
+def _readers() -> list[int]:
+    """Live processes running the similarity reader."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                command = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"similarity_reader" in command:
+                found.append(int(entry.name))
+    return found
+
+
+def test_ctrl_c_stops_the_readers_and_exits_130(tmp_path: Path) -> None:
+    from plpuzzle_lab.similarity_bench import synthetic_class
+
+    klass = synthetic_class(tmp_path / "class", students=400)
+    before = set(_readers())
+    proc = subprocess.Popen(
+        [str(SCRIPT), "sudoku", "similar", klass, "--out", tmp_path / "r", "--jobs", "2"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        first = proc.stderr.readline()
+        assert first.startswith("plpuzzle: comparing the hand-ins of "), first
+        deadline = time.monotonic() + 30
+        while not set(_readers()) - before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert set(_readers()) - before, "no reader started"
+        proc.send_signal(signal.SIGINT)
+        rest = proc.stderr.read()
+        assert proc.wait(timeout=60) == 130
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert rest.endswith("plpuzzle: interrupted\n") and "Traceback" not in rest
+    time.sleep(0.5)
+    assert set(_readers()) - before == set()
+    assert not (tmp_path / "r").exists()

@@ -153,6 +153,7 @@ class Reader:
                 self.sandboxed = False
         self._live: set[subprocess.Popen[bytes]] = set()
         self._lock = threading.Lock()
+        self._stopped = False
 
     @contextlib.contextmanager
     def _slot(self) -> Iterator[int | None]:
@@ -206,6 +207,8 @@ class Reader:
                     wrapped.close()
             with self._lock:
                 self._live.add(proc)
+                if self._stopped:  # Ctrl-C came while it started
+                    os.killpg(proc.pid, signal.SIGKILL)
             stopped: str | None = None
             try:
                 proc.wait(timeout=deadline)
@@ -230,8 +233,9 @@ class Reader:
         return _Batch(replies, started, stopped, tail)
 
     def abort(self) -> None:
-        """Kill every reader process (on Ctrl-C)."""
+        """Kill every reader process, and start no more (on Ctrl-C)."""
         with self._lock:
+            self._stopped = True
             live = list(self._live)
         for proc in live:
             with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -242,7 +246,7 @@ class Reader:
         file that took a process down (the rest are read again without it)."""
         out: dict[int, dict[str, Any]] = {}
         pending = list(items)
-        while pending:
+        while pending and not self._stopped:
             batch = self._run(pending)
             if not batch.started:
                 raise ReaderUnavailable(

@@ -155,6 +155,7 @@ def similar(
     """
     settings = similarity.Settings(dialect, threshold / 100)  # type: ignore[arg-type]
     start = time.monotonic()
+    note(f"comparing the hand-ins of {submissions}")
     try:
         sim, left_out = similarity.compare_class(submissions, base, settings, jobs)
     except GradingError as e:
