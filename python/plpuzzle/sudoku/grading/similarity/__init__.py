@@ -31,6 +31,13 @@ from plpuzzle.sudoku.grading.similarity.compare import (
     compare,
 )
 from plpuzzle.sudoku.grading.similarity.reading import ReaderUnavailable
+from plpuzzle.sudoku.grading.similarity.reading import vocabulary as _vocabulary
+
+
+def check_reader() -> None:
+    """Raise ReaderUnavailable now if SWI-Prolog cannot read here."""
+    _vocabulary()
+
 
 __all__ = [
     "MIN_SHARED",
@@ -38,6 +45,7 @@ __all__ = [
     "ReaderUnavailable",
     "Settings",
     "Similarity",
+    "check_reader",
     "compare",
     "compare_class",
     "compare_submissions",

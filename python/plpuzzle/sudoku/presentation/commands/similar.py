@@ -155,8 +155,9 @@ def similar(
     """
     settings = similarity.Settings(dialect, threshold / 100)  # type: ignore[arg-type]
     start = time.monotonic()
-    note(f"comparing the hand-ins of {submissions}")
     try:
+        similarity.check_reader()
+        note(f"comparing the hand-ins of {submissions}")
         sim, left_out = similarity.compare_class(submissions, base, settings, jobs)
     except GradingError as e:
         raise InputError(str(e)) from None
