@@ -69,3 +69,17 @@ def test_grade_grades_a_folder_and_writes_the_reports(tmp_path: Path) -> None:
     [alice] = outcome.report["students"]
     assert alice["id"] == "alice" and alice["score"] == alice["max_score"] > 0
     assert all((tmp_path / "report" / n).is_file() for n in ("grades.csv", "grades.html"))
+
+
+def test_similar_compares_a_folder(tmp_path: Path) -> None:
+    from plpuzzle.sudoku import api
+
+    evidence = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "similarity"
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for name in ("rozsa", "vilma"):
+        (folder / f"{name}.pl").write_text((evidence / "independent" / f"{name}.pl").read_text())
+    (folder / "copy.pl").write_text((evidence / "copies" / "rozsa_vars.pl").read_text())
+    sim = api.similar(folder)
+    assert [(sim.student(p.a), sim.student(p.b)) for p in sim.above()] == [("copy", "rozsa")]
+    assert api.similar(folder, threshold=1.0).above()[0].score == 1.0

@@ -181,7 +181,10 @@ def grade(
     settings, and graders sharing a gradebook never run the same test twice.
     On Ctrl-C what was graded stays in the gradebook for the next run.
     With --scheduler the runs go to a Dask cluster's workers, each checked
-    first: a worker that cannot sandbox is refused, by name. Exit code 0
+    first: a worker that cannot sandbox is refused, by name. The hand-ins
+    are also compared for similarity, as `plpuzzle sudoku similar` compares
+    them (a section of grades.html and similarity.csv), unless
+    --no-similarity is given. Exit code 0
     when the class was graded (whatever the grades), 2 for bad input (the
     class, the suite, the options), 3 when this machine cannot sandbox,
     130 when interrupted.
