@@ -14,6 +14,7 @@ from plpuzzle.sudoku.grading.similarity.reading import (
     PROLOG,
     TOKENS,
     FileRead,
+    Reader,
     read_texts,
     vocabulary,
 )
@@ -118,10 +119,8 @@ def compare(
     words = vocabulary()
     everyone = [*handins, *base]
     texts = [f.text for h in everyone for f in h.files]
-    from plpuzzle.sudoku.grading.similarity.reading import Reader
-
-    sandboxed = Reader(settings.dialect).sandboxed
-    reads = iter(read_texts(texts, settings.dialect, jobs))
+    reader = Reader(settings.dialect)
+    reads = iter(read_texts(texts, settings.dialect, jobs, reader))
     compared: list[Compared] = []
     for h in everyone:
         mine = [next(reads) for _ in h.files]
@@ -140,4 +139,6 @@ def compare(
     identical = _same([c.handin.digest for c in students], names)
     normal = ["\0".join(t.text for t in c.stream) for c in students]
     same_normal = [g for g in _same(normal, names) if not any(set(g) <= set(i) for i in identical)]
-    return Similarity(students, pairs, settings, sandboxed, len(common), identical, same_normal)
+    return Similarity(
+        students, pairs, settings, reader.sandboxed, len(common), identical, same_normal
+    )

@@ -322,11 +322,13 @@ def _clauses(reply: dict[str, Any], text: str, file: int) -> FileRead:
     return FileRead(clauses, how, notes)
 
 
-def read_texts(texts: Sequence[str], dialect: Dialect, jobs: int = 1) -> list[FileRead]:
+def read_texts(
+    texts: Sequence[str], dialect: Dialect, jobs: int = 1, reader: Reader | None = None
+) -> list[FileRead]:
     """Every text read by SWI-Prolog in `dialect` (clauses that do not
     read, and files it cannot read, by the tokenizer), in `jobs` processes
     at a time. Raises ReaderUnavailable when SWI-Prolog cannot run."""
-    reader = Reader(dialect)
+    reader = reader or Reader(dialect)
     batches: list[list[tuple[int, str]]] = [[]]
     size = 0
     for ident, text in enumerate(texts):

@@ -92,14 +92,3 @@ def from_file(path: Path, name: str | None = None) -> HandIn:
     source = _source(path.name, data)
     digest = hashlib.sha256(data).hexdigest()
     return HandIn(name or path.name, (source,), digest)
-
-
-def from_texts(student: str, texts: dict[str, str]) -> HandIn:
-    """A hand-in made of texts (file name -> text), for the API and tests."""
-    sources = tuple(
-        SourceFile(n, t[:MAX_CHARS], max(0, len(t) - MAX_CHARS)) for n, t in texts.items()
-    )
-    digest = hashlib.sha256()
-    for s in sources:
-        digest.update(s.name.encode() + b"\0" + hashlib.sha256(s.text.encode()).digest())
-    return HandIn(student, sources, digest.hexdigest())
