@@ -131,16 +131,19 @@ def test_grade_compares_the_class_unless_told_not_to(klass: Path, tmp_path: Path
     assert missing.stderr.startswith("plpuzzle: error: --base ")
 
 
-def _readers() -> list[int]:
-    """Live processes running the similarity reader."""
+def _readers(tmp: Path) -> list[int]:
+    """Live reader processes of a plpuzzle whose temporary folder is `tmp`
+    (a reader's standard input is a file there), so that readers of other
+    tests running beside this one do not count."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
                 command = (entry / "cmdline").read_bytes()
+                stdin = os.readlink(entry / "fd" / "0")
             except OSError:
                 continue
-            if b"similarity_reader" in command:
+            if b"similarity_reader" in command and stdin.startswith(str(tmp)):
                 found.append(int(entry.name))
     return found
 
@@ -149,21 +152,23 @@ def test_ctrl_c_stops_the_readers_and_exits_130(tmp_path: Path) -> None:
     from plpuzzle_lab.similarity_bench import synthetic_class
 
     klass = synthetic_class(tmp_path / "class", students=400)
-    before = set(_readers())
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
     proc = subprocess.Popen(
         [str(SCRIPT), "sudoku", "similar", klass, "--out", tmp_path / "r", "--jobs", "2"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        env={**os.environ, "TMPDIR": str(tmp)},
     )
     try:
         assert proc.stderr is not None
         first = proc.stderr.readline()
         assert first.startswith("plpuzzle: comparing the hand-ins of "), first
         deadline = time.monotonic() + 30
-        while not set(_readers()) - before and time.monotonic() < deadline:
+        while not _readers(tmp) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert set(_readers()) - before, "no reader started"
+        assert _readers(tmp), "no reader started"
         proc.send_signal(signal.SIGINT)
         rest = proc.stderr.read()
         assert proc.wait(timeout=60) == 130
@@ -172,6 +177,8 @@ def test_ctrl_c_stops_the_readers_and_exits_130(tmp_path: Path) -> None:
             proc.kill()
             proc.wait()
     assert rest.endswith("plpuzzle: interrupted\n") and "Traceback" not in rest
-    time.sleep(0.5)
-    assert set(_readers()) - before == set()
+    deadline = time.monotonic() + 5
+    while _readers(tmp) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _readers(tmp) == []
     assert not (tmp_path / "r").exists()
