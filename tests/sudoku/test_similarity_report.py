@@ -211,3 +211,17 @@ def test_browser_shows_the_pairs_side_by_side_and_runs_nothing(
     left, right = (s.rect for s in sides)
     assert left["x"] + left["width"] <= right["x"]  # side by side, not stacked
     assert browser.find_elements(By.TAG_NAME, "img") == []
+
+
+def test_the_page_stays_light_whatever_the_files(
+    sim: similarity.Similarity, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Side by side only within a budget of file text: past it, pairs are
+    in the table (and the CSV) without their view."""
+    full = html.section(sim)
+    assert full.count('class="pair"') == 2
+    monkeypatch.setattr(html, "PAGE_CHARS", 1)
+    cut = html.section(sim)
+    assert cut.count('class="pair"') == 1  # the first pair is always shown
+    assert "The other 1 pair(s) are in the table and the CSV." in cut
+    assert cut.count("side by side</a>") == 1

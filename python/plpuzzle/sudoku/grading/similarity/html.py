@@ -24,9 +24,12 @@ from plpuzzle.sudoku.grading.similarity.report import Mark, line_of, matches, re
 from plpuzzle.untrusted import printable
 
 #: Pairs shown side by side (all pairs at or above the threshold are in
-#: the table and the CSV), characters of one file shown, passages listed.
+#: the table and the CSV), characters of one file shown, characters of
+#: files the page shows in all (it stays light whatever the class hands
+#: in), passages listed.
 SIDE_BY_SIDE = 100
 FILE_CHARS = 60_000
+PAGE_CHARS = 2_000_000
 PASSAGES_LISTED = 40
 #: Passage colours, by passage number.
 COLOURS = 6
@@ -193,20 +196,32 @@ def _groups(sim: Similarity) -> str:
     return "\n".join(items)
 
 
+def _shown(sim: Similarity, above: list[Pair]) -> int:
+    """How many of the first pairs are shown side by side: at most
+    SIDE_BY_SIDE, and as many as PAGE_CHARS of file text allow (always
+    the first)."""
+    left = PAGE_CHARS
+    for n, p in enumerate(above[:SIDE_BY_SIDE]):
+        size = sum(
+            min(len(f.text), FILE_CHARS) for i in (p.a, p.b) for f in sim.handins[i].handin.files
+        )
+        if n and size > left:
+            return n
+        left -= size
+    return min(len(above), SIDE_BY_SIDE)
+
+
 def section(sim: Similarity) -> str:
     """The similarity section: pairs, groups, identical files, side by side."""
     s = sim.settings
     above = sim.above()
+    shown = _shown(sim, above)
     rows = "\n".join(
         f'<tr><td class="num">{n}</td><td>{_e(sim.student(p.a))}</td>'
         f"<td>{_e(sim.student(p.b))}</td>"
         f'<td class="num">{_pct(p.share_a)}</td><td class="num">{_pct(p.share_b)}</td>'
         f'<td class="num">{p.shared}</td>'
-        + (
-            f'<td><a href="#{pair_anchor(n)}">side by side</a></td>'
-            if n <= SIDE_BY_SIDE
-            else "<td></td>"
-        )
+        + (f'<td><a href="#{pair_anchor(n)}">side by side</a></td>' if n <= shown else "<td></td>")
         + "</tr>"
         for n, p in enumerate(above, 1)
     )
@@ -226,10 +241,10 @@ def section(sim: Similarity) -> str:
         f"<div{WIDE if len(str(v)) > 40 else ''}><dt>{_e(k)}</dt><dd>{_e(v)}</dd></div>"
         for k, v in facts
     )
-    views = "\n".join(_pair_view(sim, p, n) for n, p in enumerate(above[:SIDE_BY_SIDE], 1))
-    if len(above) > SIDE_BY_SIDE:
-        rest = len(above) - SIDE_BY_SIDE
-        views += f"\n<p>The other {rest} pairs are in the table and the CSV.</p>"
+    views = "\n".join(_pair_view(sim, p, n) for n, p in enumerate(above[:shown], 1))
+    if len(above) > shown:
+        rest = len(above) - shown
+        views += f"\n<p>The other {rest} pair(s) are in the table and the CSV.</p>"
     return (
         '<section id="similarity">\n<h2>Similar hand-ins</h2>\n'
         '<p class="sim-lead">Each hand-in was read by Prolog and normalised (variables and '

@@ -156,6 +156,9 @@ def similar(
     settings = similarity.Settings(dialect, threshold / 100)  # type: ignore[arg-type]
     start = time.monotonic()
     try:
+        if not submissions.is_dir():
+            raise GradingError(f"{submissions}: no such folder")
+        similarity.read_base(base)
         similarity.check_reader()
         note(f"comparing the hand-ins of {submissions}")
         sim, left_out = similarity.compare_class(submissions, base, settings, jobs)
