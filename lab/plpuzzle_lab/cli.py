@@ -185,3 +185,33 @@ def sudoku(
         if not quiet():
             console.print("Wrote " + ", ".join(str(p) for p in paths), markup=False)
     sys.exit(1 if run.failed else 0)
+
+
+@lab.command()
+@click.option("--students", type=click.IntRange(min=2), default=400, show_default=True)
+@click.option("--seed", type=int, default=2013, show_default=True)
+@jobs_option("reader processes at once")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("bench/similarity"),
+    show_default=True,
+    help="Where the synthetic class and its report go.",
+)
+@click.option(
+    "--sweep",
+    is_flag=True,
+    help="Instead: compare the evidence class (tests/fixtures/similarity) with other "
+    "values of k and the window, and print how well each separates its copies.",
+)
+def similarity(students: int, seed: int, jobs: int, out_dir: Path, sweep: bool) -> None:
+    """Time the similarity report on a synthetic class of STUDENTS hand-ins."""
+    from plpuzzle_lab import similarity_bench
+
+    if sweep:
+        lines = similarity_bench.sweep(out_dir / "evidence", jobs)
+    else:
+        lines = similarity_bench.run(out_dir, students, jobs, seed).lines()
+    for line in lines:
+        click.echo(line)

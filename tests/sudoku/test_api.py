@@ -144,3 +144,17 @@ def test_the_docstring_examples_run(
     report: list[str] = []
     runner.run(test, out=report.append)
     assert runner.failures == 0, "".join(report)
+
+
+def test_similar_compares_a_folder(tmp_path: Path) -> None:
+    from plpuzzle.sudoku import api
+
+    evidence = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "similarity"
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for name in ("rozsa", "vilma"):
+        (folder / f"{name}.pl").write_text((evidence / "independent" / f"{name}.pl").read_text())
+    (folder / "copy.pl").write_text((evidence / "copies" / "rozsa_vars.pl").read_text())
+    sim = api.similar(folder)
+    assert [(sim.student(p.a), sim.student(p.b)) for p in sim.above()] == [("copy", "rozsa")]
+    assert api.similar(folder, threshold=1.0).above()[0].score == 1.0

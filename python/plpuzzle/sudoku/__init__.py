@@ -29,6 +29,7 @@ _HOMES = {
     "check": "plpuzzle.sudoku.api",
     "test": "plpuzzle.sudoku.api",
     "grade": "plpuzzle.sudoku.api",
+    "similar": "plpuzzle.sudoku.api",
     "Puzzle": "plpuzzle.sudoku.domain.model",
     "Rules": "plpuzzle.sudoku.domain.model",
     "Grid": "plpuzzle.sudoku.domain.model",

@@ -1,4 +1,4 @@
-"""The library's front door: solve, check, test and grade in one call each.
+"""The library's front door: solve, check, test, grade and compare in one call each.
 
 Everything here takes plain values (files as `str` or `pathlib.Path`, rule
 and engine names as strings or enums) and returns the same result objects
@@ -26,6 +26,8 @@ from plpuzzle.sudoku.engines import ENGINES, make_engine
 from plpuzzle.sudoku.grading.grader import GradingOutcome, GradingRequest
 from plpuzzle.sudoku.grading.grader import grade as grade_request
 from plpuzzle.sudoku.grading.model import GradeSettings
+from plpuzzle.sudoku.grading.similarity import THRESHOLD, Similarity, compare_class
+from plpuzzle.sudoku.grading.similarity import Settings as SimilaritySettings
 from plpuzzle.sudoku.services.crosscheck import CrossCheck, compare
 from plpuzzle.sudoku.services.runner import SUITE_ENGINES, RunSettings, SuiteRunner
 from plpuzzle.sudoku.services.suite import CaseResult, suite_cases
@@ -222,6 +224,8 @@ def grade(
     roster: os.PathLike[str] | str | None = None,
     feedback: bool = True,
     shrink_seconds: float = 40.0,
+    similarity: bool = True,
+    base: Sequence[os.PathLike[str] | str] = (),
 ) -> GradingOutcome:
     """Grade every submission in a folder against a suite, in the sandbox.
 
@@ -232,7 +236,9 @@ def grade(
     2048 MB). `students` regrades only those; `roster` names who should
     have handed in. `feedback` writes a file per student into
     out/feedback, with the smallest failing puzzle found within
-    `shrink_seconds` per student (0: no search). Raises SetupProblem when this machine cannot
+    `shrink_seconds` per student (0: no search). `similarity` compares
+    the hand-ins too (see similar()), leaving out what they share with the
+    `base` files. Raises SetupProblem when this machine cannot
     sandbox, GradingError for bad input (the suite, points, roster), and
     GradingInterrupted (a KeyboardInterrupt) on Ctrl-C.
 
@@ -245,8 +251,9 @@ def grade(
     >>> outcome = sudoku.grade(work / "class", "tests/fixtures/grading_suite", out=work / "report")
     >>> [(s["id"], s["score"], s["max_score"]) for s in outcome.report["students"]]
     [('alice', 6, 6)]
-    >>> sorted(p.name for p in outcome.paths)
-    ['feedback', 'grades-wide.csv', 'grades.csv', 'grades.html', 'grades.json']
+    >>> sorted(p.name for p in outcome.paths)  # doctest: +NORMALIZE_WHITESPACE
+    ['feedback', 'grades-wide.csv', 'grades.csv', 'grades.html', 'grades.json',
+     'similarity.csv']
     >>> shutil.rmtree(work)
     """
     given = {"rules": rules, "time_limit": time_limit, "memory_mb": memory_mb}
@@ -267,6 +274,36 @@ def grade(
         students=tuple(students),
         roster=Path(roster) if roster else None,
         feedback=feedback,
+        similarity=similarity,
+        base=tuple(Path(b) for b in base),
         shrink_seconds=shrink_seconds,
     )
     return grade_request(request)
+
+
+def similar(
+    submissions: os.PathLike[str] | str,
+    *,
+    base: Sequence[os.PathLike[str] | str] = (),
+    dialect: Dialect = DEFAULT_DIALECT,
+    threshold: float = THRESHOLD,
+    jobs: int = 1,
+) -> Similarity:
+    """Compare the hand-ins of a folder (read as grade() reads it) for
+    similarity, leaving out what they share with the `base` files.
+
+    `threshold` is a share (0.65: 65%); the result's `pairs` are every
+    pair that shares a fingerprint, `above()` those at or above it, and
+    `clusters()` the groups of three or more. Nothing is written; see
+    plpuzzle.sudoku.grading.similarity.write_reports for the report
+    files. Raises GradingError for an unusable folder or base file, and
+    ReaderUnavailable when SWI-Prolog cannot run here.
+
+    >>> from plpuzzle.sudoku import similar
+    >>> found = similar("tests/fixtures/similarity/copies")
+    >>> [(found.student(p.a), found.student(p.b), p.score) for p in found.above()]
+    [('rozsa_order', 'rozsa_vars', 1.0)]
+    """
+    settings = SimilaritySettings(dialect, threshold)
+    sim, _ = compare_class(Path(submissions), [Path(b) for b in base], settings, jobs)
+    return sim

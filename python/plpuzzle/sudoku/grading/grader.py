@@ -39,6 +39,16 @@ from plpuzzle.sudoku.grading.report import build as build_report
 from plpuzzle.sudoku.grading.report import to_csv as report_csv
 from plpuzzle.sudoku.grading.report import to_json as report_json
 from plpuzzle.sudoku.grading.scheduling import ClusterUnreachable, DaskCluster, LocalPool, Scheduler
+from plpuzzle.sudoku.grading.similarity import (
+    ReaderUnavailable,
+    Similarity,
+    compare_submissions,
+    read_base,
+)
+from plpuzzle.sudoku.grading.similarity import Settings as SimilaritySettings
+from plpuzzle.sudoku.grading.similarity.class_report import CSV_NAME as SIMILARITY_CSV
+from plpuzzle.sudoku.grading.similarity.report import summary as similarity_summary
+from plpuzzle.sudoku.grading.similarity.report import to_csv as similarity_csv
 from plpuzzle.sudoku.services.suite import SuiteCase, discover, load_case
 from plpuzzle.sudoku.services.suite_config import (
     Manifest,
@@ -87,6 +97,10 @@ class GradingRequest:
     scheduler: str | None = None
     #: Grade only the tests whose name matches (as `sudoku test --only`).
     only: str | None = None
+    #: Compare the hand-ins for similarity (the section of grades.html and
+    #: similarity.csv), leaving out what they share with the `base` files.
+    similarity: bool = True
+    base: tuple[Path, ...] = ()
 
 
 @dataclass
@@ -105,6 +119,8 @@ class GradingOutcome:
     #: Everyone graded 0 without a run (nothing to run, or it did not
     #: load): (student, "grade: why"), for the summary.
     not_graded: list[tuple[str, str]] = field(default_factory=list)
+    #: The class compared for similarity (None: --no-similarity, or it failed).
+    similarity: Similarity | None = None
 
 
 class GradingInterrupted(KeyboardInterrupt):
@@ -298,6 +314,8 @@ def grade(
     parsed.clear()
     roster = load_roster(request.roster) if request.roster else []
     selected = _select(intake, roster, request.students)
+    if request.similarity:
+        read_base(request.base)  # a missing --base file is the user's error, found now
     present = set(intake.students)
     missing = [r for r in roster if r not in present]
     if roster:
@@ -404,13 +422,19 @@ def grade(
     report = build_report(shown, [c.name for c in cases], points, settings)
     report["missing"] = missing
     report["ungradable"] = [u.student for u in intake.ungradable]
+    alike = _similarity(request, subs, settings, warnings, on_phase)
+    if alike is not None:
+        report["similarity"] = similarity_summary(alike)
     paths = [request.report_dir / n for n in ("grades.csv", "grades.json", "grades.html")]
     from plpuzzle.sudoku.grading.report_html import render_html
 
     paths[0].write_text(report_csv(report))
     paths[1].write_text(report_json(report))
-    paths[2].write_text(render_html(report))
+    paths[2].write_text(render_html(report, alike))
     paths.append(write_wide_csv(report, request.report_dir / "grades-wide.csv"))
+    if alike is not None:
+        paths.append(request.report_dir / SIMILARITY_CSV)
+        paths[-1].write_text(similarity_csv(alike), encoding="utf-8")
     if request.feedback:
 
         def on_search(searched: int) -> None:
@@ -451,7 +475,30 @@ def grade(
         missing,
         [u.student for u in intake.ungradable],
         not_graded(students),
+        alike,
     )
+
+
+def _similarity(
+    request: GradingRequest,
+    subs: list[Submission],
+    settings: GradeSettings,
+    warnings: list[str],
+    on_phase: Callable[[str], None] | None,
+) -> Similarity | None:
+    """The class compared for similarity, unless --no-similarity; a reader
+    that cannot run costs the section (with a warning), never the grades."""
+    if not request.similarity or not subs:
+        return None
+    if on_phase:
+        on_phase(f"comparing {len(subs)} hand-in(s) for similarity")
+    try:
+        return compare_submissions(
+            subs, request.base, SimilaritySettings(settings.dialect), request.jobs
+        )
+    except ReaderUnavailable as e:
+        warnings.append(f"no similarity report: {e}")
+        return None
 
 
 def identical(subs: list[Submission]) -> dict[str, list[str]]:

@@ -44,6 +44,9 @@ from html import escape
 from typing import Any
 from urllib.parse import quote
 
+from plpuzzle.sudoku.grading.similarity import html as similarity_html
+from plpuzzle.sudoku.grading.similarity.compare import Similarity
+
 #: Badge colours per grade name; an unknown grade gets the neutral grey.
 GRADE_COLOURS: dict[str, str] = {
     "correct": "#1a7f37",
@@ -155,6 +158,9 @@ details.student .body{padding:0 12px 10px}
 .fails .said{color:var(--muted)}
 tr.hit{background:#fff8c5}
 """
+
+#: The page's styles, for other pages of the report (similarity.html).
+PAGE_CSS = _CSS
 
 
 def _e(value: object) -> str:
@@ -877,8 +883,10 @@ def _base36(n: int) -> str:
             return out
 
 
-def render_html(report: dict[str, Any]) -> str:
-    """The whole page for a report from class_report.build()."""
+def render_html(report: dict[str, Any], similarity: Similarity | None = None) -> str:
+    """The whole page for a report from class_report.build(); with
+    `similarity`, its section (the pairs side by side) before the students'."""
+
     students = sorted(report["students"], key=lambda s: s["id"])
     report = {**report, "students": students}
     anchors = _anchors([s["id"] for s in students])
@@ -892,12 +900,14 @@ def render_html(report: dict[str, Any]) -> str:
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{_e(title)}</title>\n"
-        f"<style>\n{_CSS}{_grade_css(report['grades'])}</style>\n"
+        f"<style>\n{_CSS}{_grade_css(report['grades'])}"
+        f"{similarity_html.CSS if similarity else ''}</style>\n"
         "</head>\n<body>\n<main>\n"
         f"{_header(report)}\n"
         f"{_class_table(report, anchors)}\n"
         f"{_matrix(report)}\n"
         f"{_tests_section(report)}\n"
+        f"{similarity_html.section(similarity) + chr(10) if similarity else ''}"
         f"<section>\n<h2>Students</h2>\n{sections or '<p class=empty>No students.</p>'}\n"
         "</section>\n</main>\n"
         f"{_data_block(report)}\n"

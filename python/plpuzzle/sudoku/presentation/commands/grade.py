@@ -41,6 +41,7 @@ from plpuzzle.sudoku.presentation.commands.grade_progress import (
     print_class_summary,
     print_interrupted,
 )
+from plpuzzle.sudoku.presentation.commands.similar import base_option
 from plpuzzle.sudoku.presentation.run_setup import DEFAULT_RULES
 from plpuzzle.sudoku.services.suite import SuiteError
 
@@ -130,6 +131,14 @@ from plpuzzle.sudoku.services.suite import SuiteError
     help="Wall-clock seconds per student to find the smallest puzzle their solver "
     "gets wrong, for the feedback (0: do not search).",
 )
+@click.option(
+    "--similarity/--no-similarity",
+    default=True,
+    show_default=True,
+    help="Compare the hand-ins for similarity: a section of grades.html with the pairs "
+    "side by side, and similarity.csv (see `plpuzzle sudoku similar`).",
+)
+@base_option
 @only_option
 @format_option(("text", "json"), "text: a table per student; json: the grades.json report.")
 @click.pass_context
@@ -153,6 +162,8 @@ def grade(
     feedback: bool,
     shrink_seconds: float,
     only: str | None,
+    similarity: bool,
+    base: tuple[Path, ...],
     fmt: str,
 ) -> None:
     """Grade a class: every student's sudoku.pl on every test, sandboxed.
@@ -173,7 +184,10 @@ def grade(
     settings, and graders sharing a gradebook never run the same test twice.
     On Ctrl-C what was graded stays in the gradebook for the next run.
     With --scheduler the runs go to a Dask cluster's workers, each checked
-    first: a worker that cannot sandbox is refused, by name. Exit code 0
+    first: a worker that cannot sandbox is refused, by name. The hand-ins
+    are also compared for similarity, as `plpuzzle sudoku similar` compares
+    them (a section of grades.html and similarity.csv), unless
+    --no-similarity is given. Exit code 0
     when the class was graded (whatever the grades), 2 for bad input (the
     class, the suite, the options), 3 when this machine cannot sandbox,
     130 when interrupted.
@@ -207,6 +221,8 @@ def grade(
         shrink_seconds=shrink_seconds,
         scheduler=scheduler,
         only=only,
+        similarity=similarity,
+        base=base,
     )
     console = stdout_console() if fmt == "text" else stderr_console()
     # The summary of an interrupted run is printed once the live display

@@ -21,6 +21,7 @@ from plpuzzle.clitools import (
     verbose,
 )
 from plpuzzle.sudoku.grading import grader
+from plpuzzle.sudoku.presentation.commands.similar import summary_lines
 from plpuzzle.untrusted import printable
 
 #: How many notes of each student -v prints (the reports have them all).
@@ -132,6 +133,9 @@ def print_class_summary(console: Console, outcome: grader.GradingOutcome) -> Non
         console.print("Graded 0, nothing ran:", markup=False)
         for student, why in outcome.not_graded:
             console.print(f"  {student}: {printable(why)}", markup=False, highlight=False)
+    if outcome.similarity is not None:
+        for line in summary_lines(outcome.similarity):
+            console.print(line, markup=False, highlight=False)
     if outcome.missing:
         console.print(
             f"Missing (on the roster, no submission): {', '.join(outcome.missing)}.",

@@ -1,0 +1,205 @@
+"""The similarity report as data: the JSON summary, the CSV of pairs, and
+where two hand-ins match, in their files as written.
+
+The words are the report's own and neutral on purpose: it says how much
+of one file's fingerprints are found in another, and names no cause.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from plpuzzle.sudoku.grading.similarity.compare import Compared, Similarity
+from plpuzzle.sudoku.grading.similarity.index import Pair
+
+#: The columns of similarity.csv.
+CSV_COLUMNS = (
+    "student_a", "student_b", "share_of_a", "share_of_b", "shared_fingerprints",
+    "fingerprints_a", "fingerprints_b", "at_or_above_threshold",
+)  # fmt: skip
+
+
+def pair_row(sim: Similarity, pair: Pair) -> dict[str, Any]:
+    """One pair as the CSV and the JSON give it."""
+    a, b = sim.handins[pair.a], sim.handins[pair.b]
+    s = sim.settings
+    return {
+        "student_a": a.student,
+        "student_b": b.student,
+        "share_of_a": round(pair.share_a, 3),
+        "share_of_b": round(pair.share_b, 3),
+        "shared_fingerprints": pair.shared,
+        "fingerprints_a": len(a.prints),
+        "fingerprints_b": len(b.prints),
+        "at_or_above_threshold": pair.score >= s.threshold and pair.shared >= s.min_shared,
+    }
+
+
+def to_csv(sim: Similarity) -> str:
+    """Every pair that shares a fingerprint, highest score first."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, CSV_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for pair in sim.pairs:
+        row = pair_row(sim, pair)
+        row["at_or_above_threshold"] = "yes" if row["at_or_above_threshold"] else "no"
+        writer.writerow(row)
+    return out.getvalue()
+
+
+def summary(sim: Similarity) -> dict[str, Any]:
+    """What the JSON reports hold: the settings, each hand-in's count of
+    fingerprints and how it was read, and the pairs at or above the
+    threshold, the groups, the identical files (no file text)."""
+    s = sim.settings
+    return {
+        "method": "winnowing of normalised Prolog tokens (Schleimer, Wilkerson, Aiken 2003)",
+        "settings": {
+            "dialect": s.dialect,
+            "k": s.k,
+            "window": s.window,
+            "threshold": s.threshold,
+            "min_shared": s.min_shared,
+            "base": list(s.base),
+            "base_fingerprints": sim.base_prints,
+            "reader": reader_words(sim),
+        },
+        "handins": [
+            {"student": c.student, "fingerprints": len(c.prints), "read": c.how, "notes": c.notes}
+            for c in sim.handins
+        ],
+        "pairs": [pair_row(sim, p) for p in sim.above()],
+        "groups": sim.clusters(),
+        "identical": sim.identical,
+        "same_after_normalisation": sim.same_normal,
+    }
+
+
+def reader_words(sim: Similarity) -> str:
+    """How the files were read, in words, for the reports."""
+    where = (
+        "in a bubblewrap sandbox" if sim.sandboxed else "in a separate process (no bubblewrap here)"
+    )
+    return f"SWI-Prolog's reader, {where}, under CPU, memory and output limits; no file was run"
+
+
+# -- where two hand-ins match ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A stretch of a file that matches the other hand-in: which file,
+    character offsets, and the passage it belongs to (numbered from 1 in
+    the order of the first hand-in's normal form)."""
+
+    file: int
+    start: int
+    end: int
+    passage: int
+
+
+#: What may lie between two matched tokens of one mark: layout,
+#: punctuation and the full stop that ends a clause (a comment, or any
+#: unmatched token, between them splits the mark).
+_GLUE = re.compile(r"[\s()\[\]{},|.]*")
+
+
+#: What a mark takes in after its last token: closing brackets and a
+#: clause's full stop (punctuation has no offsets of its own).
+_CLOSING = re.compile(r"(?:\s*[)\]}])*(?:\.(?=\s|$))?")
+
+
+def _spans(handin: Compared, tokens: dict[int, int]) -> list[tuple[Mark, list[int]]]:
+    """Marks from token index -> passage: each token's text, merged with
+    its neighbour (of the same passage) when only layout or punctuation
+    lies between; with the token indexes each mark covers."""
+    spots = sorted(
+        (t.file, t.start, t.end, p, i)
+        for i, p in tokens.items()
+        if (t := handin.stream[i]).start >= 0
+    )
+    texts = [f.text for f in handin.handin.files]
+    marks: list[tuple[Mark, list[int]]] = []
+    for file, start, end, passage, index in spots:
+        if marks:
+            last, covered = marks[-1]
+            if last.file == file and start < last.end:
+                covered.append(index)  # inside the previous mark
+                continue
+            if (
+                last.file == file
+                and last.passage == passage
+                and _GLUE.fullmatch(texts[file], last.end, start)
+            ):
+                marks[-1] = (Mark(file, last.start, end, passage), [*covered, index])
+                continue
+        marks.append((Mark(file, start, end, passage), [index]))
+    out = []
+    for n, (mark, covered) in enumerate(marks):
+        limit = len(texts[mark.file])
+        if n + 1 < len(marks) and marks[n + 1][0].file == mark.file:
+            limit = marks[n + 1][0].start
+        closing = _CLOSING.match(texts[mark.file], mark.end, limit)
+        end = closing.end() if closing else mark.end
+        out.append((Mark(mark.file, mark.start, end, mark.passage), covered))
+    return out
+
+
+def _runs(a: Compared, b: Compared, shared: set[int], k: int) -> list[tuple[int, int, int]]:
+    """(start in A, start in B, length) of the runs of equal normal tokens
+    around every fingerprint the two share, each as long as the streams
+    agree (a fingerprint marks k tokens; the run around it may be longer)."""
+    runs = []
+    covered: dict[int, list[tuple[int, int]]] = {}
+    for h in sorted(shared):
+        for pa in a.prints[h]:
+            for pb in b.prints[h]:
+                if any(s <= pa < e for s, e in covered.get(pa - pb, ())):
+                    continue
+                sa, sb = pa, pb
+                while sa > 0 and sb > 0 and a.stream[sa - 1].text == b.stream[sb - 1].text:
+                    sa, sb = sa - 1, sb - 1
+                ea, eb = pa, pb
+                while (
+                    ea < len(a.stream)
+                    and eb < len(b.stream)
+                    and a.stream[ea].text == b.stream[eb].text
+                ):
+                    ea, eb = ea + 1, eb + 1
+                if ea - sa < k:
+                    continue  # equal hashes of different k-grams
+                covered.setdefault(pa - pb, []).append((sa, ea))
+                runs.append((sa, sb, ea - sa))
+    return runs
+
+
+def matches(sim: Similarity, pair: Pair) -> tuple[list[Mark], list[Mark]]:
+    """Where `pair` matches, in A's files and in B's: the runs of equal
+    normal tokens around every fingerprint both have. A passage is a
+    stretch of A's text so marked (numbered in A's order); each token of B
+    takes the passage of the token of A it matches, so a passage has one
+    number on both sides."""
+    a, b = sim.handins[pair.a], sim.handins[pair.b]
+    runs = _runs(a, b, set(a.prints.keys() & b.prints.keys()), sim.settings.k)
+    stretches = _spans(a, {sa + d: 0 for sa, _, n in runs for d in range(n)})
+    region = {i: n for n, (_, covered) in enumerate(stretches, 1) for i in covered}
+    marked_b: dict[int, int] = {}
+    for sa, sb, n in runs:
+        passages = [region.get(sa + d) for d in range(n)]
+        known = [p for p in passages if p is not None]
+        last = known[0] if known else 0
+        for d, passage in enumerate(passages):
+            last = passage if passage is not None else last
+            if last < marked_b.get(sb + d, len(stretches) + 1):
+                marked_b[sb + d] = last
+    marks_a = [Mark(m.file, m.start, m.end, n) for n, (m, _) in enumerate(stretches, 1)]
+    return marks_a, [m for m, _ in _spans(b, marked_b)]
+
+
+def line_of(text: str, offset: int) -> int:
+    """The 1-based line of a character offset."""
+    return text.count("\n", 0, offset) + 1

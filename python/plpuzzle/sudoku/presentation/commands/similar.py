@@ -1,0 +1,194 @@
+"""`plpuzzle sudoku similar`: a class's hand-ins compared for similarity."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from plpuzzle.clitools import (
+    InputError,
+    SetupError,
+    choice,
+    format_option,
+    jobs_option,
+    note,
+    out_dir_option,
+    quiet,
+    stdout_console,
+    verbose,
+    write_json,
+)
+from plpuzzle.engine import DEFAULT_DIALECT, DIALECTS
+from plpuzzle.sudoku.grading import similarity
+from plpuzzle.sudoku.grading.model import GradingError
+from plpuzzle.sudoku.grading.report_html import PAGE_CSS
+from plpuzzle.sudoku.grading.similarity import report as similarity_report
+from plpuzzle.untrusted import printable
+
+#: Pairs the short summary of `grade` names (the reports list them all).
+PAIRS_NAMED = 5
+
+base_option = click.option(
+    "--base",
+    "base",
+    type=click.Path(path_type=Path, dir_okay=False),
+    multiple=True,
+    metavar="FILE",
+    help="Code every student was given (e.g. the course's frame program): what the "
+    "hand-ins share with it is left out of the comparison. Repeatable.",
+)
+
+
+def _percent(_ctx: click.Context, _param: click.Parameter, value: float) -> float:
+    if not 1 <= value <= 100:
+        raise InputError(f"--threshold: {value:g} is not a percentage from 1 to 100")
+    return value
+
+
+threshold_option = click.option(
+    "--threshold",
+    type=float,
+    callback=_percent,
+    default=round(similarity.THRESHOLD * 100),
+    show_default=True,
+    metavar="PERCENT",
+    help="Report the pairs where at least this share of one hand-in's fingerprints is "
+    f"found in the other's (and at least {similarity.MIN_SHARED} fingerprints in all).",
+)
+
+
+def pair_table(sim: similarity.Similarity, limit: int | None = None) -> Table:
+    """The pairs at or above the threshold, one row each."""
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 0))
+    for name, justify in (("#", "right"), ("hand-in A", "left"), ("hand-in B", "left"),
+                          ("share of A", "right"), ("share of B", "right"),
+                          ("fingerprints in common", "right")):  # fmt: skip
+        table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    for n, p in enumerate(sim.above()[:limit], 1):
+        table.add_row(
+            str(n), sim.student(p.a), sim.student(p.b),
+            f"{p.share_a:.0%}", f"{p.share_b:.0%}", str(p.shared),
+        )  # fmt: skip
+    return table
+
+
+def print_similarity(console: Console, sim: similarity.Similarity) -> None:
+    """The groups, identical files and how files were read, after the table."""
+    for group in sim.clusters():
+        console.print(f"Group of {len(group)}: {', '.join(group)}", markup=False)
+    for group in sim.identical:
+        console.print(f"Identical files: {' = '.join(group)}", markup=False)
+    for group in sim.same_normal:
+        console.print(f"The same after normalisation: {' = '.join(group)}", markup=False)
+    for c in sim.handins:
+        if c.how != "prolog" and not quiet():
+            notes = printable("; ".join(c.notes))
+            console.print(f"Read {c.how}: {c.student}: {notes}", markup=False, highlight=False)
+
+
+def summary_lines(sim: similarity.Similarity) -> list[str]:
+    """A few lines for `grade`'s summary: how many pairs, the first few."""
+    above = sim.above()
+    threshold = f"{sim.settings.threshold:.0%}"
+    if not above:
+        return [f"Similar hand-ins: no pair at or above {threshold} (see grades.html)"]
+    named = ", ".join(
+        f"{sim.student(p.a)} & {sim.student(p.b)} ({p.share_a:.0%}/{p.share_b:.0%})"
+        for p in above[:PAIRS_NAMED]
+    )
+    more = f" and {len(above) - PAIRS_NAMED} more" if len(above) > PAIRS_NAMED else ""
+    lines = [
+        f"Similar hand-ins: {len(above)} pair(s) at or above {threshold}: {named}{more} "
+        "(side by side in grades.html; every pair in similarity.csv)"
+    ]
+    lines += [f"Group of {len(g)}: {', '.join(g)}" for g in sim.clusters()]
+    return lines
+
+
+@click.command()
+@click.argument("submissions", type=click.Path(path_type=Path, file_okay=False))
+@base_option
+@threshold_option
+@click.option(
+    "--dialect",
+    type=choice(DIALECTS),
+    default=DEFAULT_DIALECT,
+    show_default=True,
+    help="Read the hand-ins as SICStus 4 code (SWI-Prolog's emulation, as grade loads "
+    "them) or as plain SWI-Prolog.",
+)
+@jobs_option("reader processes at once")
+@out_dir_option(
+    Path("similarity_report"), "Where similarity.csv, similarity.json and similarity.html go."
+)
+@format_option(("text", "json"), "text: the pairs as a table; json: similarity.json on stdout.")
+def similar(
+    submissions: Path,
+    base: tuple[Path, ...],
+    threshold: float,
+    dialect: str,
+    jobs: int,
+    out_dir: Path,
+    fmt: str,
+) -> None:
+    """Compare a class's hand-ins and report the pairs that are much alike.
+
+    SUBMISSIONS is read as `grade` reads it: one entry per student (a
+    folder, an ID.pl file or an archive). Every .pl file of a hand-in is
+    read by SWI-Prolog's reader in a separate, confined process with
+    limits (nothing is run), then normalised: variables and the file's own
+    predicate names and atoms are numbered per clause, clauses are sorted,
+    comments and layout are dropped. The normal forms are fingerprinted by
+    winnowing (the method behind MOSS), and every pair that shares
+    fingerprints gets two scores: the share of each hand-in's fingerprints
+    found in the other. A high share says that two files have long
+    passages in common after normalisation, not how that came about; the
+    report shows each pair side by side for the teacher to judge. Exit
+    code 0 when the report was made (whatever it found), 2 for bad input
+    (the folder, a --base file), 3 when SWI-Prolog cannot run here, 130
+    when interrupted.
+    """
+    settings = similarity.Settings(dialect, threshold / 100)  # type: ignore[arg-type]
+    start = time.monotonic()
+    try:
+        if not submissions.is_dir():
+            raise GradingError(f"{submissions}: no such folder")
+        similarity.read_base(base)
+        similarity.check_reader()
+        note(f"comparing the hand-ins of {submissions}")
+        sim, left_out = similarity.compare_class(submissions, base, settings, jobs)
+    except GradingError as e:
+        raise InputError(str(e)) from None
+    except similarity.ReaderUnavailable as e:
+        raise SetupError(str(e)) from None
+    paths = similarity.write_reports(sim, out_dir, PAGE_CSS)
+    seconds = time.monotonic() - start
+    if fmt == "json":
+        write_json(
+            {
+                **similarity_report.summary(sim),
+                "not_compared": left_out,
+                "outputs": [str(p) for p in paths],
+            }
+        )
+        return
+    console = stdout_console()
+    above = sim.above()
+    console.print(
+        f"Similar hand-ins: {len(sim.handins)} compared, {len(above)} pair(s) at or above "
+        f"{sim.settings.threshold:.0%}",
+        markup=False,
+    )
+    if above:
+        console.print(pair_table(sim))
+    print_similarity(console, sim)
+    for line in left_out:
+        note(f"not compared: {printable(line)}")
+    if verbose():
+        note(f"compared in {seconds:.1f} s ({similarity_report.reader_words(sim)})")
+    console.print(f"Reports: {', '.join(str(p) for p in paths)}", markup=False)

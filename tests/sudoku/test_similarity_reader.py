@@ -1,0 +1,155 @@
+"""The similarity report's reader: real SWI-Prolog processes on real text.
+
+Reading must understand Prolog (operators, the dialect, quoting), run
+nothing of a file (its directives included), keep each file's operators to
+itself, and survive hostile files: a file that breaks a limit is read as
+tokens, and the files after it in the same process are still read by
+Prolog.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from plpuzzle.sudoku.grading.similarity import reading
+from plpuzzle.sudoku.grading.similarity.normalise import normalise
+from plpuzzle.sudoku.grading.similarity.reading import PARTLY, PROLOG, TOKENS, read_texts
+from plpuzzle.sudoku.grading.similarity.tokens import RawClause, tokenize
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def texts_of(clauses: list[RawClause]) -> list[list[str]]:
+    return [[str(t.value) for t in c.tokens] for c in clauses]
+
+
+def normal(text: str, dialect: str = "sicstus4") -> list[str]:
+    (read,) = read_texts([text], dialect)  # type: ignore[arg-type]
+    return [t.text for t in normalise(read.clauses, [text], reading.vocabulary())]
+
+
+def test_operators_and_functional_notation_read_the_same() -> None:
+    a = "p(X, Y) :- X is Y + 1, \\+ q(X), ( X > 0 -> true ; fail ).\nq(_).\n"
+    b = ("p(A,B):-','(is(A,+(B,1)),','(\\+(q(A)),;(->(>(A,0),true),fail))).\n"
+         "q( _ ) .\n")  # fmt: skip
+    (ra, rb) = read_texts([a, b], "sicstus4")
+    assert ra.how == rb.how == PROLOG
+    assert texts_of(ra.clauses) == texts_of(rb.clauses)
+    assert normal(a) == normal(b)
+
+
+def test_positions_point_into_the_text() -> None:
+    text = "% a comment\nfoo(Xyz, 'quoted atom') :-\n    bar(Xyz).\n"
+    (read,) = read_texts([text], "swi")
+    spans = {text[t.start : t.end] for c in read.clauses for t in c.tokens if t.start >= 0}
+    assert spans == {"foo", "Xyz", "'quoted atom'", ":-", "bar"}
+
+
+def test_the_dialect_decides_what_reads() -> None:
+    loop = "sum(L, S) :- ( foreach(X, L), fromto(0, S0, S1, S) do S1 is S0 + X ).\n"
+    (sicstus,) = read_texts([loop], "sicstus4")
+    (swi,) = read_texts([loop], "swi")
+    assert sicstus.how == PROLOG and "do" in texts_of(sicstus.clauses)[0]
+    assert swi.how == PARTLY  # `do` is no operator of plain SWI-Prolog
+    assert "syntax error" in swi.notes[0]
+
+
+def test_a_files_operators_stay_in_that_file() -> None:
+    declares = ":- op(700, xfx, ===>).\nrule(a ===> b).\n"
+    uses = "rule(a ===> b).\n"
+    first, second = read_texts([declares, uses], "sicstus4")
+    assert first.how == PROLOG
+    assert second.how == PARTLY  # the other file in the same process never saw the op
+
+
+def test_directives_are_read_never_run(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    text = (
+        f":- open('{marker}', write, S), write(S, x), close(S).\n"
+        f":- initialization(open('{marker}', write, _)).\n"
+        ':- format(user_output, \'{"id": 0, "clauses": []}~n\', []).\n'
+        ":- halt.\n"
+        "after_halt(ok).\n"
+    )
+    first, second = read_texts([text, "next(file).\n"], "sicstus4")
+    assert not marker.exists()
+    assert first.how == PROLOG and len(first.clauses) == 5
+    assert texts_of(second.clauses) == [["next", "(", "file", ")"]]
+
+
+def test_quasi_quotations_are_not_parsed() -> None:
+    (read,) = read_texts(["x({|string(X)||abc|}).\nok.\n"], "swi")
+    assert read.how in (PROLOG, PARTLY)  # read as plain tokens, no parser called
+    assert ["ok"] in texts_of(read.clauses)
+
+
+def test_a_syntax_error_costs_only_its_clause() -> None:
+    text = "good(1).\nbad( :- .\ngood(2).\n"
+    (read,) = read_texts([text], "sicstus4")
+    assert read.how == PARTLY
+    assert "line 2" in read.notes[0]
+    by_prolog = [c for c in read.clauses if not c.as_tokens]
+    by_tokens = [c for c in read.clauses if c.as_tokens]
+    assert len(by_prolog) == 2 and len(by_tokens) == 1
+    assert texts_of(by_tokens) == [["bad", "(", ":-"]]
+
+
+def test_a_deep_term_is_read_as_tokens_and_the_next_file_by_prolog() -> None:
+    deep = "x(" + "[" * 300_000 + "]" * 300_000 + ").\n"
+    after = "fine(X) :- X = 1.\n"
+    first, second = read_texts([deep, after], "sicstus4")
+    assert first.how == TOKENS and first.notes[0].startswith("read as tokens: the reader's")
+    assert second.how == PROLOG
+
+
+def test_a_file_that_kills_its_process_is_left_out_of_the_rerun(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The reader's output is a file capped by RLIMIT_FSIZE: a file with
+    more tokens than that cap allows kills the process (SIGXFSZ); the batch
+    restarts after it, and the files before and after it keep Prolog's
+    reading."""
+    monkeypatch.setattr(reading, "OUTPUT_MB", 1)
+    big = "f(" + ",".join(["aaaa"] * 60_000) + ").\n"
+    files = ["one(1).\n", big, "two(2).\n", "three(3).\n"]
+    out = read_texts(files, "sicstus4")
+    assert [r.how for r in out] == [PROLOG, TOKENS, PROLOG, PROLOG]
+    assert out[1].notes == ["read as tokens: the reader's output size limit"]
+    assert texts_of(out[3].clauses) == [["three", "(", "3", ")"]]
+
+
+def test_tokens_are_capped() -> None:
+    text = "f(" + ",".join(["a"] * (reading.MAX_TOKENS + 10)) + ").\ng.\n"
+    (read,) = read_texts([text], "sicstus4")
+    assert any("tokens" in n for n in read.notes)
+    assert sum(len(c.tokens) for c in read.clauses) == reading.MAX_TOKENS
+
+
+def test_the_tokenizer_reads_what_prolog_reads_for_plain_code() -> None:
+    """A stretch read as tokens compares with Prolog's reading of it."""
+    source = (REPO / "tests/fixtures/similarity/independent/rozsa.pl").read_text()
+    (read,) = read_texts([source], "sicstus4")
+    words = reading.vocabulary()
+    by_prolog = [t.text for t in normalise(read.clauses, [source], words)]
+    by_tokens = [t.text for t in normalise(tokenize(source), [source], words)]
+    assert by_prolog == by_tokens
+
+
+def test_the_fixture_classes_read_by_prolog() -> None:
+    files = sorted((REPO / "tests/fixtures/sicstus_class").glob("*.pl"))
+    from plpuzzle.sudoku.grading.similarity.source import decode
+
+    out = read_texts([decode(f.read_bytes()) for f in files], "sicstus4", jobs=2)
+    how = {f.stem: r.how for f, r in zip(files, out, strict=True)}
+    # ferenc.pl has a syntax error on purpose (a missing comma); the rest read.
+    assert how.pop("ferenc") == PARTLY
+    assert set(how.values()) == {PROLOG}
+
+
+def test_the_reader_is_confined_where_bubblewrap_works() -> None:
+    from plpuzzle.sandbox import jail
+
+    expected = jail.bubblewrap(jail.sandbox_uid(0)) is not None
+    assert reading.Reader("sicstus4").sandboxed is expected
