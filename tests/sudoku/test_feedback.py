@@ -194,3 +194,6 @@ def test_the_search_is_announced_only_when_one_runs(tmp_path: Path) -> None:
     assert announced in runs[0].stderr
     assert "0 test run(s) graded now, 6 taken from the gradebook" in runs[1].stdout
     assert announced not in runs[1].stderr, runs[1].stderr
+    # The progress lines say where the grades came from.
+    assert "graded 6/6 (100%)," in runs[0].stderr
+    assert "graded 6/6 (100%; 6 from the gradebook)," in runs[1].stderr

@@ -287,11 +287,12 @@ def in_words(
 
 def grade(
     request: GradingRequest,
-    on_start: Callable[[int], Callable[[], None]] | None = None,
+    on_start: Callable[[int], Callable[[bool], None]] | None = None,
     on_phase: Callable[[str], None] | None = None,
 ) -> GradingOutcome:
-    """Grade the class of `request`; `on_start(total)` returns a per-grade tick,
-    and `on_phase` hears of the long steps after grading (the feedback).
+    """Grade the class of `request`; `on_start(total)` returns a per-grade tick
+    (told whether the grade is fresh or from the gradebook), and `on_phase`
+    hears of the long steps after grading (the feedback).
 
     Everything that can be checked is checked before anyone is graded: the
     machine, the suite (files, points, rules), the roster, --student.
@@ -353,7 +354,7 @@ def grade(
             for s in subs:
                 if s.student in selected:
                     book.forget(s.digest, skey, s.student)  # only theirs, not a twin's
-        tick = on_start(len(subs) * len(cases)) if on_start else (lambda: None)
+        tick = on_start(len(subs) * len(cases)) if on_start else (lambda _fresh: None)
 
         def stored(sub: Submission, case: SuiteCase) -> TestGrade | None:
             own = book.get(sub, case.name, ckeys[case.name], skey)
@@ -379,7 +380,7 @@ def grade(
                 book.put(sub, ckeys[case.name], skey, g)
             counts["new" if fresh else "reused"] += 1
             grades[(sub.student, case.name)] = g
-            tick()
+            tick(fresh)
 
         hidden = hidden_paths(request.suite, request.report_dir, request.submissions, db)
         try:

@@ -34,32 +34,35 @@ PROGRESS_PERCENT = 10
 
 
 @contextlib.contextmanager
-def grading_progress() -> Iterator[Callable[[int], Callable[[], None]]]:
+def grading_progress() -> Iterator[Callable[[int], Callable[[bool], None]]]:
     """Progress of a grading run on stderr: rich's bar on a terminal, and
     otherwise a plain line now and then (a log, a CI job), so a long run
-    never looks stuck. Nothing with -q."""
+    never looks stuck. Runs taken from the gradebook count as done, and the
+    lines say how many they were. Nothing with -q."""
     err = stderr_console()
     if err.is_terminal:
         with progress_bar(err) as bar:
 
-            def on_bar(total: int) -> Callable[[], None]:
+            def on_bar(total: int) -> Callable[[bool], None]:
                 task = bar.add_task("grading", total=total)
-                return lambda: bar.advance(task)
+                return lambda _fresh: bar.advance(task)
 
             yield on_bar
         return
     start = time.monotonic()
 
-    def on_start(total: int) -> Callable[[], None]:
-        state = {"done": 0, "shown_at": time.monotonic(), "step": 0}
+    def on_start(total: int) -> Callable[[bool], None]:
+        done, reused, step, shown_at = 0, 0, 0, time.monotonic()
 
-        def tick() -> None:
-            state["done"] += 1
-            done, now = state["done"], time.monotonic()
-            step = done * 100 // (total * PROGRESS_PERCENT) if total else 0
-            if done == total or step > state["step"] or now - state["shown_at"] >= PROGRESS_SECONDS:
-                state["step"], state["shown_at"] = step, now
-                note(f"graded {done}/{total} ({done * 100 // total}%), {now - start:.0f} s")
+        def tick(fresh: bool) -> None:
+            nonlocal done, reused, step, shown_at
+            done, reused = done + 1, reused + (not fresh)
+            now = time.monotonic()
+            reached = done * 100 // (total * PROGRESS_PERCENT) if total else 0
+            if done == total or reached > step or now - shown_at >= PROGRESS_SECONDS:
+                step, shown_at = reached, now
+                kept = f"; {reused} from the gradebook" if reused else ""
+                note(f"graded {done}/{total} ({done * 100 // total}%{kept}), {now - start:.0f} s")
 
         return tick
 
