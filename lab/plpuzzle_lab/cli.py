@@ -20,6 +20,7 @@ from plpuzzle.clitools import (
     format_option,
     jobs_option,
     note,
+    out_dir_option,
     progress_bar,
     quiet,
     stderr_console,
@@ -87,14 +88,7 @@ def knight(out: Path) -> None:
     metavar="PATTERN",
     help="Run only the tests whose name matches, in every suite, e.g. 'test0[0-4]?' or '017'.",
 )
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=Path("bench"),
-    show_default=True,
-    help="Where results.csv, REPORT.md and times-by-k.png go.",
-)
+@out_dir_option(Path("bench"), "Where results.csv, REPORT.md and times-by-k.png go.")
 @click.option(
     "--reference",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -191,14 +185,7 @@ def sudoku(
 @click.option("--students", type=click.IntRange(min=2), default=400, show_default=True)
 @click.option("--seed", type=int, default=2013, show_default=True)
 @jobs_option("reader processes at once")
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=Path("bench/similarity"),
-    show_default=True,
-    help="Where the synthetic class and its report go.",
-)
+@out_dir_option(Path("bench/similarity"), "Where the synthetic class and its report go.")
 @click.option(
     "--sweep",
     is_flag=True,
