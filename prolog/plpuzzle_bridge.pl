@@ -155,10 +155,15 @@ progress_step(File) :-
     ;   nb_setval(plpuzzle_progress, progress(N, Last))
     ).
 
+%   Written to a side file and renamed, so that a reader never sees the
+%   file empty or half written.
 progress_write(File, N) :-
-    catch(setup_call_cleanup(open(File, write, S),
-                             format(S, "~d~n", [N]),
-                             close(S)),
+    atom_concat(File, '.new', Side),
+    catch(( setup_call_cleanup(open(Side, write, S),
+                               format(S, "~d~n", [N]),
+                               close(S)),
+            rename_file(Side, File)
+          ),
           _, true).
 
 outcome(ok, Found, Answers, ok, "") :-

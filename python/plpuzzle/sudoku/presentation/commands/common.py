@@ -269,5 +269,5 @@ def _found_so_far(files: list[Path]) -> int | None:
     counts = []
     for path in files:
         with suppress(OSError, ValueError):
-            counts.append(int(path.read_text().strip() or "0"))
+            counts.append(int(path.read_text()))
     return max(counts) if counts else None
