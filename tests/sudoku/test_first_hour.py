@@ -5,7 +5,6 @@ long runs show progress on a terminal."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -13,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from run_plpuzzle import plpuzzle
 from terminal import run_on_pty
 
 from plpuzzle.sudoku import api
@@ -22,13 +22,6 @@ REPO = Path(__file__).resolve().parents[2]
 BUNDLED = REPO / "puzzles" / "sudoku" / "consecutive"
 CLASS = REPO / "tests" / "fixtures" / "class"
 SOLVERS = REPO / "tests" / "fixtures" / "solvers"
-SCRIPT = Path(sys.executable).with_name("plpuzzle")
-
-
-def plpuzzle(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(SCRIPT), *map(str, args)], capture_output=True, text=True, timeout=300, cwd=cwd
-    )
 
 
 @pytest.fixture
@@ -195,8 +188,7 @@ def test_a_long_solve_shows_time_and_solutions_so_far_on_a_terminal(student: Pat
     counts = [int(n) for n in re.findall(r"solving test001d\.txt: \d+ s of 60 s, (\d+) sol", shown)]
     assert counts and counts[-1] > counts[0] >= 0, shown[-2000:]
     assert "gave this solution 10 times" in shown  # the run itself went on as usual
-    quiet = subprocess.run([str(SCRIPT), *map(str, args)], capture_output=True, text=True,
-                           cwd=student, timeout=120)  # fmt: skip
+    quiet = plpuzzle(*args, cwd=student, timeout=120)
     assert "solving" not in quiet.stderr and "so far" not in quiet.stderr
 
 
@@ -216,14 +208,8 @@ def test_the_check_table_fits_the_terminal_without_cutting_a_word(
 ) -> None:
     puzzles = [BUNDLED / "test001d.txt", REPO / "tests/fixtures/grading_suite/test002d.txt",
                BUNDLED / "test004d.txt"]  # fmt: skip
-    run = subprocess.run(
-        [str(SCRIPT), "sudoku", "check", *map(str, puzzles), "--solver", SOLVERS / "misses.pl"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=student,
-        env={**os.environ, "COLUMNS": str(columns)},
-    )
+    run = plpuzzle("sudoku", "check", *puzzles, "--solver", SOLVERS / "misses.pl",
+                   cwd=student, timeout=300, env={"COLUMNS": str(columns)})  # fmt: skip
     assert run.returncode == 1, run.stderr  # misses.pl misses solutions of test004
     table = run.stdout.split("\n\n")[0].splitlines()
     assert all(len(line) <= columns for line in table[2:])  # after the run and title lines
