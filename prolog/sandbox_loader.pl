@@ -19,6 +19,8 @@
     the process; the grader therefore measures CPU time, memory and the
     end of every run itself, and checks every byte of these replies:
 
+        up            started: the first reply, before the submission is
+                      read (what follows may be the submission's)
         msg TEXT      one line of a message printed while loading
         ready         loaded, and NAME/ARITY is defined
         noload TEXT   the file could not be loaded, or lacks NAME/ARITY
@@ -54,6 +56,8 @@ main :-
     atom_string(Dialect, DialectText),
     stream_property(Reply, alias(user_output)),
     set_stream(Reply, buffer(full)),
+    format(Reply, "up~n", []),
+    flush_output(Reply),
     set_stream(user_error, alias(user_output)),
     set_output(user_error),
     load_submission(File, Dialect, Predicate, Reply, Loaded),

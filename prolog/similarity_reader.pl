@@ -26,7 +26,9 @@
               similarity_reader.pl -- DIALECT SECONDS MAX_TOKENS
 
     and writes the files on standard input, each as a line
-    `file(Id, Chars).` and then exactly Chars characters of text.  The
+    `file(Id, Chars, Max).` and then exactly Chars characters of text,
+    of which at most Max tokens are read (never more than MAX_TOKENS;
+    `file(Id, Chars).` reads MAX_TOKENS).  The
     reply on standard output is one line `{"ready":true}` and then one
     JSON line per file, in order:
 
@@ -90,15 +92,21 @@ main :-
 
 serve(Dialect, Seconds, MaxTokens) :-
     read_term(user_input, Request, []),
-    (   Request = file(Id, Chars)
+    (   file_request(Request, MaxTokens, Id, Chars, Max)
     ->  get_char(user_input, _),            % the newline after the header
         read_string(user_input, Chars, Text),
-        read_text(Text, Dialect, Seconds, MaxTokens, Reply0),
+        read_text(Text, Dialect, Seconds, Max, Reply0),
         Reply = Reply0.put(id, Id),
         reply(Reply),
         serve(Dialect, Seconds, MaxTokens)
     ;   true
     ).
+
+%   A request for one file: its id, its length and the tokens to read.
+file_request(file(Id, Chars), MaxTokens, Id, Chars, MaxTokens).
+file_request(file(Id, Chars, Own), MaxTokens, Id, Chars, Max) :-
+    integer(Own),
+    Max is max(0, min(Own, MaxTokens)).
 
 reply(Dict) :-
     json_write_dict(user_output, Dict, [width(0)]),

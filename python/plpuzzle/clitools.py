@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from plpuzzle.settings import DEFAULTS
-from plpuzzle.untrusted import json_for_pages
+from plpuzzle.untrusted import json_for_pages, printable
 
 if TYPE_CHECKING:  # rich loads in ~0.2 s: only commands that print with it pay that
     from rich.console import Console
@@ -183,14 +183,16 @@ def write_output(path: Path | None, text: str) -> None:
 
 
 def note(message: str) -> None:
-    """A progress or detail line on stderr, left out with -q."""
+    """A progress or detail line on stderr, left out with -q. Control
+    characters are shown as escapes: a message may quote a submission."""
     if not quiet():
-        click.echo(f"plpuzzle: {message}", err=True)
+        click.echo(f"plpuzzle: {printable(message)}", err=True)
 
 
 def warn(message: str) -> None:
-    """A warning on stderr (shown even with -q: it may matter)."""
-    click.echo(f"plpuzzle: warning: {message}", err=True)
+    """A warning on stderr (shown even with -q: it may matter), its
+    control characters shown as escapes, as note's are."""
+    click.echo(f"plpuzzle: warning: {printable(message)}", err=True)
 
 
 # --- options ------------------------------------------------------------------

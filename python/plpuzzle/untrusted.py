@@ -7,7 +7,9 @@ that the rules are written once:
 - `clip` keeps at most a budget of it, and says how much was cut;
 - `printable` shows control characters (a NUL, an escape sequence for
   the terminal, a bidirectional override that reorders a line) as
-  escapes instead of keeping them;
+  escapes instead of keeping them; `one_line` also escapes line breaks
+  and tabs, and leaves out the middle of long text;
+- `spreadsheet_cell` keeps a CSV cell from being taken for a formula;
 - `xml_text` drops what XML 1.0 cannot hold at all;
 - `md_fence` wraps it in a Markdown code fence that it cannot close.
 
@@ -59,6 +61,28 @@ def printable(text: str) -> str:
     """Text from a submission with its control characters shown as escapes."""
     return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}" if ord(m.group()) > 0xFF
                         else f"\\x{ord(m.group()):02x}", text)  # fmt: skip
+
+
+def one_line(text: str, budget: int = 120) -> str:
+    """Text from a submission on one line (control characters, line
+    breaks and tabs as escapes), its middle left out past `budget`
+    characters, with its length."""
+    shown = printable(text).replace("\n", "\\n").replace("\t", "\\t")
+    if len(shown) <= budget:
+        return shown
+    half = budget // 2
+    return f"{shown[:half]}\u2026{shown[-half:]} ({len(text):,} characters)"
+
+
+#: What makes a spreadsheet read a cell as a formula (OWASP, CSV injection).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_cell(text: str) -> str:
+    """A CSV cell from a submission that a spreadsheet shows as text: one
+    that would start a formula gets a leading apostrophe, which spreadsheets
+    take for "this is text" (OWASP's advice on CSV injection)."""
+    return f"'{text}" if text.startswith(_FORMULA_START) else text
 
 
 def xml_text(text: str) -> str:

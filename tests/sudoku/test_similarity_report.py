@@ -91,7 +91,9 @@ def test_the_pairs_found(sim: similarity.Similarity) -> None:
 
 def test_marks_cover_the_code_and_not_the_comments(sim: similarity.Similarity) -> None:
     pair = pair_of(sim, "ann", "rozsa")
-    marks_a, marks_b = matches(sim, pair)
+    found = matches(sim, pair)
+    marks_a, marks_b = found.a, found.b
+    assert not found.cut
     ann, rozsa = (sim.handins[i] for i in (pair.a, pair.b))
     for handin, marks in ((ann, marks_a), (rozsa, marks_b)):
         text = handin.handin.files[0].text
@@ -113,7 +115,8 @@ def test_marks_are_in_the_text_as_written(sim: similarity.Similarity) -> None:
     side starts and ends on a token of ben's text, and both sides mark the
     same tokens."""
     pair = pair_of(sim, "ben", "tamas")
-    marks_a, marks_b = matches(sim, pair)
+    found = matches(sim, pair)
+    marks_a, marks_b = found.a, found.b
     texts = [sim.handins[i].handin.files[0].text for i in (pair.a, pair.b)]
     words = []
     for text, marks in zip(texts, (marks_a, marks_b), strict=True):

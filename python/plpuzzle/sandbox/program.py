@@ -49,7 +49,7 @@ from plpuzzle.sandbox import cgroups, jail
 from plpuzzle.sandbox.meter import Meter, accounting
 from plpuzzle.sandbox.proctree import ProcessTree, run_queue_seconds
 from plpuzzle.sandbox.workspace import RunFolder, SubmissionFiles, read_regular_files
-from plpuzzle.untrusted import cut_note
+from plpuzzle.untrusted import cut_note, one_line
 
 #: The files the loader needs inside the sandbox, and nothing else of ours:
 #: the loader, and the SICStus layer (a file and its folder of libraries).
@@ -240,7 +240,7 @@ class ReplyReader:
         return tag, text
 
 
-_LOAD_TAGS = frozenset({"msg", "ready", "noload"})
+_LOAD_TAGS = frozenset({"up", "msg", "ready", "noload"})
 _RUN_TAGS = frozenset({"a", "n", "x", "end", "done"})
 
 
@@ -299,6 +299,7 @@ class SandboxedProgram:
         self.predicate = predicate
         self.dialect = dialect
         self.limits = limits
+        self.slot = slot
         self.uid = jail.sandbox_uid(slot)
         self.hidden = hidden or []
         self.group: cgroups.Group | None = None
@@ -400,7 +401,55 @@ class SandboxedProgram:
     # -- the protocol ---------------------------------------------------------
 
     def load(self) -> LoadReport:
-        """Start the sandbox and load the submission."""
+        """Start the sandbox and load the submission.
+
+        That the sandbox started is known from the loader's first reply,
+        `up`, which it writes before it reads the submission. A sandbox
+        that never says it was not built, and whose fault that is, is told
+        by building a control: the same sandbox with an empty hand-in. If
+        the control starts, the hand-in's files are at fault (tried once
+        more, for a passing hiccup) and loading fails, in words; if it does
+        not, the machine is, and SandboxSetupError is raised. Nothing the
+        hand-in prints decides it.
+        """
+        started, report = self._load()
+        if started:
+            return report
+        control = self._control()
+        if control is not None:
+            raise SandboxSetupError(control)
+        started, report = self._load()
+        if started:
+            return report
+        said = one_line(report.observation.output.strip(), 300)
+        reason = (
+            "the sandbox could not be built with this hand-in's files (the same sandbox "
+            "without them could)" + (f"; it said: {said}" if said else "")
+        )
+        return LoadReport(False, [], reason, report.observation)
+
+    def _control(self) -> str | None:
+        """Why a sandbox like this one, with an empty hand-in, does not
+        start either (the machine's fault), or None when it starts."""
+        control = SandboxedProgram(
+            self.run_folder, SubmissionFiles((("sudoku.pl", b""),), ()), "sudoku.pl",
+            self.predicate, self.dialect, self.limits, self.slot, self.hidden,
+        )  # fmt: skip
+        try:
+            started, report = control._load()
+        finally:
+            control.close()
+            self.problems.extend(control.problems)
+        if started:
+            return None
+        obs = report.observation
+        return (
+            f"the sandbox does not start, even with an empty hand-in ({obs.detail or obs.end}): "
+            + (obs.output.strip()[-500:] or "nothing was printed")
+        )
+
+    def _load(self) -> tuple[bool, LoadReport]:
+        """One attempt: whether the loader started, and how loading went."""
         proc = self._start()
         budgets = {tag: TEXT_BUDGET[tag] for tag in ("msg", "noload")}
         reader = ReplyReader(
@@ -408,32 +457,41 @@ class SandboxedProgram:
         )
         messages: list[str] = []
         outcome: list[tuple[str, str]] = []
+        started = False
 
         def take(tag: str, text: str) -> bool:
+            nonlocal started
+            if not started:  # the loader's own first line, before anything of the hand-in
+                if tag != "up":
+                    raise ReplyError(RunEnd.BROKEN_REPLY, f"{tag!r} before the loader started")
+                started = True
+                return False
             if tag == "msg":
                 if text:
                     messages.append(as_submitted(text))
                 return False
+            if tag == "up":
+                raise ReplyError(RunEnd.BROKEN_REPLY, "a second 'up'")
             outcome.append((tag, text))
             return True
 
         obs = self._watch(proc, reader, take)
         messages = _with_cut(messages, "msg", reader)
-        if not outcome and not messages and obs.output.startswith("bwrap:"):
-            self.close()
-            raise SandboxSetupError(obs.output.strip())
         self._baseline = len(self.meter.pids()) if self.meter else 0
+        if not started:
+            self.close()
+            return False, LoadReport(False, messages, obs.detail, obs)
         if not outcome:
             if obs.end is RunEnd.SANDBOX_DIED:
                 obs.detail = "the program ended while it was being loaded (halt/0 at load time?)"
             self.close()
-            return LoadReport(False, messages, obs.detail, obs)
+            return True, LoadReport(False, messages, obs.detail, obs)
         tag, text = outcome[0]
         if tag == "noload":
             self.close()
             reason = " ".join(_with_cut([as_submitted(text)], "noload", reader))
-            return LoadReport(False, messages, reason, obs)
-        return LoadReport(True, messages, "", obs)
+            return True, LoadReport(False, messages, reason, obs)
+        return True, LoadReport(True, messages, "", obs)
 
     def run(self, goal: str, template: str, max_answers: int | None = None) -> Observation:
         """Run `goal` (Prolog text) in a fresh child; collect `template`'s answers.

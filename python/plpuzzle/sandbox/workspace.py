@@ -19,34 +19,23 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import functools
 import hashlib
-import io
+import itertools
 import os
 import re
 import shutil
 import stat
-import tarfile
 import tempfile
 import uuid
-import zipfile
-import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from plpuzzle.sandbox import cgroups
+from plpuzzle.untrusted import one_line
 
 FOLDER_PREFIX = "plpuzzle-grading-"
 LOCK_NAME = "lock"
-
-#: Bounds on what one submission may bring into its sandbox: files, bytes
-#: in all, and bytes in one file (below the sandbox's file-size limit,
-#: under which the files are written into it).
-MAX_FILES = 500
-MAX_BYTES = 32 * 1024 * 1024
-MAX_FILE_BYTES = 8 * 1024 * 1024
-
 
 _RUN_ID = re.compile(r"r(\d+)s(\d+)x[0-9a-f]+")
 
@@ -153,12 +142,70 @@ class RunFolder:
         self.close()
 
 
+# -- what a hand-in holds ---------------------------------------------------------------
+
+#: Bounds on what one submission may bring into its sandbox: files, bytes
+#: in all, and bytes in one file (below the sandbox's file-size limit,
+#: under which the files are written into it).
+MAX_FILES = 500
+MAX_BYTES = 32 * 1024 * 1024
+MAX_FILE_BYTES = 8 * 1024 * 1024
+#: Bytes a hand-in may unpack to in all, refused files included: past it,
+#: nothing more is read.
+UNPACK_BUDGET = 2 * MAX_BYTES
+#: Bytes of one name in a path, and of a whole path: what file systems
+#: (and so the sandbox) can lay out.
+MAX_NAME_BYTES = 255
+MAX_PATH_BYTES = 1024
+#: Folders deep, and entries listed, in a hand-in that is a folder.
+MAX_DEPTH = 32
+MAX_LISTED = 2 * MAX_FILES
+#: Refusals kept per hand-in (the rest are counted).
+MAX_REFUSALS = 50
+#: Characters of a name shown in a note.
+NAME_SHOWN = 120
+
+
+def decode_name(raw: str | bytes) -> tuple[str, bool]:
+    """A file name as text: UTF-8 when it is, else Latin-1 (the encoding
+    of an old system), and whether it was Latin-1. A str holds the bytes
+    the system gave as surrogate escapes (os.scandir does that)."""
+    data = raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogateescape")
+    try:
+        return data.decode("utf-8"), False
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), True
+
+
+def shown_name(name: str, budget: int = NAME_SHOWN) -> str:
+    """A name from a hand-in as a note shows it (untrusted.one_line)."""
+    return one_line(name, budget)
+
+
+def shown_path(path: Path) -> str:
+    """A path on the grading machine whose last parts a student named, as
+    the reports show it: its names decoded (decode_name), on one line."""
+    return shown_name(decode_name(str(path))[0], 4 * NAME_SHOWN)
+
+
+def name_problem(rel: str) -> str | None:
+    """Why a relative path cannot be laid out in a sandbox, or None."""
+    if "\0" in rel:
+        return "a name with a NUL byte"
+    if len(_utf8(rel)) > MAX_PATH_BYTES:
+        return f"a path longer than {MAX_PATH_BYTES} bytes"
+    if any(len(_utf8(part)) > MAX_NAME_BYTES for part in rel.split("/")):
+        return f"a name longer than {MAX_NAME_BYTES} bytes"
+    return None
+
+
 @dataclass(frozen=True)
 class SubmissionFiles:
     """A submission's regular files (relative name, content), and what was refused.
 
     `main` is the file to load (relative name); `notes` say how it was
-    chosen or unpacked, when that is worth telling.
+    chosen or unpacked, when that is worth telling. Every name is text
+    a sandbox can lay out (see name_problem), and every refusal is short.
     """
 
     files: tuple[tuple[str, bytes], ...]
@@ -170,11 +217,11 @@ class SubmissionFiles:
         """A digest of exactly what would be graded, refusals included."""
         h = hashlib.sha256()
         for name, data in self.files:
-            h.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
+            h.update(_utf8(name) + b"\0" + hashlib.sha256(data).digest())
         for note in self.refused:
-            h.update(b"refused\0" + note.encode())
+            h.update(b"refused\0" + _utf8(note))
         if self.main != "sudoku.pl":
-            h.update(b"main\0" + self.main.encode())
+            h.update(b"main\0" + _utf8(self.main))
         return h.hexdigest()
 
     def write(self, target: Path) -> Path:
@@ -188,33 +235,81 @@ class SubmissionFiles:
         return target
 
 
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
+
+
 class _Collector:
     """Files taken into a submission, within MAX_FILES, MAX_FILE_BYTES and
     MAX_BYTES, each refused with a reason past them. Contents are read
     through `read(limit)`, never more than a bound past what is allowed,
-    whatever a file (or an archive's header) says its size is."""
+    whatever a file (or an archive's header) says its size is; what is
+    read counts against UNPACK_BUDGET, refused or not. A name that a
+    sandbox cannot lay out (too long, or a file where another file needs
+    a folder) is refused too."""
 
     def __init__(self) -> None:
         self.files: list[tuple[str, bytes]] = []
         self.refused: list[str] = []
+        self.more_refused = 0
         self.total = 0
+        self.read_in_all = 0
+        self.latin1: list[str] = []
+        self._names: set[str] = set()
+        self._folders: set[str] = set()
 
-    def add(self, rel: str, read: Callable[[int], bytes]) -> None:
+    def refuse(self, rel: str, why: str) -> None:
+        if len(self.refused) < MAX_REFUSALS:
+            self.refused.append(f"{shown_name(rel)}: {why}")
+        else:
+            self.more_refused += 1
+
+    def _clash(self, rel: str) -> str | None:
+        if rel in self._folders:
+            return "a folder of the hand-in has the same name"
+        parts = rel.split("/")
+        for n in range(1, len(parts)):
+            parent = "/".join(parts[:n])
+            if parent in self._names:
+                return f"{shown_name(parent)} is a file of the hand-in, not a folder"
+        return None
+
+    def add(self, rel: str, read: Callable[[int], bytes], latin1: bool = False) -> None:
+        problem = name_problem(rel) or self._clash(rel)
+        if problem is not None:
+            self.refuse(rel, problem)
+            return
         if len(self.files) >= MAX_FILES:
-            self.refused.append(f"{rel}: more than {MAX_FILES} files in the submission")
+            self.refuse(rel, f"more than {MAX_FILES} files in the submission")
+            return
+        if self.read_in_all >= UNPACK_BUDGET:
+            self.refuse(rel, f"not read: the hand-in holds more than {UNPACK_BUDGET >> 20} MB")
             return
         data = read(min(MAX_BYTES - self.total, MAX_FILE_BYTES) + 1)
+        self.read_in_all += len(data)
         if len(data) > MAX_FILE_BYTES:
-            self.refused.append(f"{rel}: larger than {MAX_FILE_BYTES >> 20} MB")
+            self.refuse(rel, f"larger than {MAX_FILE_BYTES >> 20} MB")
             return
         if self.total + len(data) > MAX_BYTES:
-            self.refused.append(f"{rel}: the submission is larger than {MAX_BYTES >> 20} MB")
+            self.refuse(rel, f"the submission is larger than {MAX_BYTES >> 20} MB")
             return
         self.total += len(data)
         self.files.append((rel, data))
+        self._names.add(rel)
+        parts = rel.split("/")
+        self._folders.update("/".join(parts[:n]) for n in range(1, len(parts)))
+        if latin1:
+            self.latin1.append(rel)
 
     def result(self, *notes: str) -> SubmissionFiles:
-        return SubmissionFiles(tuple(self.files), tuple(self.refused), notes=notes)
+        refused = list(self.refused)
+        if self.more_refused:
+            refused.append(f"... and {self.more_refused} more entries not taken")
+        if self.latin1:
+            shown = ", ".join(shown_name(n) for n in self.latin1[:5])
+            more = f" and {len(self.latin1) - 5} more" if len(self.latin1) > 5 else ""
+            notes = (*notes, f"names that are not UTF-8, read as Latin-1: {shown}{more}")
+        return SubmissionFiles(tuple(self.files), tuple(refused), notes=notes)
 
 
 def read_regular_files(source: Path, file_name: str | None = None) -> SubmissionFiles:
@@ -222,208 +317,57 @@ def read_regular_files(source: Path, file_name: str | None = None) -> Submission
 
     A single file is named `file_name` (default: its own name). Links,
     devices, fifos and sockets are refused with a reason, and so are
-    files past the size and count bounds.
+    files past the size and count bounds; at most MAX_LISTED entries are
+    looked at, MAX_DEPTH folders deep.
     """
     out = _Collector()
+    listed = 0
 
-    def read_file(src: Path, rel: str) -> None:
+    def read_file(src: Path, rel: str, latin1: bool) -> None:
         try:
             fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError as e:
-            out.refused.append(f"{rel}: cannot be read ({e.strerror})")
+            out.refuse(rel, f"cannot be read ({e.strerror})")
             return
         with os.fdopen(fd, "rb") as f:
             if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                out.refused.append(f"{rel}: not a regular file")
+                out.refuse(rel, "not a regular file")
                 return
-            out.add(rel, f.read)
+            out.add(rel, f.read, latin1)
 
-    def walk(folder: Path, prefix: str) -> None:
+    def walk(folder: Path, prefix: str, depth: int) -> None:
+        nonlocal listed
+        if depth > MAX_DEPTH:
+            out.refuse(prefix or "./", f"more than {MAX_DEPTH} folders deep: not read")
+            return
         try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            with os.scandir(folder) as it:
+                listing = itertools.islice(it, MAX_LISTED - listed + 1)
+                entries = sorted(listing, key=lambda e: e.name)
         except OSError as e:
-            out.refused.append(f"{prefix or './'}: cannot be listed ({e.strerror})")
+            out.refuse(prefix or "./", f"cannot be listed ({e.strerror})")
             return
         for entry in entries:
-            rel = f"{prefix}{entry.name}"
+            listed += 1
+            name, latin1 = decode_name(entry.name)
+            rel = f"{prefix}{name}"
+            if listed > MAX_LISTED:
+                out.refuse(rel, f"more than {MAX_LISTED} entries in the hand-in: not read")
+                return
             if entry.is_symlink():
-                out.refused.append(f"{rel}: a symbolic link (links are not followed)")
+                out.refuse(rel, "a symbolic link (links are not followed)")
             elif entry.is_dir(follow_symlinks=False):
-                walk(Path(entry.path), rel + "/")
+                walk(Path(entry.path), rel + "/", depth + 1)
             elif entry.is_file(follow_symlinks=False):
-                read_file(Path(entry.path), rel)
+                read_file(Path(entry.path), rel, latin1)
             else:
-                out.refused.append(f"{rel}: not a regular file (a device, fifo or socket)")
+                out.refuse(rel, "not a regular file (a device, fifo or socket)")
 
+    own_name = file_name or decode_name(source.name)[0]
     if source.is_symlink():
-        out.refused.append(f"{file_name or source.name}: a symbolic link (links are not followed)")
+        out.refuse(own_name, "a symbolic link (links are not followed)")
     elif source.is_dir():
-        walk(source, "")
+        walk(source, "", 0)
     else:
-        read_file(source, file_name or source.name)
+        read_file(source, own_name, file_name is None and decode_name(source.name)[1])
     return out.result()
-
-
-# -- archives -----------------------------------------------------------------------
-
-#: The archive kinds a hand-in may be, by how the name ends.
-ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
-#: An archive larger than this is not opened (a hand-in is a few files).
-MAX_ARCHIVE_BYTES = 16 * 1024 * 1024
-#: Entries an archive may list (files, folders, links), read or not.
-MAX_ENTRIES = 2 * MAX_FILES
-#: What archivers and file browsers add that is nobody's work.
-ARCHIVE_LITTER = ("__MACOSX/", ".DS_Store", "Thumbs.db", "desktop.ini")
-
-
-class ArchiveError(Exception):
-    """An archive that cannot be opened safely: the message says why."""
-
-
-def archive_suffix(name: str) -> str | None:
-    """The archive suffix `name` ends with (`.tar.gz`, `.zip`...), or None."""
-    lower = name.lower()
-    return next((s for s in ARCHIVE_SUFFIXES if lower.endswith(s)), None)
-
-
-def _member_name(raw: str) -> str | None:
-    """An archive member's path as a relative path inside the hand-in, or
-    None when it would land outside it (absolute, `..`, a drive letter)."""
-    name = raw.replace("\\", "/")
-    parts = [p for p in name.split("/") if p not in ("", ".")]
-    if name.startswith("/") or ".." in parts or (parts and ":" in parts[0]):
-        return None
-    return "/".join(parts)
-
-
-def _litter(rel: str) -> bool:
-    return any(rel == x.rstrip("/") or rel.startswith(x) for x in ARCHIVE_LITTER) or any(
-        part.startswith("._") for part in rel.split("/")
-    )
-
-
-def read_archive(path: Path) -> SubmissionFiles:
-    """The files of a .zip or .tar(.gz) hand-in, unpacked in memory, never on disk.
-
-    Nothing lands outside the hand-in (absolute paths and `..` are
-    refused), no link or device is taken, and the bounds on files and
-    bytes hold while reading, whatever the headers claim; the archive
-    itself may list at most MAX_ENTRIES entries. When every file sits
-    in one top folder (an archived folder), that folder is left out of
-    the names. Raises ArchiveError when the archive cannot be opened.
-    """
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError as e:
-        raise ArchiveError(f"cannot be read ({e.strerror})") from None
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(f.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise ArchiveError("not a regular file")
-        if info.st_size > MAX_ARCHIVE_BYTES:
-            raise ArchiveError(f"larger than {MAX_ARCHIVE_BYTES >> 20} MB")
-        data = f.read(MAX_ARCHIVE_BYTES + 1)
-    suffix = archive_suffix(path.name)
-    try:
-        with _entries(data, suffix or "") as entries:
-            return _collect(path, entries)
-    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error) as e:
-        raise ArchiveError(f"not a readable {suffix} archive ({e})") from None
-
-
-#: An archive member: its relative name, its kind ("file", "dir", "outside"
-#: or why it is refused), and how to read a file's first N bytes.
-_Entry = tuple[str, str, Callable[[int], bytes] | None]
-
-
-def _collect(path: Path, entries: list[_Entry]) -> SubmissionFiles:
-    kept = [(rel, kind, read) for rel, kind, read in entries if not _litter(rel)]
-    tops = {rel.split("/", 1)[0] for rel, _, _ in kept}
-    strip = ""
-    if len(tops) == 1 and all("/" in rel or kind == "dir" for rel, kind, _ in kept):
-        strip = next(iter(tops)) + "/"
-    out = _Collector()
-    for rel, kind, read in kept:
-        name = rel[len(strip) :] if strip and rel.startswith(strip) else rel
-        if kind == "dir" or not name:
-            continue
-        if kind == "outside":
-            out.refused.append(f"{rel}: a path outside the hand-in's folder")
-        elif kind != "file" or read is None:
-            out.refused.append(f"{rel}: {kind} (only regular files are taken from an archive)")
-        else:
-            out.add(name, read)
-    what = f"unpacked from {path.name}" + (f" (its folder {strip[:-1]} left out)" if strip else "")
-    return out.result(what)
-
-
-@contextlib.contextmanager
-def _entries(data: bytes, suffix: str) -> Iterator[list[_Entry]]:
-    """The members of an archive in memory; their readers work inside the block."""
-    if suffix == ".zip":
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            yield _zip_entries(archive)
-        return
-    if suffix in (".tar.gz", ".tgz"):
-        data = _gunzip(data, MAX_BYTES + MAX_ENTRIES * 1024)
-    with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as tar:
-        yield _tar_entries(tar)
-
-
-def _gunzip(data: bytes, limit: int) -> bytes:
-    """`data` decompressed, refused when it would unpack to more than `limit` bytes."""
-    unpack = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-    out = unpack.decompress(data, limit + 1)
-    if len(out) > limit or unpack.unconsumed_tail:
-        raise ArchiveError(f"it unpacks to more than {limit >> 20} MB")
-    return out
-
-
-def _zip_entries(archive: zipfile.ZipFile) -> list[_Entry]:
-    members = archive.infolist()
-    if len(members) > MAX_ENTRIES:
-        raise ArchiveError(f"it lists {len(members)} entries, more than {MAX_ENTRIES}")
-    out: list[_Entry] = []
-    for member in members:
-        rel = _member_name(member.filename)
-        mode = member.external_attr >> 16
-        if rel is None:
-            out.append((member.filename, "outside", None))
-        elif member.is_dir():
-            out.append((rel, "dir", None))
-        elif stat.S_ISLNK(mode):
-            out.append((rel, "a symbolic link", None))
-        elif stat.S_IFMT(mode) and not stat.S_ISREG(mode):  # no type bits: a plain file
-            out.append((rel, "not a regular file", None))
-        else:
-            out.append((rel, "file", functools.partial(_read_zip, archive, member)))
-    return out
-
-
-def _read_zip(archive: zipfile.ZipFile, member: zipfile.ZipInfo, limit: int) -> bytes:
-    with archive.open(member) as f:
-        return f.read(limit)
-
-
-def _tar_entries(archive: tarfile.TarFile) -> list[_Entry]:
-    out: list[_Entry] = []
-    while (member := archive.next()) is not None:
-        if len(out) >= MAX_ENTRIES:
-            raise ArchiveError(f"it lists more than {MAX_ENTRIES} entries")
-        rel = _member_name(member.name)
-        if rel is None:
-            out.append((member.name, "outside", None))
-        elif member.isdir():
-            out.append((rel, "dir", None))
-        elif member.issym() or member.islnk():
-            out.append((rel, "a link", None))
-        elif not member.isfile():
-            out.append((rel, "not a regular file", None))
-        else:
-            out.append((rel, "file", functools.partial(_read_tar, archive, member)))
-    return out
-
-
-def _read_tar(archive: tarfile.TarFile, member: tarfile.TarInfo, limit: int) -> bytes:
-    f = archive.extractfile(member)
-    return f.read(limit) if f is not None else b""

@@ -10,6 +10,7 @@ statuses mean what every puzzle's mean, and all are context managers.
 
 from __future__ import annotations
 
+from itertools import islice
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -17,7 +18,7 @@ from plpuzzle.engine import DEFAULT_DIALECT, Dialect, PythonInWorker, Worker
 from plpuzzle.engine.registry import Engine as AnyEngine
 from plpuzzle.engine.registry import EngineRegistry
 from plpuzzle.engine.status import default_message
-from plpuzzle.sudoku.domain.model import Puzzle, Rules, grid_from_lists
+from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules, grid_from_lists
 from plpuzzle.sudoku.domain.results import SolveResult, Status
 from plpuzzle.sudoku.domain.textformat import parse_puzzle, puzzle_to_text
 from plpuzzle.sudoku.engines import cpsat_engine, python_engine
@@ -31,12 +32,14 @@ class Engine(AnyEngine, Protocol):
 
 
 def python_solutions(
-    puzzle_text: str, rules: str, max_seconds: float = 0.0
+    puzzle_text: str, rules: str, max_seconds: float = 0.0, most: int = 0
 ) -> list[list[list[int]]]:
-    """Run in the worker: every solution, as JSON-ready lists (the worker's
-    deadline, not `max_seconds`, stops this engine)."""
+    """Run in the worker: every solution (the first `most` when it is not
+    0), as JSON-ready lists (the worker's deadline, not `max_seconds`,
+    stops this engine)."""
     puzzle = parse_puzzle(puzzle_text)
-    return [[list(row) for row in grid] for grid in python_engine.solve_all(puzzle, Rules(rules))]
+    found = python_engine.solve_all(puzzle, Rules(rules))
+    return [[list(row) for row in grid] for grid in islice(found, most or None)]
 
 
 class GridsInWorker(PythonInWorker):
@@ -77,6 +80,21 @@ class PythonSudokuEngine(GridsInWorker):
 
     name = "python"
     function = f"{__name__}:python_solutions"
+
+    def solutions_up_to(
+        self, puzzle: Puzzle, rules: Rules, most: int, seconds: float
+    ) -> list[Grid] | None:
+        """At most `most` solutions, listed within `seconds` of wall-clock
+        time, or None when that was not enough (the worker is killed)."""
+        if seconds <= 0:
+            return None
+        run = self.call(
+            self.function, seconds, puzzle_text=puzzle_to_text(puzzle), rules=rules.value,
+            most=most,
+        )  # fmt: skip
+        if run.status is not Status.OK or run.result is None:
+            return None
+        return [grid_from_lists(g) for g in run.result]
 
 
 class CpSatSudokuEngine(GridsInWorker):

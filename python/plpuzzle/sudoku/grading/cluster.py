@@ -47,6 +47,7 @@ from plpuzzle.sudoku.grading.judging import (
     answer_cap,
     goal_for,
     grade_observation,
+    grader_failed,
     load_error_grade,
     text_budget,
 )
@@ -299,8 +300,10 @@ class _ClusterGrading:
         """The grade of a run that ended in the cluster, not in the sandbox."""
         from distributed.scheduler import KilledWorker
 
-        if not isinstance(error, KilledWorker):
-            raise error or RuntimeError(f"run {sub.student}/{case.name} failed")
+        if not isinstance(error, KilledWorker):  # this test's, never the class's
+            grade = grader_failed(sub, case, error or RuntimeError("the task failed"))
+            self.summary.problems.append(f"{sub.student}/{case.name}: {grade.detail}")
+            return grade
         worker = getattr(error, "last_worker", None)
         place = getattr(worker, "address", "") if worker is not None else ""
         return TestGrade(

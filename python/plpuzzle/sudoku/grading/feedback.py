@@ -20,6 +20,7 @@ Markdown and HTML.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import re
 import time
@@ -30,7 +31,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from plpuzzle.sandbox import jail
-from plpuzzle.sandbox.program import SandboxSetupError
 from plpuzzle.sandbox.workspace import RunFolder
 from plpuzzle.sudoku.domain.evidence import GridEvidence, describe, grids_in_evidence
 from plpuzzle.sudoku.domain.model import Puzzle, grid_from_lists
@@ -41,6 +41,7 @@ from plpuzzle.sudoku.grading.feedback_model import (
     StudentFeedback,
     TestFeedback,
 )
+from plpuzzle.sudoku.grading.intake import id_problem
 from plpuzzle.sudoku.grading.model import Grade, GradeSettings, Submission, TestGrade, case_key
 from plpuzzle.sudoku.grading.shrink import (
     Counterexample,
@@ -50,6 +51,7 @@ from plpuzzle.sudoku.grading.shrink import (
 )
 from plpuzzle.sudoku.services.suite import SuiteCase, load_case
 from plpuzzle.sudoku.services.suite_config import Points
+from plpuzzle.untrusted import one_line
 
 if TYPE_CHECKING:
     from plpuzzle.sudoku.grading.report import StudentGrades
@@ -327,8 +329,14 @@ def write_feedback(
     hidden: list[Path] | None = None,
     jobs: int = 1,
     on_search: Callable[[int], None] | None = None,
+    problems: list[str] | None = None,
 ) -> Path:
     """Write feedback/<student>.md and .html into `report_dir`; return that folder.
+
+    Each student's files are written on their own: what goes wrong with
+    one is added to `problems`, in words, and the others are written.
+    A student whose id is no file name (see intake.id_problem) gets files
+    named by feedback_name.
 
     With `submissions` (and a `policy`), wrong tests get a shrunk
     counterexample, found by running the submission in the sandbox;
@@ -347,10 +355,27 @@ def write_feedback(
             folder, students, submissions, cases, settings, policy, hidden, jobs, on_search
         )
     for s in sorted(students, key=lambda s: s.student):
-        feedback = build_feedback(s, cases, settings, points, shrunk.get(s.student))
-        for suffix, text in ((".md", to_markdown(feedback)), (".html", to_html(feedback))):
-            (folder / f"{s.student}{suffix}").write_text(text, encoding="utf-8")
+        try:  # one student's feedback, never the class's
+            feedback = build_feedback(s, cases, settings, points, shrunk.get(s.student))
+            for suffix, text in ((".md", to_markdown(feedback)), (".html", to_html(feedback))):
+                (folder / f"{feedback_name(s.student)}{suffix}").write_text(text, encoding="utf-8")
+        except Exception as e:
+            words = one_line(f"{type(e).__name__}: {e}", 300)
+            if problems is not None:
+                problems.append(f"{s.student}: no feedback file could be written ({words})")
     return folder
+
+
+def feedback_name(student: str) -> str:
+    """The name of a student's feedback files, without the suffix: the id
+    itself when it is a student id, else a name made from it that any file
+    system takes (letters, digits, . _ -, short) and that no other id gets."""
+    if id_problem(student) is None:
+        return student
+    readable = re.sub(r"[^A-Za-z0-9._-]+", "_", student).strip("._-")[:40] or "id"
+    return (
+        f"{readable}-{hashlib.sha256(student.encode('utf-8', 'surrogateescape')).hexdigest()[:12]}"
+    )
 
 
 def _shrink_class(
@@ -393,8 +418,9 @@ def _shrink_class(
                     out[sub.student] = shrink_student(
                         sub, grades, cases, settings, policy, cache, run, slot, hidden
                     )
-            except (SandboxSetupError, OSError) as e:  # the feedback goes on without it
-                out[sub.student] = {g.test: f"the sandbox failed: {e}" for g in grades}
+            except Exception as e:  # the feedback goes on without it
+                words = one_line(f"{type(e).__name__}: {e}", 300)
+                out[sub.student] = {g.test: f"the search failed: {words}" for g in grades}
 
         list(pool.map(one, work))
     # Only entries of this class are kept: the cache does not grow forever.

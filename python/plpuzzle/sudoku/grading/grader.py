@@ -18,13 +18,13 @@ from pathlib import Path
 from plpuzzle.sandbox import cgroups, jail
 from plpuzzle.sandbox.meter import WITHOUT_GROUPS, accounting
 from plpuzzle.sandbox.program import LoadReport, SandboxSetupError
-from plpuzzle.sandbox.workspace import WorkspaceError, new_run_id, run_is_alive
+from plpuzzle.sandbox.workspace import WorkspaceError, new_run_id, run_is_alive, shown_path
 from plpuzzle.sudoku.domain.evidence import evidence_in_words
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.domain.textformat import FormatError
 from plpuzzle.sudoku.grading.feedback import ShrinkPolicy, write_feedback
 from plpuzzle.sudoku.grading.gradebook import Gradebook
-from plpuzzle.sudoku.grading.intake import Intake, read_class
+from plpuzzle.sudoku.grading.intake import Intake, id_problem, read_class
 from plpuzzle.sudoku.grading.model import (
     Grade,
     GradeSettings,
@@ -59,6 +59,7 @@ from plpuzzle.sudoku.services.suite_config import (
     load_points,
     near,
 )
+from plpuzzle.untrusted import one_line
 
 
 class SetupProblem(Exception):
@@ -222,7 +223,8 @@ def load_cases(
 
 
 def load_roster(path: Path) -> list[str]:
-    """Student ids, one a line; blank lines and # comments are skipped."""
+    """Student ids, one a line; blank lines and # comments are skipped.
+    A line that is no student id is an error naming it (file:line)."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as e:
@@ -230,6 +232,11 @@ def load_roster(path: Path) -> list[str]:
     except UnicodeDecodeError:
         raise GradingError(f"{path}: the roster is not UTF-8 text") from None
     ids = [line.split("#", 1)[0].strip() for line in lines]
+    for number, student in enumerate(ids, 1):
+        if student and (problem := id_problem(student)) is not None:
+            raise GradingError(
+                f"{path}:{number}: '{one_line(student, 80)}' cannot be a student id ({problem})"
+            )
     return list(dict.fromkeys(i for i in ids if i))
 
 
@@ -307,7 +314,7 @@ def grade(
         except SetupProblem as e:
             local_sandbox = False
             warnings = [f"no feedback counterexamples: this machine cannot sandbox ({e})"]
-    intake = read_class(request.submissions)
+    intake = read_class(request.submissions, request.jobs)
     settings, points, manifest = resolve(request)
     parsed: Loaded = {}
     cases = load_cases(request.suite, points, parsed, request.only)
@@ -406,7 +413,7 @@ def grade(
         students = [
             StudentGrades(
                 s.student,
-                str(s.solver),
+                shown_path(s.solver),
                 [grades[(s.student, c.name)] for c in cases],
                 s.notes(book.get_load(s.digest, skey) or ""),
                 twins.get(s.student, []),
@@ -415,7 +422,7 @@ def grade(
         ]
     for u in intake.ungradable:
         zero = [TestGrade(u.student, c.name, u.grade, u.note) for c in cases]
-        students.append(StudentGrades(u.student, str(u.source), zero, [u.note]))
+        students.append(StudentGrades(u.student, shown_path(u.source), zero, [u.note]))
     for m in missing:
         none = [TestGrade(m, c.name, Grade.MISSING, "no submission") for c in cases]
         students.append(StudentGrades(m, "", none, ["no submission: on the roster, not handed in"]))
@@ -462,6 +469,7 @@ def grade(
                 hidden=hidden,
                 jobs=request.jobs,
                 on_search=on_search,
+                problems=warnings,
             )
         )
     warnings += run.problems
@@ -499,6 +507,10 @@ def _similarity(
         )
     except ReaderUnavailable as e:
         warnings.append(f"no similarity report: {e}")
+        return None
+    except Exception as e:  # the similarity section's loss, never the grades'
+        words = one_line(f"{type(e).__name__}: {e}", 300)
+        warnings.append(f"no similarity report: it failed ({words}); plpuzzle's fault")
         return None
 
 

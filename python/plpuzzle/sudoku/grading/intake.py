@@ -1,23 +1,102 @@
 """Reading a class: one submission per student, from folders, bare files or
-archives; what cannot be graded, and why."""
+archives; what cannot be graded, and why.
+
+Each entry is read on its own: whatever goes wrong with one (an archive
+that cannot be unpacked, a name no file system takes, a bug of ours met
+by a strange file) is that student's note, and the others are read as
+usual. Ids come from entry names, which students chose: an id is shown
+with its control characters escaped, and ids that mix scripts or look
+like another student's id are shown with the look-alike characters
+escaped too, and a note.
+"""
 
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from confusable_homoglyphs import categories, confusables
+
+from plpuzzle.sandbox.archives import ArchiveError, archive_suffix, read_archive
 from plpuzzle.sandbox.workspace import (
-    ArchiveError,
     SubmissionFiles,
-    archive_suffix,
-    read_archive,
+    decode_name,
     read_regular_files,
+    shown_name,
+    shown_path,
 )
 from plpuzzle.sudoku.grading.model import SOLVER_NAME, Grade, GradingError, Submission
-from plpuzzle.untrusted import printable
+from plpuzzle.untrusted import clip, printable
 
 _STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+#: The longest student id (a course's ids are a few characters; a file
+#: name must fit beside it).
+MAX_ID_CHARS = 64
+#: Characters of an id that is not one shown in the reports.
+ID_SHOWN = 80
+#: Bytes of an ungradable entry's note.
+NOTE_BUDGET = 600
+
+
+def id_problem(student: str) -> str | None:
+    """Why `student` cannot be a student id, or None when it can."""
+    if len(student) > MAX_ID_CHARS:
+        return f"ids are at most {MAX_ID_CHARS} characters"
+    if not _STUDENT_ID.fullmatch(student):
+        return "letters, digits, . _ - only"
+    return None
+
+
+def _look_alikes(text: str) -> dict[str, str]:
+    """Characters of `text` from another script that look like a Latin
+    letter or digit: character -> the Latin one."""
+    found = confusables.is_confusable(text, greedy=True, preferred_aliases=["latin"]) or []
+    out = {}
+    for item in found:
+        if item["character"].isascii():
+            continue
+        latin = [h["c"] for h in item["homoglyphs"] if h["n"].startswith(("LATIN", "DIGIT"))]
+        if latin:
+            out[item["character"]] = latin[0]
+    return out
+
+
+def shown_id(student: str) -> str:
+    """An id as the reports show it: control characters and characters
+    that pass for Latin ones written as escapes, so that no two rows
+    look alike and none writes on the terminal."""
+    text = shown_name(student, ID_SHOWN)
+    for char in _look_alikes(text):
+        text = text.replace(char, f"\\u{ord(char):04x}")
+    return text
+
+
+def skeleton(student: str) -> str:
+    """What an id looks like: each look-alike character as its Latin one."""
+    for char, latin in _look_alikes(student).items():
+        student = student.replace(char, latin)
+    return student.casefold()
+
+
+def look_alike_notes(students: list[str]) -> dict[str, str]:
+    """id -> a note, for the ids that mix scripts or look like another id."""
+    by_look: dict[str, list[str]] = {}
+    for s in students:
+        by_look.setdefault(skeleton(s), []).append(s)
+    notes = {}
+    for s in students:
+        words = []
+        scripts = categories.unique_aliases(s) - {"COMMON"}
+        if len(scripts) > 1:
+            words.append(f"its name mixes scripts ({', '.join(sorted(scripts)).lower()})")
+        others = [o for o in by_look[skeleton(s)] if o != s]
+        if others:
+            words.append(f"it looks like {', '.join(shown_id(o) for o in others[:3])}, another id")
+        if words:
+            notes[s] = "; ".join(words)
+    return notes
 
 
 #: Entries of a submissions folder that are no student's: what archivers
@@ -70,6 +149,10 @@ def _refusals(files: SubmissionFiles) -> str:
     return f" (not taken: {shown})"
 
 
+def _names(names: list[str], most: int = 8) -> str:
+    return ", ".join(shown_name(n) for n in names[:most]) + (", ..." if len(names) > most else "")
+
+
 def choose_solver(files: SubmissionFiles, what: str) -> SubmissionFiles | Ungradable:
     """The hand-in with its file to load chosen: sudoku.pl at its top, or
     else its only .pl file, with a note. Without any .pl file, or with
@@ -84,45 +167,47 @@ def choose_solver(files: SubmissionFiles, what: str) -> SubmissionFiles | Ungrad
         (only,) = prolog
         hint = ""
         if Path(only).name.lower() == SOLVER_NAME and Path(only).name != SOLVER_NAME:
-            hint = f"; file names are case-sensitive: {only} is not {SOLVER_NAME}"
+            hint = f"; file names are case-sensitive: {shown_name(only)} is not {SOLVER_NAME}"
         elif Path(only).name == SOLVER_NAME:
             hint = f"; it is in a subfolder, and {SOLVER_NAME} belongs at the top"
         note = (
-            f"graded {only}: the only .pl file of the {what} "
+            f"graded {shown_name(only)}: the only .pl file of the {what} "
             f"(the assignment asks for {SOLVER_NAME}{hint})"
         )
         return replace(files, main=only, notes=(*files.notes, note))
     if not prolog:
         return Ungradable("", Path(), f"no .pl file in the {what}{_refusals(files)}")
-    shown = ", ".join(prolog[:8]) + (", ..." if len(prolog) > 8 else "")
     return Ungradable(
         "",
         Path(),
-        f"no {SOLVER_NAME} at the top of the {what}, and {len(prolog)} .pl files: {shown} "
+        f"no {SOLVER_NAME} at the top of the {what}, and {len(prolog)} .pl files: {_names(prolog)} "
         f"(which one is the solver? it must be named {SOLVER_NAME})",
         Grade.LOAD_ERROR,
     )
 
 
-def _student_of(entry: Path, is_folder: bool) -> str:
+def _student_of(name: str, entry: Path, is_folder: bool) -> str:
+    """The student an entry is, by its (decoded) name."""
     if is_folder:
-        return entry.name
-    suffix = archive_suffix(entry.name)
+        return name
+    suffix = archive_suffix(name)
     if suffix is not None and not entry.is_symlink():
-        return entry.name[: -len(suffix)] or entry.name
-    return entry.name.rsplit(".", 1)[0] or entry.name
+        return name[: -len(suffix)] or name
+    return name.rsplit(".", 1)[0] or name
 
 
 def _read_entry(entry: Path, is_folder: bool) -> SubmissionFiles | Ungradable:
     """What one entry of the submissions folder holds, or why it cannot be graded."""
+    name = shown_name(decode_name(entry.name)[0])
     if is_folder:
         return choose_solver(read_regular_files(entry), "submission folder")
     if archive_suffix(entry.name) is not None and not entry.is_symlink():
         try:
             unpacked = read_archive(entry)
         except ArchiveError as e:
-            return Ungradable("", entry, f"{entry.name}: the archive cannot be opened: {e}",
-                              Grade.LOAD_ERROR)  # fmt: skip
+            return Ungradable(
+                "", entry, f"{name}: the archive cannot be opened: {e}", Grade.LOAD_ERROR
+            )
         return choose_solver(unpacked, "archive")
     if entry.suffix == ".pl" or entry.is_symlink():
         # A link is refused under its own name; a file is the solver, sudoku.pl.
@@ -134,63 +219,99 @@ def _read_entry(entry: Path, is_folder: bool) -> SubmissionFiles | Ungradable:
         return Ungradable(
             "",
             entry,
-            f"{entry.name} is an archive that plpuzzle does not open: unpack it, or ask for "
+            f"{name} is an archive that plpuzzle does not open: unpack it, or ask for "
             ".zip or .tar.gz",
             Grade.LOAD_ERROR,
         )
     return Ungradable(
-        "", entry, f"{entry.name} is neither a folder, a .pl file nor a .zip or .tar.gz archive"
+        "", entry, f"{name} is neither a folder, a .pl file nor a .zip or .tar.gz archive"
     )
 
 
-def read_class(folder: Path) -> Intake:
+def _read_safely(entry: Path, is_folder: bool) -> SubmissionFiles | Ungradable:
+    """_read_entry, with anything it raises made this entry's note: one
+    strange hand-in never stops the reading of the class."""
+    try:
+        return _read_entry(entry, is_folder)
+    except Exception as e:  # the student's entry, not the class, is at stake
+        why = printable(clip(f"{type(e).__name__}: {e}", 300))
+        return Ungradable("", entry, f"this entry could not be read ({why})", Grade.LOAD_ERROR)
+
+
+def read_class(folder: Path, jobs: int = 1) -> Intake:
     """Every entry of `folder` is one student, named by it (minus `.pl`,
     `.zip`, `.tar.gz`...).
 
     A folder or an archive (.zip, .tar.gz, .tgz, .tar, unpacked in
-    memory, see workspace.read_archive) with `sudoku.pl` at its top, or
-    with a single .pl file (used, with a note), or a lone `ID.pl` file,
-    is graded. Anything else is Ungradable: graded 0 with a note, while
-    the others are graded as usual. Hidden entries (`.DS_Store`) and
-    `__MACOSX` are no students. Links are not followed: a link in place
-    of a submission, or of a file in one, is refused. Raises GradingError
-    only when `folder` is unusable or holds no student at all.
+    memory by a process of its own, see sandbox.archives) with
+    `sudoku.pl` at its top, or with a single .pl file (used, with a
+    note), or a lone `ID.pl` file, is graded. Anything else is
+    Ungradable: graded 0 with a note, while the others are graded as
+    usual. Hidden entries (`.DS_Store`) and `__MACOSX` are no students.
+    Links are not followed: a link in place of a submission, or of a
+    file in one, is refused. `jobs` entries are read at a time. Raises
+    GradingError only when `folder` is unusable or holds no student at
+    all.
     """
     if not folder.is_dir():
         raise GradingError(f"{folder}: no such folder")
     intake = Intake()
     seen: dict[str, Path] = {}
+    as_named: dict[str, str] = {}  # id as shown -> the entry's own name for it
     try:
         entries = sorted(folder.iterdir(), key=lambda e: (not e.is_dir(), e.name))
     except OSError as e:
         raise GradingError(f"{folder}: cannot list: {e.strerror}") from None
+    to_read: list[tuple[str, Path, bool]] = []
     for entry in entries:  # folders first: a folder wins over a same-named file
         if _hidden(entry.name):
             continue
         is_folder = entry.is_dir() and not entry.is_symlink()
-        student = _student_of(entry, is_folder)
+        name = decode_name(entry.name)[0]
+        student = _student_of(name, entry, is_folder)
+        if (problem := id_problem(student)) is not None:
+            as_named[shown_id(student)] = student
+            student = shown_id(student)
         if student in seen:
             intake.skipped.append(
-                f"{entry}: student {student} also has {seen[student].name}, which is graded"
+                f"{shown_path(entry)}: student {student} also has "
+                f"{shown_path(Path(seen[student].name))}, which is graded"
             )
             continue
         seen[student] = entry
-        if not _STUDENT_ID.fullmatch(student):
-            note = f"{entry.name!r} cannot be a student id (letters, digits, . _ - only)"
-            intake.ungradable.append(Ungradable(student, entry, printable(note), Grade.LOAD_ERROR))
-            continue
-        found = _read_entry(entry, is_folder)
-        if isinstance(found, Ungradable):
-            note = printable(found.note)
-            intake.ungradable.append(Ungradable(student, entry, note, found.grade))
-            continue
-        solver = entry / found.main if is_folder else entry
-        intake.submissions.append(Submission(student, solver, entry, found, found.digest()))
+        if problem is not None:
+            note = f"'{shown_name(name)}' cannot be a student id ({problem})"
+            intake.ungradable.append(Ungradable(student, entry, note, Grade.LOAD_ERROR))
+        else:
+            to_read.append((student, entry, is_folder))
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        found = pool.map(lambda item: _read_safely(item[1], item[2]), to_read)
+        for (student, entry, is_folder), files in zip(to_read, found, strict=True):
+            if isinstance(files, Ungradable):
+                note = printable(clip(files.note, NOTE_BUDGET))
+                intake.ungradable.append(Ungradable(student, entry, note, files.grade))
+                continue
+            solver = entry / files.main if is_folder else entry
+            intake.submissions.append(Submission(student, solver, entry, files, files.digest()))
+    _note_look_alikes(intake, as_named)
     if not seen:
         raise GradingError(
             f"{folder}: no submissions (ID/{SOLVER_NAME} folders, ID.pl files or ID.zip archives)"
         )
     return intake
+
+
+def _note_look_alikes(intake: Intake, as_named: dict[str, str]) -> None:
+    """A note for each ungradable id that mixes scripts or looks like
+    another id (a valid id is ASCII, so only theirs can); `as_named` gives
+    the entry's own name of each id shown escaped."""
+    notes = look_alike_notes([as_named.get(s, s) for s in intake.students])
+    intake.ungradable = [
+        replace(u, note=f"{u.note}; {notes[named]}")
+        if (named := as_named.get(u.student, u.student)) in notes
+        else u
+        for u in intake.ungradable
+    ]
 
 
 def find_submissions(folder: Path) -> list[Submission]:

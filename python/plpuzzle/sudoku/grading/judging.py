@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
+from typing import Any
 
 from plpuzzle.engine import prolog_dir
 from plpuzzle.sandbox.program import (
@@ -13,13 +15,16 @@ from plpuzzle.sandbox.program import (
     Observation,
     RunEnd,
 )
+from plpuzzle.sandbox.workspace import SubmissionFiles
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.domain.results import SolveResult, Status
 from plpuzzle.sudoku.domain.textformat import grid_term
 from plpuzzle.sudoku.engines.prolog_bridge import decode_answers
 from plpuzzle.sudoku.grading.model import REFUSALS_SHOWN, Grade, Submission, TestGrade
+from plpuzzle.sudoku.grading.similarity.source import decode
+from plpuzzle.sudoku.grading.similarity.tokens import NAME, PUNCT, RawToken, tokenize
 from plpuzzle.sudoku.services.suite import CaseResult, SuiteCase, Verdict, judge, load_case
-from plpuzzle.untrusted import clip, printable
+from plpuzzle.untrusted import clip, one_line, printable
 
 _MEMORY_WORDS = (
     "stack_overflow",
@@ -130,19 +135,77 @@ def documented_sicstus_predicates() -> dict[tuple[str, int], str]:
     return found
 
 
-def not_emulated(exception: str) -> str | None:
+def not_emulated(
+    exception: str, calls: Callable[[], frozenset[tuple[str, int]]] | None = None
+) -> str | None:
     """`library:name/arity` when a run stopped on a SICStus library
     predicate that plpuzzle does not provide: the tool's gap, not the
-    student's fault."""
+    student's fault.
+
+    The exception's text is the submission's to write, so it is believed
+    only as far as the submission's own files bear it out: `calls()` gives
+    the predicates their clauses call (name, arity), and a predicate they
+    never call is no gap of ours, whatever was thrown.
+    """
     match = _UNKNOWN.search(exception)
     if match is None:
         return None
     module, name, arity = match.group(1), match.group(2), int(match.group(3))
+    if calls is not None and (name, arity) not in calls():
+        return None
     documented = documented_sicstus_predicates()
     library = documented.get((name, arity))
     if module in SICSTUS_LIBRARIES and (library or not documented):
         return f"{module}:{name}/{arity}"  # a typo in a qualified call is the student's
     return f"{library}:{name}/{arity}" if library else None
+
+
+#: Submissions whose calls were listed (by digest), for not_emulated.
+_CALLS: dict[str, frozenset[tuple[str, int]]] = {}
+
+
+def called_predicates(files: SubmissionFiles) -> frozenset[tuple[str, int]]:
+    """(name, arity) of every term written `name(...)` in the hand-in's
+    files (and of every bare name, arity 0, that is not `name/N`), read
+    by the tokenizer, never run: what the submission can call. Written
+    data and thrown terms count too; a predicate named only in an
+    indicator (`geost/3`), as an exception names it, does not."""
+    key = files.digest()
+    if key not in _CALLS:
+        found: set[tuple[str, int]] = set()
+        for _, data in files.files:
+            for clause in tokenize(decode(data)):
+                found |= _terms(clause.tokens)
+        _CALLS[key] = frozenset(found)
+    return _CALLS[key]
+
+
+def _terms(tokens: list[RawToken]) -> set[tuple[str, int]]:
+    """The (name, arity) of each compound term and bare name, in one pass:
+    a stack holds the open brackets, with the name and argument count of
+    those that open a compound term's arguments."""
+    found: set[tuple[str, int]] = set()
+    stack: list[list[Any] | None] = []
+    for i, token in enumerate(tokens):
+        value = token.value
+        if token.kind == NAME:
+            after = tokens[i + 1].value if i + 1 < len(tokens) else ""
+            if after not in ("(", "/"):
+                found.add((str(value), 0))
+        elif token.kind != PUNCT:
+            continue
+        elif value == "(":  # the tokenizer keeps only a name's own "("
+            before = tokens[i - 1] if i else None
+            named = before is not None and before.kind == NAME
+            stack.append([str(before.value), 1] if named and before else None)
+        elif value in ("[", "{"):
+            stack.append(None)
+        elif value in (")", "]", "}"):
+            if stack and (frame := stack.pop()) is not None:
+                found.add((frame[0], frame[1]))
+        elif value == "," and stack and (top := stack[-1]) is not None:
+            top[1] += 1
+    return found
 
 
 #: How a detail that marks the tool's gap begins (the reports count them).
@@ -178,7 +241,7 @@ def grade_observation(
         lower = obs.exception.lower()
         out.grade = Grade.MEMORY if any(w in lower for w in _MEMORY_WORDS) else Grade.ERROR
         out.detail = printable(clip(_first_line(obs.exception), DETAIL_BUDGET))
-        if gap := not_emulated(obs.exception):
+        if gap := not_emulated(obs.exception, lambda: called_predicates(submission.files)):
             gap = clip(gap, DETAIL_BUDGET)
             out.detail = f"{NOT_EMULATED} {printable(gap)} (plpuzzle's gap: please report it)"
         out.evidence = _evidence(("the exception", clip(obs.exception, budget // 2)), printed)
@@ -255,6 +318,17 @@ def load_error_grade(
     )
     detail = printable(clip(reason, DETAIL_BUDGET))
     return TestGrade(submission.student, case.name, grade, detail, evidence)
+
+
+def grader_failed(submission: Submission, case: SuiteCase, error: BaseException) -> TestGrade:
+    """The grade of a test the grader could not run to its end because
+    of an error of its own (a bug met by this hand-in): that test's
+    `error`, in words, and never the whole class's stop."""
+    words = one_line(f"{type(error).__name__}: {error}", DETAIL_BUDGET)
+    return TestGrade(
+        submission.student, case.name, Grade.ERROR,
+        f"the grader could not run this test ({words}); plpuzzle's fault: please report it",
+    )  # fmt: skip
 
 
 def _first_line(text: str) -> str:

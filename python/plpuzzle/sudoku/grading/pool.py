@@ -24,6 +24,7 @@ from plpuzzle.sandbox import jail
 from plpuzzle.sandbox.program import (
     LoadReport,
     SandboxedProgram,
+    SandboxSetupError,
 )
 from plpuzzle.sandbox.workspace import (
     RunFolder,
@@ -32,6 +33,7 @@ from plpuzzle.sudoku.grading.judging import (
     answer_cap,
     goal_for,
     grade_observation,
+    grader_failed,
     load_error_grade,
     text_budget,
 )
@@ -221,35 +223,45 @@ def grade_class(
                         grade = load_error_grade(sub, case, report, budget)
                         results.put((sub, case, grade, True))
                         continue
-                    if program is None or not program.alive:
+                    try:
+                        if program is None or not program.alive:
+                            if program is not None:
+                                summary.problems.extend(program.problems)
+                            program = SandboxedProgram(
+                                run, sub.files, sub.files.main, "sudoku/2", settings.dialect,
+                                settings.limits(), slot, hidden,
+                            )  # fmt: skip
+                            with lock:
+                                running[index] = program
+                            if stop.is_set():
+                                break
+                            report = program.load()
+                            if stop.is_set():
+                                break
+                            with lock:
+                                first = sub.student not in summary.load_reports
+                                summary.load_reports.setdefault(sub.student, report)
+                            if first:
+                                hooks.loaded(sub, report)
+                            if not report.loaded:
+                                failed_loads[sub.student] = report
+                                for pending in [pair, *plan.drop(sub.student)]:
+                                    grade = load_error_grade(pending[0], pending[1], report, budget)
+                                    results.put((pending[0], pending[1], grade, True))
+                                continue
+                        obs = program.run(goals[case.name], "Sol", caps[case.name])
+                        if stop.is_set():  # killed by Ctrl-C, or finished in the meantime:
+                            break  # graded again by the next run, never as crashed
+                        grade = grade_observation(sub, case, obs, settings.rules, budget)
+                    except SandboxSetupError:
+                        raise  # the machine's: decided by a control sandbox (SandboxedProgram.load)
+                    except Exception as e:  # this test's, never the class's
                         if program is not None:
+                            program.close()
                             summary.problems.extend(program.problems)
-                        program = SandboxedProgram(
-                            run, sub.files, sub.files.main, "sudoku/2", settings.dialect,
-                            settings.limits(), slot, hidden,
-                        )  # fmt: skip
-                        with lock:
-                            running[index] = program
-                        if stop.is_set():
-                            break
-                        report = program.load()
-                        if stop.is_set():
-                            break
-                        with lock:
-                            first = sub.student not in summary.load_reports
-                            summary.load_reports.setdefault(sub.student, report)
-                        if first:
-                            hooks.loaded(sub, report)
-                        if not report.loaded:
-                            failed_loads[sub.student] = report
-                            for pending in [pair, *plan.drop(sub.student)]:
-                                grade = load_error_grade(pending[0], pending[1], report, budget)
-                                results.put((pending[0], pending[1], grade, True))
-                            continue
-                    obs = program.run(goals[case.name], "Sol", caps[case.name])
-                    if stop.is_set():  # killed by Ctrl-C, or finished in the meantime:
-                        break  # graded again by the next run, never as crashed
-                    grade = grade_observation(sub, case, obs, settings.rules, budget)
+                            program = None
+                        grade = grader_failed(sub, case, e)
+                        summary.problems.append(f"{sub.student}/{case.name}: {grade.detail}")
                     results.put((sub, case, grade, True))
             finally:
                 if program is not None:

@@ -22,7 +22,7 @@ from typing import Any
 from plpuzzle.sudoku.grading.judging import NOT_EMULATED
 from plpuzzle.sudoku.grading.model import Grade, GradeSettings, TestGrade
 from plpuzzle.sudoku.services.suite_config import Points
-from plpuzzle.untrusted import json_for_pages
+from plpuzzle.untrusted import json_for_pages, spreadsheet_cell
 
 
 @dataclass
@@ -151,13 +151,16 @@ def to_json(report: dict[str, Any]) -> str:
 
 
 def to_csv(report: dict[str, Any]) -> str:
-    """One row per student: id, score, max score, then a count per grade."""
+    """One row per student: id, score, max score, then a count per grade.
+    An id that a spreadsheet would take for a formula starts with an
+    apostrophe (the ids come from the names of the hand-ins)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     grades = report["grades"]
     writer.writerow(["id", "score", "max_score", *grades])
     for s in report["students"]:
-        writer.writerow([s["id"], s["score"], s["max_score"], *(s["counts"][g] for g in grades)])
+        counts = (s["counts"][g] for g in grades)
+        writer.writerow([spreadsheet_cell(s["id"]), s["score"], s["max_score"], *counts])
     return out.getvalue()
 
 
@@ -175,7 +178,7 @@ def to_wide_csv(report: dict[str, Any]) -> str:
     writer.writerow(["id", *tests, "total"])
     for s in report["students"]:
         earned = {r["test"]: r["earned"] for r in s["results"]}
-        writer.writerow([s["id"], *(earned.get(t, 0) for t in tests), s["score"]])
+        writer.writerow([spreadsheet_cell(s["id"]), *(earned.get(t, 0) for t in tests), s["score"]])
     return out.getvalue()
 
 

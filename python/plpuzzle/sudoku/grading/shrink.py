@@ -17,8 +17,11 @@ sandbox (plpuzzle.sandbox), loaded once and run once per candidate.
 
 Everything is bounded: seconds and solver runs per test, and candidates
 whose solutions our engine cannot list within a cap are not tried (with
-few infos left, a 9x9 puzzle has astronomically many solutions). When a
-bound is reached, the smallest failing puzzle found so far is kept.
+few infos left, a 9x9 puzzle has astronomically many solutions). Our
+engine runs in a worker process, within what is left of the seconds: a
+half-emptied 36x36 puzzle can take it longer than any budget, and the
+worker is then killed. When a bound is reached, the smallest failing
+puzzle found so far is kept.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from plpuzzle.sandbox import jail
 from plpuzzle.sandbox.program import RunEnd, SandboxedProgram
 from plpuzzle.sandbox.workspace import RunFolder, SubmissionFiles
 from plpuzzle.sudoku.domain.model import INFO_LETTERS, Field, Grid, Info, Puzzle, Rules
-from plpuzzle.sudoku.engines import python_engine
+from plpuzzle.sudoku.engines import PythonSudokuEngine
 from plpuzzle.sudoku.engines.prolog_bridge import decode_answers
 
 
@@ -200,13 +203,25 @@ def smaller_candidates(puzzle: Puzzle) -> Iterator[Puzzle]:
     yield with_infos(2, corner)
 
 
+class Reference(Protocol):
+    """Our engine: at most `most` solutions of a puzzle within `seconds`,
+    or None when that is not enough."""
+
+    def solutions_up_to(
+        self, puzzle: Puzzle, rules: Rules, most: int, seconds: float
+    ) -> list[Grid] | None: ...
+
+
 class Shrinker:
     """Runs candidates against the solver within one test's budget."""
 
-    def __init__(self, solver: Solver, rules: Rules, budget: ShrinkBudget) -> None:
+    def __init__(
+        self, solver: Solver, rules: Rules, budget: ShrinkBudget, reference: Reference
+    ) -> None:
         self.solver = solver
         self.rules = rules
         self.budget = budget
+        self.reference = reference
         self.runs = 0
         self.start = time.monotonic()
         self.stopped = ""
@@ -220,10 +235,12 @@ class Shrinker:
         return bool(self.stopped)
 
     def ours(self, puzzle: Puzzle) -> list[Grid] | None:
-        """Our solutions, or None when there are more than the cap."""
+        """Our solutions, or None when there are more than the cap or
+        they could not be listed in the time left."""
         cap = self.budget.max_solutions
-        found = list(itertools.islice(python_engine.solve_all(puzzle, self.rules), cap + 1))
-        return sorted(found) if len(found) <= cap else None
+        left = self.budget.seconds - (time.monotonic() - self.start)
+        found = self.reference.solutions_up_to(puzzle, self.rules, cap + 1, left)
+        return sorted(found) if found is not None and len(found) <= cap else None
 
     def mismatch(self, puzzle: Puzzle) -> Mismatch | None:
         """How the solver differs from us on `puzzle`, None if it does not
@@ -273,15 +290,23 @@ class Shrinker:
 
 
 def shrink(
-    solver: Solver, puzzle: Puzzle, rules: Rules, budget: ShrinkBudget | None = None
+    solver: Solver,
+    puzzle: Puzzle,
+    rules: Rules,
+    budget: ShrinkBudget | None = None,
+    reference: Reference | None = None,
 ) -> ShrinkOutcome:
     """The smallest puzzle found on which `solver` disagrees with our engine.
 
     `puzzle` should be one it got wrong; if it does not go wrong on it
     again (within the bounds), there is no counterexample, and the reason
-    says why.
+    says why. `reference` is our engine (default: the Python one, in a
+    worker of its own, closed at the end).
     """
-    shrinker = Shrinker(solver, rules, budget or ShrinkBudget())
+    if reference is None:
+        with PythonSudokuEngine() as engine:
+            return shrink(solver, puzzle, rules, budget, engine)
+    shrinker = Shrinker(solver, rules, budget or ShrinkBudget(), reference)
 
     def outcome(found: Counterexample | None, reason: str = "") -> ShrinkOutcome:
         seconds = round(time.monotonic() - shrinker.start, 3)
@@ -290,6 +315,8 @@ def shrink(
         return ShrinkOutcome(found, reason, shrinker.runs, seconds)
 
     if shrinker.ours(puzzle) is None:
+        if shrinker.out_of_budget():
+            return outcome(None, f"our engine could not solve the puzzle: {shrinker.stopped}")
         return outcome(
             None,
             f"the puzzle has more than {shrinker.budget.max_solutions} solutions, "

@@ -52,7 +52,7 @@ def compare_class(
     """A submissions folder compared, read as `grade` reads it (folders,
     bare files, archives), and the entries that have nothing to compare,
     with why. GradingError for an unusable folder."""
-    intake = read_class(folder)
+    intake = read_class(folder, jobs)
     left_out = [f"{u.student}: {u.note}" for u in intake.ungradable] + intake.skipped
     return compare_submissions(intake.submissions, base, settings, jobs), left_out
 

@@ -19,6 +19,7 @@ from plpuzzle.sudoku.grading.similarity.reading import (
     vocabulary,
 )
 from plpuzzle.sudoku.grading.similarity.source import HandIn
+from plpuzzle.untrusted import one_line
 
 #: A pair is shown when the larger of its two shares is at least THRESHOLD
 #: and it shares at least MIN_SHARED fingerprints (a file of a few clauses
@@ -26,6 +27,11 @@ from plpuzzle.sudoku.grading.similarity.source import HandIn
 #: docs/teachers.md, *Similar hand-ins*.
 THRESHOLD = 0.65
 MIN_SHARED = 10
+
+#: Tokens kept of one hand-in, its files together (a solution has a few
+#: thousand): each file gets an equal share, at most the reader's
+#: MAX_TOKENS. A hand-in of twenty huge files costs no more than one.
+HANDIN_TOKENS = 200_000
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,8 @@ class Compared:
     reads: list[FileRead]
     stream: list[Token]
     prints: dict[int, list[int]]
+    #: What went wrong comparing it (then it has no fingerprints).
+    problems: list[str] = field(default_factory=list)
 
     @property
     def student(self) -> str:
@@ -67,8 +75,8 @@ class Compared:
     def notes(self) -> list[str]:
         out = list(self.handin.notes)
         for source, read in zip(self.handin.files, self.reads, strict=True):
-            out += [f"{source.name}: {n}" for n in read.notes]
-        return out
+            out += [f"{one_line(source.name)}: {n}" for n in read.notes]
+        return out + self.problems
 
 
 @dataclass
@@ -100,6 +108,25 @@ class Similarity:
         return self.handins[i].student
 
 
+def _compared(
+    h: HandIn, reads: list[FileRead], words: frozenset[str], settings: Settings
+) -> Compared:
+    """One hand-in normalised and fingerprinted. What goes wrong with it
+    leaves it out of the pairs, with a note, and never the class out of
+    the report."""
+    try:
+        for number, read in enumerate(reads):
+            for clause in read.clauses:
+                clause.file = number
+        texts = [f.text for f in h.files]
+        stream = normalise((c for r in reads for c in r.clauses), texts, words)
+        prints = fingerprints([t.text for t in stream], settings.k, settings.window)
+    except Exception as e:  # this hand-in's, never the class's
+        why = one_line(f"{type(e).__name__}: {e}", 300)
+        return Compared(h, reads, [], {}, [f"not compared: {why}"])
+    return Compared(h, reads, stream, prints)
+
+
 def _same(keys: Sequence[str], names: Sequence[str]) -> list[list[str]]:
     by_key: dict[str, list[str]] = {}
     for key, name in zip(keys, names, strict=True):
@@ -119,17 +146,13 @@ def compare(
     words = vocabulary()
     everyone = [*handins, *base]
     texts = [f.text for h in everyone for f in h.files]
+    budgets = [HANDIN_TOKENS // len(h.files) for h in everyone for _ in h.files]
     reader = Reader(settings.dialect)
-    reads = iter(read_texts(texts, settings.dialect, jobs, reader))
+    reads = iter(read_texts(texts, settings.dialect, jobs, reader, budgets))
     compared: list[Compared] = []
     for h in everyone:
         mine = [next(reads) for _ in h.files]
-        for number, read in enumerate(mine):
-            for clause in read.clauses:
-                clause.file = number
-        stream = normalise((c for r in mine for c in r.clauses), [f.text for f in h.files], words)
-        prints = fingerprints([t.text for t in stream], settings.k, settings.window)
-        compared.append(Compared(h, mine, stream, prints))
+        compared.append(_compared(h, mine, words, settings))
     students, templates = compared[: len(handins)], compared[len(handins) :]
     common = {h for t in templates for h in t.prints}
     for c in students:

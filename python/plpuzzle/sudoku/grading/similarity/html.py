@@ -21,7 +21,7 @@ from plpuzzle.sudoku.grading.similarity.compare import Compared, Similarity
 from plpuzzle.sudoku.grading.similarity.index import Pair
 from plpuzzle.sudoku.grading.similarity.reading import PROLOG
 from plpuzzle.sudoku.grading.similarity.report import Mark, line_of, matches, reader_words
-from plpuzzle.untrusted import printable
+from plpuzzle.untrusted import one_line, printable
 
 #: Pairs shown side by side (all pairs at or above the threshold are in
 #: the table and the CSV), characters of one file shown, characters of
@@ -138,8 +138,23 @@ def _ranges(handin: Compared, marks: list[Mark]) -> dict[int, str]:
 
 
 def _pair_view(sim: Similarity, pair: Pair, number: int) -> str:
+    """One pair side by side; what goes wrong in drawing it costs this
+    pair's view only (a line says so), never the section."""
+    try:
+        return _pair_body(sim, pair, number)
+    except Exception as e:  # one pair's view, never the class page
+        words = one_line(f"{type(e).__name__}: {e}", 300)
+        return (
+            f'<details class="pair" id="{pair_anchor(number)}"><summary>'
+            f"{number}. {_e(_pair_title(sim, pair))}</summary>\n<p>This pair could not be "
+            f"shown side by side ({_e(words)}); it is in the table and the CSV.</p></details>"
+        )
+
+
+def _pair_body(sim: Similarity, pair: Pair, number: int) -> str:
     a, b = sim.handins[pair.a], sim.handins[pair.b]
-    marks_a, marks_b = matches(sim, pair)
+    found = matches(sim, pair)
+    marks_a, marks_b = found.a, found.b
     where_a, where_b = _ranges(a, marks_a), _ranges(b, marks_b)
     rows = "".join(
         f"<tr><td>{p}</td><td>{_e(where_a.get(p, ''))}</td><td>{_e(where_b.get(p, ''))}</td></tr>"
@@ -150,6 +165,12 @@ def _pair_view(sim: Similarity, pair: Pair, number: int) -> str:
         f'<table class="passages"><thead><tr><th>Passage</th><th>{_e(a.student)}</th>'
         f"<th>{_e(b.student)}</th></tr></thead><tbody>{rows}</tbody></table>"
         + (f"<p>and {more} more passages</p>" if more > 0 else "")
+        + (
+            "<p>Only part of what they share is marked: marking it all would take "
+            "longer than a pair is given (a passage repeated many times over).</p>"
+            if found.cut
+            else ""
+        )
     )
     return (
         f'<details class="pair" id="{pair_anchor(number)}"><summary>'

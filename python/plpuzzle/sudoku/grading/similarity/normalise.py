@@ -45,7 +45,7 @@ IMPORTS = frozenset({"use_module", "ensure_loaded", "module", "reexport", "inclu
 END = "."
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Token:
     """A normalised token and where it came from: a file of the hand-in and
     character offsets in it (start -1: it has no text of its own, such as

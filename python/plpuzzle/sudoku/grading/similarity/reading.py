@@ -40,7 +40,13 @@ from typing import IO, Any
 
 from plpuzzle.engine import Dialect, prolog_file
 from plpuzzle.sandbox import jail
-from plpuzzle.sudoku.grading.similarity.tokens import MAX_TOKENS, RawClause, RawToken, tokenize
+from plpuzzle.sudoku.grading.similarity.tokens import (
+    MAX_TOKENS,
+    RawClause,
+    RawToken,
+    count_tokens,
+    tokenize,
+)
 
 READER = "similarity_reader.pl"
 
@@ -171,14 +177,15 @@ class Reader:
             self.dialect, str(FILE_SECONDS), str(MAX_TOKENS),
         ]  # fmt: skip
 
-    def _run(self, items: Sequence[tuple[int, str]]) -> _Batch:
-        """One process over `items` (id, text)."""
+    def _run(self, items: Sequence[tuple[int, str, int]]) -> _Batch:
+        """One process over `items` (id, text, tokens to read)."""
         deadline = BATCH_STARTUP_SECONDS + FILE_SECONDS * len(items)
         with contextlib.ExitStack() as stack:
             files = [stack.enter_context(tempfile.TemporaryFile()) for _ in range(3)]
             stdin, stdout, stderr = files
-            for ident, text in items:
-                stdin.write(f"file({ident}, {len(text)}).\n".encode() + text.encode() + b"\n")
+            for ident, text, budget in items:
+                header = f"file({ident}, {len(text)}, {budget}).\n"
+                stdin.write(header.encode() + text.encode() + b"\n")
             stdin.seek(0)
             uid = stack.enter_context(self._slot())
             reader_bytes = prolog_file(READER).read_bytes()
@@ -241,7 +248,7 @@ class Reader:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGKILL)
 
-    def read_batch(self, items: Sequence[tuple[int, str]]) -> dict[int, dict[str, Any]]:
+    def read_batch(self, items: Sequence[tuple[int, str, int]]) -> dict[int, dict[str, Any]]:
         """Replies for every item: the reader's, or {"failed": why} for a
         file that took a process down (the rest are read again without it)."""
         out: dict[int, dict[str, Any]] = {}
@@ -294,12 +301,14 @@ def _replies(stdout: IO[bytes]) -> tuple[dict[int, dict[str, Any]], bool]:
 # -- from replies to clauses -------------------------------------------------------------
 
 
-def _clauses(reply: dict[str, Any], text: str, file: int) -> FileRead:
+def _clauses(reply: dict[str, Any], text: str, file: int, budget: int = MAX_TOKENS) -> FileRead:
     """A reader's reply as clauses: the clauses it read, and its syntax
-    errors' stretches of text read as tokens."""
+    errors' stretches of text read as tokens, `budget` tokens in all."""
     if reply.get("failed"):
         why = str(reply["failed"])
-        return FileRead(tokenize(text, file=file), TOKENS, [f"read as tokens: {why}"])
+        return FileRead(
+            tokenize(text, file=file, budget=budget), TOKENS, [f"read as tokens: {why}"]
+        )
     clauses = []
     for c in reply.get("clauses", []):
         tokens = [RawToken(str(k), v, int(a), int(b)) for k, v, a, b in c["tokens"]]
@@ -307,8 +316,15 @@ def _clauses(reply: dict[str, Any], text: str, file: int) -> FileRead:
         clauses.append(RawClause(tokens, str(head[0]) if head else None, file))
     notes = []
     errors = reply.get("errors", [])
+    # One budget of tokens for the whole file, the reader's and the
+    # tokenizer's together: a file of many broken clauses gets no more.
+    left = budget - count_tokens(clauses)
     for start, end, _message in errors:
-        clauses += tokenize(text, int(start), int(end), file)
+        if left <= 0:
+            break
+        more = tokenize(text, int(start), int(end), file, left)
+        left -= count_tokens(more)
+        clauses += more
     how = PROLOG
     if errors:
         how = PARTLY
@@ -317,34 +333,51 @@ def _clauses(reply: dict[str, Any], text: str, file: int) -> FileRead:
             f"{len(errors)} clause(s) with syntax errors read as tokens "
             f"(the first at line {_line(text, int(start) + 1)}: {message})"
         )
-    if reply.get("truncated"):
-        notes.append(f"read up to {MAX_TOKENS:,} tokens")
+    if reply.get("truncated") or left <= 0:
+        notes.append(f"read up to {budget:,} tokens")
     return FileRead(clauses, how, notes)
 
 
 def read_texts(
-    texts: Sequence[str], dialect: Dialect, jobs: int = 1, reader: Reader | None = None
+    texts: Sequence[str],
+    dialect: Dialect,
+    jobs: int = 1,
+    reader: Reader | None = None,
+    budgets: Sequence[int] | None = None,
 ) -> list[FileRead]:
     """Every text read by SWI-Prolog in `dialect` (clauses that do not
     read, and files it cannot read, by the tokenizer), in `jobs` processes
-    at a time. Raises ReaderUnavailable when SWI-Prolog cannot run."""
+    at a time; of text i, at most budgets[i] tokens (default MAX_TOKENS)
+    are kept, by the reader and the tokenizer together. Raises
+    ReaderUnavailable when SWI-Prolog cannot run."""
     reader = reader or Reader(dialect)
-    batches: list[list[tuple[int, str]]] = [[]]
+    limits = [min(MAX_TOKENS, b) for b in budgets] if budgets else [MAX_TOKENS] * len(texts)
+    batches: list[list[tuple[int, str, int]]] = [[]]
     size = 0
     for ident, text in enumerate(texts):
         if batches[-1] and (len(batches[-1]) >= BATCH_FILES or size + len(text) > BATCH_CHARS):
             batches.append([])
             size = 0
-        batches[-1].append((ident, text))
+        batches[-1].append((ident, text, limits[ident]))
         size += len(text)
-    replies: dict[int, dict[str, Any]] = {}
+    out: dict[int, FileRead] = {}
+
+    def read_batch(batch: list[tuple[int, str, int]]) -> dict[int, FileRead]:
+        # Each batch's replies become clauses at once: no raw reply of
+        # the whole class is ever held.
+        replies = reader.read_batch(batch)
+        return {
+            i: _clauses(replies.get(i, {"failed": "no reply"}), text, 0, budget)
+            for i, text, budget in batch
+        }
+
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
     try:
-        for done in pool.map(reader.read_batch, [b for b in batches if b]):
-            replies.update(done)
+        for done in pool.map(read_batch, [b for b in batches if b]):
+            out.update(done)
     except BaseException:
         reader.abort()
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown()
-    return [_clauses(replies.get(i, {"failed": "no reply"}), t, 0) for i, t in enumerate(texts)]
+    return [out[i] for i in range(len(texts))]

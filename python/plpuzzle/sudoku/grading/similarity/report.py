@@ -15,6 +15,7 @@ from typing import Any
 
 from plpuzzle.sudoku.grading.similarity.compare import Compared, Similarity
 from plpuzzle.sudoku.grading.similarity.index import Pair
+from plpuzzle.untrusted import spreadsheet_cell
 
 #: The columns of similarity.csv.
 CSV_COLUMNS = (
@@ -47,6 +48,8 @@ def to_csv(sim: Similarity) -> str:
     for pair in sim.pairs:
         row = pair_row(sim, pair)
         row["at_or_above_threshold"] = "yes" if row["at_or_above_threshold"] else "no"
+        for column in ("student_a", "student_b"):
+            row[column] = spreadsheet_cell(row[column])
         writer.writerow(row)
     return out.getvalue()
 
@@ -149,15 +152,40 @@ def _spans(handin: Compared, tokens: dict[int, int]) -> list[tuple[Mark, list[in
     return out
 
 
-def _runs(a: Compared, b: Compared, shared: set[int], k: int) -> list[tuple[int, int, int]]:
+#: Work one pair's side-by-side marks may take: positions of one shared
+#: fingerprint looked at on each side, and token comparisons in all. Two
+#: solutions of the assignment take a small part of it; two hand-ins made
+#: of one token repeated (every position a fingerprint, every pair of
+#: positions a run) would take time quadratic in their lengths without it.
+POSITIONS = 64
+MATCH_STEPS = 2_000_000
+
+
+@dataclass(frozen=True)
+class Matches:
+    """Where a pair matches, in A's files and in B's; `cut` when the work
+    budget ran out first (the marks are then those found by then)."""
+
+    a: list[Mark]
+    b: list[Mark]
+    cut: bool = False
+
+
+def _runs(
+    a: Compared, b: Compared, shared: set[int], k: int, steps: int = MATCH_STEPS
+) -> tuple[list[tuple[int, int, int]], bool]:
     """(start in A, start in B, length) of the runs of equal normal tokens
     around every fingerprint the two share, each as long as the streams
-    agree (a fingerprint marks k tokens; the run around it may be longer)."""
-    runs = []
+    agree (a fingerprint marks k tokens; the run around it may be longer);
+    and whether the budget of `steps` token comparisons ran out first."""
+    runs: list[tuple[int, int, int]] = []
     covered: dict[int, list[tuple[int, int]]] = {}
     for h in sorted(shared):
-        for pa in a.prints[h]:
-            for pb in b.prints[h]:
+        for pa in a.prints[h][:POSITIONS]:
+            for pb in b.prints[h][:POSITIONS]:
+                steps -= 1 + len(covered.get(pa - pb, ()))
+                if steps < 0:
+                    return runs, True
                 if any(s <= pa < e for s, e in covered.get(pa - pb, ())):
                     continue
                 sa, sb = pa, pb
@@ -170,21 +198,22 @@ def _runs(a: Compared, b: Compared, shared: set[int], k: int) -> list[tuple[int,
                     and a.stream[ea].text == b.stream[eb].text
                 ):
                     ea, eb = ea + 1, eb + 1
+                steps -= ea - sa
                 if ea - sa < k:
                     continue  # equal hashes of different k-grams
                 covered.setdefault(pa - pb, []).append((sa, ea))
                 runs.append((sa, sb, ea - sa))
-    return runs
+    return runs, steps < 0
 
 
-def matches(sim: Similarity, pair: Pair) -> tuple[list[Mark], list[Mark]]:
+def matches(sim: Similarity, pair: Pair, steps: int = MATCH_STEPS) -> Matches:
     """Where `pair` matches, in A's files and in B's: the runs of equal
-    normal tokens around every fingerprint both have. A passage is a
-    stretch of A's text so marked (numbered in A's order); each token of B
-    takes the passage of the token of A it matches, so a passage has one
-    number on both sides."""
+    normal tokens around every fingerprint both have, within a budget of
+    `steps` token comparisons. A passage is a stretch of A's text so
+    marked (numbered in A's order); each token of B takes the passage of
+    the token of A it matches, so a passage has one number on both sides."""
     a, b = sim.handins[pair.a], sim.handins[pair.b]
-    runs = _runs(a, b, set(a.prints.keys() & b.prints.keys()), sim.settings.k)
+    runs, cut = _runs(a, b, set(a.prints.keys() & b.prints.keys()), sim.settings.k, steps)
     stretches = _spans(a, {sa + d: 0 for sa, _, n in runs for d in range(n)})
     region = {i: n for n, (_, covered) in enumerate(stretches, 1) for i in covered}
     marked_b: dict[int, int] = {}
@@ -197,7 +226,7 @@ def matches(sim: Similarity, pair: Pair) -> tuple[list[Mark], list[Mark]]:
             if last < marked_b.get(sb + d, len(stretches) + 1):
                 marked_b[sb + d] = last
     marks_a = [Mark(m.file, m.start, m.end, n) for n, (m, _) in enumerate(stretches, 1)]
-    return marks_a, [m for m, _ in _spans(b, marked_b)]
+    return Matches(marks_a, [m for m, _ in _spans(b, marked_b)], cut)
 
 
 def line_of(text: str, offset: int) -> int:

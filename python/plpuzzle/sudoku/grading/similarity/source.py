@@ -1,22 +1,32 @@
 """What the similarity report compares: each hand-in's Prolog files as text.
 
-A hand-in is every `.pl` file of a student's submission (the solver first),
-decoded the way the grader loads it: UTF-8 when it is valid UTF-8, else
-Latin-1. Positions everywhere in the report are offsets into these texts,
-so the side-by-side view marks the files as the student wrote them.
+A hand-in is what grading loads: the solver first, then every other `.pl`
+file of the submission (in hidden folders too: a copy in `.lib/core.pl`
+is loaded all the same), then any other file that a compared file
+includes or loads by name (`:- include('notes.txt')`). Each is decoded
+the way the grader loads it: UTF-8 when it is valid UTF-8, else Latin-1.
+Positions everywhere in the report are offsets into these texts, so the
+side-by-side view marks the files as the student wrote them.
+
+A file's budget counts its code, not its comments and layout: a copy
+after a million characters of comment is still compared.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from plpuzzle.sudoku.grading.model import Submission
+from plpuzzle.sudoku.grading.similarity.tokens import code_prefix
+from plpuzzle.untrusted import one_line
 
-#: Bounds on what of one hand-in is compared: .pl files, and characters of
-#: one file (a solution of the assignment is a few thousand); past them,
-#: the rest is left out, with a note.
+#: Bounds on what of one hand-in is compared: files, and characters of
+#: code of one file, comments and layout not counted (a solution of the
+#: assignment is a few thousand); past them, the rest is left out, with
+#: a note.
 MAX_FILES = 20
 MAX_CHARS = 1_000_000
 
@@ -54,24 +64,64 @@ def decode(data: bytes) -> str:
 def _source(name: str, data: bytes) -> SourceFile:
     text = decode(data)
     if len(text) > MAX_CHARS:
-        return SourceFile(name, text[:MAX_CHARS], len(text) - MAX_CHARS)
+        cut = code_prefix(text, MAX_CHARS)
+        if cut < len(text):
+            return SourceFile(name, text[:cut], len(text) - cut)
     return SourceFile(name, text)
 
 
-def _hidden(name: str) -> bool:
-    return any(part.startswith(".") or part == "__MACOSX" for part in name.split("/"))
+def _litter(name: str) -> bool:
+    """What archivers and file browsers leave, nobody's code."""
+    return any(part == "__MACOSX" or part.startswith("._") for part in name.split("/"))
+
+
+#: `include(F)`, `consult(F)`, `ensure_loaded(F)`, `use_module(F...)`,
+#: `load_files(F...)`, `reexport(F...)`: the file they name (an atom,
+#: quoted or not); the list form `:- [a, 'b/c']` is read by _LISTED.
+_LOADS = re.compile(
+    r"\b(?:include|consult|ensure_loaded|use_module|load_files|reexport)\s*\(\s*"
+    r"(?:'((?:[^'\\\n]|\\.){1,300})'|([a-z][A-Za-z0-9_]{0,100}))"
+)
+_LISTED = re.compile(r":-\s*\[([^\]\n]{1,1000})\]")
+_ATOM = re.compile(r"'((?:[^'\\\n]|\\.){1,300})'|\b([a-z][A-Za-z0-9_]{0,100})\b")
+
+
+def loaded_names(text: str, folder: str) -> set[str]:
+    """The hand-in's files that `text` (a file in `folder`) loads or
+    includes by name, as names in the hand-in, with and without `.pl`."""
+    named = [a or b for a, b in _LOADS.findall(text)]
+    for listed in _LISTED.findall(text):
+        named += [a or b for a, b in _ATOM.findall(listed)]
+    out = set()
+    for name in named:
+        path = str(PurePosixPath(folder, name)) if folder else name
+        out |= {path.removeprefix("./"), f"{path.removeprefix('./')}.pl"}
+    return out
+
+
+def compared_names(files: dict[str, bytes], main: str) -> list[str]:
+    """The files of a hand-in that are compared, in order: the solver, the
+    other .pl files by name, then the files those load by name."""
+    names = [main] if main in files else []
+    names += sorted(n for n in files if n != main and n.endswith(".pl") and not _litter(n))
+    checked = 0
+    while checked < len(names) and len(names) < MAX_FILES:
+        name = names[checked]
+        checked += 1
+        folder = str(PurePosixPath(name).parent).removeprefix(".")
+        for other in sorted(loaded_names(decode(files[name]), folder)):
+            if other in files and other not in names and b"\0" not in files[other][:8192]:
+                names.append(other)
+    return names
 
 
 def hand_in(submission: Submission) -> HandIn:
-    """The Prolog files of a graded submission: the file it loads, then
-    its other .pl files by name (a helper file is part of the solution)."""
+    """The files of a graded submission that grading loads (compared_names)."""
     files = dict(submission.files.files)
-    main = submission.files.main
-    others = sorted(n for n in files if n != main and n.endswith(".pl") and not _hidden(n))
-    names = ([main] if main in files else []) + others
+    names = compared_names(files, submission.files.main)
     notes = []
     if len(names) > MAX_FILES:
-        notes.append(f"compared its first {MAX_FILES} of {len(names)} .pl files")
+        notes.append(f"compared its first {MAX_FILES} of {len(names)} files")
         names = names[:MAX_FILES]
     digest = hashlib.sha256()
     sources = []
@@ -80,7 +130,7 @@ def hand_in(submission: Submission) -> HandIn:
         digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
         source = _source(name, data)
         if source.cut:
-            notes.append(f"{name}: compared its first {MAX_CHARS:,} characters")
+            notes.append(f"{one_line(name)}: compared its first {MAX_CHARS:,} characters of code")
         sources.append(source)
     return HandIn(submission.student, tuple(sources), digest.hexdigest(), tuple(notes))
 

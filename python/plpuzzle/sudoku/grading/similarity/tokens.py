@@ -25,7 +25,7 @@ VAR, NAME, NUMBER, STRING, PUNCT, OTHER = "v", "a", "n", "q", "p", "o"
 MAX_TOKENS = 100_000
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RawToken:
     """A token before normalisation: its kind, its value (a variable's
     number or name, a name, a number's text, a punctuation mark) and where
@@ -74,6 +74,11 @@ _LEXER = re.compile(
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", "'": "'", '"': '"', "`": "`", "a": "\a", "b": "\b"}
 
 
+def count_tokens(clauses: list[RawClause]) -> int:
+    """How many tokens `clauses` hold (what they took of a budget)."""
+    return sum(len(c.tokens) for c in clauses)
+
+
 def _unquote(text: str) -> str:
     """A quoted atom's name (its common escapes undone)."""
     body = text[1:-1] if len(text) >= 2 and text.endswith("'") else text[1:]
@@ -99,11 +104,33 @@ def _number(text: str) -> str:
             return text
 
 
-def tokenize(text: str, start: int = 0, end: int | None = None, file: int = 0) -> list[RawClause]:
+def code_prefix(text: str, budget: int) -> int:
+    """How much of `text` holds at most `budget` characters of code:
+    comments and layout are not counted, so that padding a file with
+    them cannot push its code past a budget."""
+    code = 0
+    for match in _LEXER.finditer(text):
+        if match.lastgroup in ("space", "comment"):
+            continue
+        code += match.end() - match.start()
+        if code > budget:
+            return match.start()
+    return len(text)
+
+
+def tokenize(
+    text: str,
+    start: int = 0,
+    end: int | None = None,
+    file: int = 0,
+    budget: int = MAX_TOKENS,
+) -> list[RawClause]:
     """The clauses of `text[start:end]` by Prolog's lexical rules, with
     offsets into `text`. A clause ends at an end token (a full stop before
     layout); variables are numbered by name within a clause (each `_` a
-    variable of its own). At most MAX_TOKENS tokens are read."""
+    variable of its own). At most `budget` tokens are read (a caller that
+    tokenizes several stretches of one file shares one budget among
+    them: see count_tokens)."""
     clauses: list[RawClause] = []
     tokens: list[RawToken] = []
     names: dict[str, int] = {}
@@ -127,7 +154,7 @@ def tokenize(text: str, start: int = 0, end: int | None = None, file: int = 0) -
         if kind in ("space", "comment"):
             continue
         count += 1
-        if count > MAX_TOKENS:
+        if count > budget:
             break
         if kind == "end":
             close_clause()
