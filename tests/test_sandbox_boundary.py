@@ -20,7 +20,7 @@ from tiny_solver import GOAL, SOLVER
 
 from plpuzzle.sandbox import cgroups, jail
 from plpuzzle.sandbox.jail import Limits
-from plpuzzle.sandbox.program import TEXT_BUDGET, RunEnd, SandboxedProgram
+from plpuzzle.sandbox.program import TEXT_BUDGET, RunEnd, SandboxedProgram, SandboxSetupError
 from plpuzzle.sandbox.workspace import RunFolder, SubmissionFiles
 
 pytestmark = [pytest.mark.sandbox]
@@ -191,3 +191,49 @@ def test_the_graders_memory_stays_flat_while_a_run_floods_its_replies() -> None:
     assert obs.end is RunEnd.TOO_MUCH_REPLY, obs.detail
     assert len(obs.exception.encode()) < TEXT_BUDGET["x"] + 200
     assert grew_mb < 64, grew_mb
+
+
+# -- the third round: whose fault a sandbox that never started is ---------------------------
+
+
+def test_a_sandbox_that_cannot_be_built_for_a_hand_in_is_that_hand_ins_load_error() -> None:
+    """A file and a folder of one name (intake refuses them; here they reach
+    the sandbox anyway): bubblewrap cannot lay them out, while a control
+    sandbox without them starts, so loading fails for this hand-in, in
+    words, and the machine is not blamed."""
+    files = SubmissionFiles(
+        (("sudoku.pl", SOLVER.encode()), ("x.pl", b"x.\n"), ("x.pl/y.pl", b"y.\n")), ()
+    )
+    limits = Limits(cpu_seconds=3, wall_seconds=6, memory_mb=512)
+    with RunFolder() as run, SandboxedProgram(run, files, "sudoku.pl", "sudoku/2", "swi",
+                                              limits) as prog:  # fmt: skip
+        report = prog.load()
+    assert not report.loaded
+    assert "could not be built with this hand-in's files" in report.reason, report.reason
+    assert "x.pl" in report.reason  # what bubblewrap said, on one line
+
+
+def test_what_a_hand_in_prints_never_makes_the_machine_at_fault() -> None:
+    """bubblewrap's own words for a machine that cannot sandbox, printed by
+    a submission that then halts: loading failed, and that is all."""
+    source = (
+        ':- format(user_error, "bwrap: Creating new namespace failed: '
+        'Operation not permitted~n", []), halt.\n'
+    )
+    with RunFolder() as run, program(run, source) as prog:
+        report = prog.load()
+    assert not report.loaded
+    assert "ended while it was being loaded" in report.reason, report.reason
+
+
+def test_a_sandbox_that_starts_for_no_one_is_the_machines_fault() -> None:
+    """With 4 MB, not even an empty hand-in's sandbox starts: that is what
+    the grader observes itself, and it stops the class (SandboxSetupError)."""
+    files = SubmissionFiles((("sudoku.pl", SOLVER.encode()),), ())
+    limits = Limits(cpu_seconds=3, wall_seconds=6, memory_mb=4)
+    with (
+        RunFolder() as run,
+        SandboxedProgram(run, files, "sudoku.pl", "sudoku/2", "swi", limits) as prog,
+        pytest.raises(SandboxSetupError, match="even with an empty hand-in"),
+    ):
+        prog.load()

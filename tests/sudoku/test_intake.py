@@ -21,14 +21,16 @@ from pathlib import Path
 import pytest
 from run_plpuzzle import plpuzzle
 
+from plpuzzle.sandbox import archives
 from plpuzzle.sudoku import api
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.domain.textformat import load_puzzle, solutions_to_text
 from plpuzzle.sudoku.grading.grader import GradingRequest, load_cases, resolve
-from plpuzzle.sudoku.grading.intake import read_class
+from plpuzzle.sudoku.grading.intake import id_problem, read_class
 from plpuzzle.sudoku.grading.model import GradeSettings, GradingError
 from plpuzzle.sudoku.services.suite import SuiteError
 from plpuzzle.sudoku.services.suite_config import Points, check_rules, load_manifest, load_points
+from plpuzzle.untrusted import spreadsheet_cell
 
 REPO = Path(__file__).resolve().parents[2]
 CLASS = REPO / "tests" / "fixtures" / "class"
@@ -157,6 +159,71 @@ def test_archives_are_unpacked_in_memory_and_safely(tmp_path: Path) -> None:
     assert "unpacks to more than" in ned.note
     # Nothing was written anywhere: the archives were read in memory.
     assert sorted(p.name for p in tmp_path.rglob("*")) == before
+
+
+def test_ids_are_bounded_shown_safely_and_look_alikes_are_named(tmp_path: Path) -> None:
+    """Ids come from names students chose: at most 64 characters, control
+    characters and characters that pass for Latin ones escaped, and an id
+    that mixes scripts, or looks like another, noted."""
+    for name in ("alice", "\u0430lice", "x" * 65, "\x1b[2Jzed", "=SUM(A1)"):
+        (tmp_path / f"{name}.pl").write_text(SOLVER)
+    intake = read_class(tmp_path)
+    assert [s.student for s in intake.submissions] == ["alice"]
+    notes = {u.student: u.note for u in intake.ungradable}
+    assert set(notes) == {"\\u0430lice", "x" * 65, "\\x1b[2Jzed", "=SUM(A1)"}, notes
+    assert "mixes scripts (cyrillic, latin)" in notes["\\u0430lice"]
+    assert "looks like alice" in notes["\\u0430lice"]
+    assert any("ids are at most 64 characters" in n for n in notes.values())
+    assert all("\x1b" not in student for student in notes)
+    assert id_problem("alice") is None and id_problem("a" * 65) and id_problem("j\u00f3zsef")
+    assert spreadsheet_cell("=SUM(A1)") == "'=SUM(A1)" and spreadsheet_cell("alice") == "alice"
+
+
+def test_file_names_are_decoded_bounded_and_laid_out(tmp_path: Path) -> None:
+    """A Latin-1 name is read as Latin-1 (with a note); a name over 255
+    bytes, and a file where another needs a folder, are refused with a
+    note a line long; past the budget of bytes unpacked, nothing is read."""
+    ann = tmp_path / "ann"
+    ann.mkdir()
+    (ann / "sudoku.pl").write_text(SOLVER)
+    (ann / "megold\u00e1s.txt".encode("latin-1").decode("utf-8", "surrogateescape")).write_text(
+        "doc"
+    )
+    with zipfile.ZipFile(tmp_path / "bea.zip", "w") as z:
+        z.writestr("sudoku.pl", SOLVER)
+        z.writestr("x.pl", "x.\n")
+        z.writestr("x.pl/y.pl", "y.\n")
+        z.writestr("n" * 300 + ".pl", "n.\n")
+    with zipfile.ZipFile(tmp_path / "cyd.zip", "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("sudoku.pl", SOLVER)
+        for i in range(12):  # 12 x 7 MB of zeros: past the 64 MB read in all
+            z.writestr(f"z{i:02d}.bin", b"\0" * (7 << 20))
+    intake = read_class(tmp_path, jobs=2)
+    graded = {s.student: s.files for s in intake.submissions}
+    assert [n for n, _ in graded["ann"].files] == ["megold\u00e1s.txt", "sudoku.pl"]
+    assert "read as Latin-1: megold\u00e1s.txt" in graded["ann"].notes[-1]
+    bea = graded["bea"].refused
+    assert [n for n, _ in graded["bea"].files] == ["sudoku.pl", "x.pl"]
+    assert "x.pl/y.pl: x.pl is a file of the hand-in, not a folder" in bea
+    assert any("a name longer than 255 bytes" in r and len(r) < 250 for r in bea), bea
+    cyd = graded["cyd"].refused
+    assert any("not unpacked: the archive unpacks to more than 64 MB" in r for r in cyd), cyd
+
+
+def test_an_archive_whose_unpacking_misbehaves_is_that_students_note(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The unpacking process is the only one that parses an archive: when it
+    is stopped at its limits, the hand-in is reported in words, and the
+    rest of the class is read."""
+    (tmp_path / "ann.pl").write_text(SOLVER)
+    with zipfile.ZipFile(tmp_path / "bob.zip", "w") as z:
+        z.writestr("sudoku.pl", SOLVER)
+    monkeypatch.setattr(archives, "UNPACK_CPU_SECONDS", 0)  # no CPU time at all
+    intake = read_class(tmp_path)
+    assert [s.student for s in intake.submissions] == ["ann"]
+    (bob,) = intake.ungradable
+    assert "bob.zip: the archive cannot be opened: unpacking it was stopped by" in bob.note
 
 
 def add_tar(archive: tarfile.TarFile, name: str, data: bytes) -> None:

@@ -16,7 +16,8 @@ import pytest
 from plpuzzle.sudoku.grading.similarity import reading
 from plpuzzle.sudoku.grading.similarity.normalise import normalise
 from plpuzzle.sudoku.grading.similarity.reading import PARTLY, PROLOG, TOKENS, read_texts
-from plpuzzle.sudoku.grading.similarity.tokens import RawClause, tokenize
+from plpuzzle.sudoku.grading.similarity.source import compared_names
+from plpuzzle.sudoku.grading.similarity.tokens import RawClause, code_prefix, tokenize
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -153,3 +154,37 @@ def test_the_reader_is_confined_where_bubblewrap_works() -> None:
 
     expected = jail.bubblewrap(jail.sandbox_uid(0)) is not None
     assert reading.Reader("sicstus4").sandboxed is expected
+
+
+def test_a_file_of_broken_clauses_gets_one_budget_of_tokens() -> None:
+    """Each clause that does not read is read as tokens: all of them
+    together within the file's budget, not a fresh budget each."""
+    text = ("x :- " + "," * 1000 + ".\n") * 30
+    (read,) = read_texts([text], "sicstus4", budgets=[5000])
+    assert read.how == PARTLY
+    assert sum(len(c.tokens) for c in read.clauses) <= 5000
+    assert any("read up to 5,000 tokens" in n for n in read.notes), read.notes
+
+
+def test_what_is_compared_is_what_grading_loads() -> None:
+    """Hidden folders too, and files a compared file includes or loads by
+    name, whatever they are called; never the archivers' litter."""
+    files = {
+        "sudoku.pl": b":- include('.lib/core').\n:- ['notes', \"x\"].\n",
+        ".lib/core.pl": b":- ensure_loaded(helper).\n",
+        ".lib/helper": b"h.\n",
+        "notes.txt": b"n.\n",
+        "doc.pdf": b"%PDF\0",
+        "__MACOSX/._sudoku.pl": b"junk",
+    }
+    assert compared_names(files, "sudoku.pl") == ["sudoku.pl", ".lib/core.pl", ".lib/helper"]
+    files[".lib/core.pl"] += b":- include('../notes.txt').\n"
+    assert "notes.txt" in compared_names(files, "sudoku.pl")
+
+
+def test_comments_do_not_count_against_a_files_budget() -> None:
+    padding = "% " + "filler " * 20 + "\n"
+    code = "p(X) :- q(X).\n"
+    text = padding * 1000 + code
+    assert code_prefix(text, 20) == len(text)
+    assert code_prefix(text, 5) == len(padding) * 1000 + len("p(X) ")  # `:-` would pass it

@@ -15,6 +15,7 @@ after a million characters of comment is still compared.
 from __future__ import annotations
 
 import hashlib
+import posixpath
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -94,8 +95,8 @@ def loaded_names(text: str, folder: str) -> set[str]:
         named += [a or b for a, b in _ATOM.findall(listed)]
     out = set()
     for name in named:
-        path = str(PurePosixPath(folder, name)) if folder else name
-        out |= {path.removeprefix("./"), f"{path.removeprefix('./')}.pl"}
+        path = posixpath.normpath(posixpath.join(folder, name))
+        out |= {path, f"{path}.pl"}
     return out
 
 
@@ -108,7 +109,8 @@ def compared_names(files: dict[str, bytes], main: str) -> list[str]:
     while checked < len(names) and len(names) < MAX_FILES:
         name = names[checked]
         checked += 1
-        folder = str(PurePosixPath(name).parent).removeprefix(".")
+        parent = str(PurePosixPath(name).parent)
+        folder = "" if parent == "." else parent
         for other in sorted(loaded_names(decode(files[name]), folder)):
             if other in files and other not in names and b"\0" not in files[other][:8192]:
                 names.append(other)
