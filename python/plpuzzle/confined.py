@@ -116,7 +116,7 @@ class Finished:
             signal.SIGKILL: "SIGKILL (a limit or the parent)",
             signal.SIGSEGV: "a crash (SIGSEGV)",
         }
-        return known.get(signal.Signals(-code), f"signal {-code}")
+        return next((words for sig, words in known.items() if sig == -code), f"signal {-code}")
 
 
 def run(

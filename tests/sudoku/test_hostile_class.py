@@ -17,8 +17,6 @@ import csv
 import io
 import json
 import os
-import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -29,6 +27,7 @@ from pathlib import Path
 
 import hostile
 import pytest
+from as_nobody import AS_NOBODY, NOBODY, nobody_python, peak_memory_mb, shared_folder
 from clusters import cluster
 
 pytestmark = [pytest.mark.sandbox]
@@ -37,8 +36,6 @@ pytestmark = [pytest.mark.sandbox]
 LIMITS = ("--time-limit", "5", "--wall-limit", "15", "--memory-limit", "1024", "--jobs", "2")
 #: What a grading may take before the test calls it a hang.
 HANG_SECONDS = 300
-#: The unprivileged user of the non-root runs.
-NOBODY = 65534
 #: Bounds on the whole third round at once.
 CLASS_GRADER_MB = 1024
 CLASS_REPORT_MB = 20
@@ -76,16 +73,6 @@ class Graded:
         return list(csv.reader(io.StringIO((self.out / name).read_text(encoding="utf-8"))))
 
 
-def peak_mb(pid: int) -> float:
-    """A process's peak resident memory so far (VmHWM), in MB; 0 once gone."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return 0.0
-    match = re.search(r"^VmHWM:\s+(\d+) kB", status, re.M)
-    return int(match.group(1)) / 1024 if match else 0.0
-
-
 def grade(
     klass: Path,
     suite: Path,
@@ -109,7 +96,7 @@ def grade(
             while proc.poll() is None:
                 if time.monotonic() - start > HANG_SECONDS:
                     pytest.fail(f"the grading hung: still running after {HANG_SECONDS} s")
-                peak = max(peak, peak_mb(proc.pid))
+                peak = max(peak, peak_memory_mb(proc.pid))
                 time.sleep(0.05)
         finally:
             if proc.poll() is None:
@@ -221,44 +208,11 @@ def test_each_hostile_kind_beside_an_honest_student(tmp_path: Path, name: str) -
     check_all(graded, kind)
 
 
-AS_NOBODY = ("setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups")
-
-#: What the grader as nobody must be able to do: import plpuzzle, and
-#: start its own interpreter again (the archive unpacker, the engines).
-_PROBE = (
-    "import subprocess, sys, plpuzzle; "
-    "subprocess.run([sys.executable, '-c', 'import zipfile'], check=True)"
-)
-
-
-def nobody_python() -> tuple[str, dict[str, str]]:
-    """A Python that nobody can run and start again, and its environment:
-    this one, or else (when it lies in a folder of root's, as a session's
-    own Python may) the system's Python of the same version over this
-    environment's packages."""
-    site = next(p for p in sys.path if p.endswith("site-packages"))
-    repo = Path(__file__).resolve().parents[2] / "python"
-    system = f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}"
-    tried = [(sys.executable, {}), (system, {"PYTHONPATH": f"{site}:{repo}"})]
-    for python, env in tried:
-        probe = subprocess.run([*AS_NOBODY, python, "-c", _PROBE], check=False,
-                               capture_output=True, env={**os.environ, **env})  # fmt: skip
-        if probe.returncode == 0:
-            return python, env
-    pytest.skip(f"nobody cannot run {sys.executable} nor {system} with plpuzzle")
-
-
 @pytest.fixture
 def world_readable() -> Iterator[Path]:
     """A folder the unprivileged user may read and write in."""
-    if os.geteuid() != 0:
-        pytest.skip("needs root, to run the grader as another, unprivileged user")
-    work = Path(tempfile.mkdtemp(prefix="plpuzzle-hostile-"))
-    work.chmod(0o777)
-    try:
+    with shared_folder("plpuzzle-hostile-") as work:
         yield work
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 @pytest.mark.slow

@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from as_nobody import peak_memory_mb
 
 from plpuzzle.sandbox import cgroups
 from plpuzzle.sandbox.workspace import RunFolder
@@ -487,16 +488,6 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Graded:
         listener.close()
         for path in CANARIES:
             path.unlink(missing_ok=True)
-
-
-def peak_memory_mb(pid: int) -> float:
-    """A process's peak resident memory so far (VmHWM), in MB; 0 once gone."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return 0.0
-    match = re.search(r"^VmHWM:\s+(\d+) kB", status, re.M)
-    return int(match.group(1)) / 1024 if match else 0.0
 
 
 # -- the grading run ------------------------------------------------------------------

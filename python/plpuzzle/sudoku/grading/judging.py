@@ -160,24 +160,18 @@ def not_emulated(
     return f"{library}:{name}/{arity}" if library else None
 
 
-#: Submissions whose calls were listed (by digest), for not_emulated.
-_CALLS: dict[str, frozenset[tuple[str, int]]] = {}
-
-
+@functools.lru_cache(maxsize=64)
 def called_predicates(files: SubmissionFiles) -> frozenset[tuple[str, int]]:
     """(name, arity) of every term written `name(...)` in the hand-in's
     files (and of every bare name, arity 0, that is not `name/N`), read
     by the tokenizer, never run: what the submission can call. Written
     data and thrown terms count too; a predicate named only in an
     indicator (`geost/3`), as an exception names it, does not."""
-    key = files.digest()
-    if key not in _CALLS:
-        found: set[tuple[str, int]] = set()
-        for _, data in files.files:
-            for clause in tokenize(decode(data)):
-                found |= _terms(clause.tokens)
-        _CALLS[key] = frozenset(found)
-    return _CALLS[key]
+    found: set[tuple[str, int]] = set()
+    for _, data in files.files:
+        for clause in tokenize(decode(data)):
+            found |= _terms(clause.tokens)
+    return frozenset(found)
 
 
 def _terms(tokens: list[RawToken]) -> set[tuple[str, int]]:
