@@ -172,7 +172,8 @@ def test_ids_are_bounded_shown_safely_and_look_alikes_are_named(tmp_path: Path) 
     notes = {u.student: u.note for u in intake.ungradable}
     assert set(notes) == {"\\u0430lice", "x" * 65, "\\x1b[2Jzed", "=SUM(A1)"}, notes
     assert "mixes scripts (cyrillic, latin)" in notes["\\u0430lice"]
-    assert "looks like alice" in notes["\\u0430lice"]
+    assert "looks like another student's id" in notes["\\u0430lice"]
+    assert any("\\u0430lice looks like alice" in w for w in intake.skipped), intake.skipped
     assert any("ids are at most 64 characters" in n for n in notes.values())
     assert all("\x1b" not in student for student in notes)
     assert id_problem("alice") is None and id_problem("a" * 65) and id_problem("j\u00f3zsef")
@@ -466,7 +467,11 @@ def test_identical_submissions_are_named_and_regraded_one_at_a_time(tmp_path: Pa
     twins = {s["id"]: s["identical_to"] for s in data["students"]}
     assert twins == {"ann": ["bob"], "bob": ["ann"], "dave": []}
     assert "identical to: bob" in (out / "grades.html").read_text()
-    assert "Identical to: `ann`" in (out / "feedback" / "bob.md").read_text()
+    # Feedback is for one student: it names no other, unless the teacher says so.
+    assert "ann" not in (out / "feedback" / "bob.md").read_text()
+    told = plpuzzle(*grade_args(subs, suite, tmp_path / "told", "--tell-identical"))
+    assert told.returncode == 0, told.stderr
+    assert "Identical to: `ann`" in (tmp_path / "told" / "feedback" / "bob.md").read_text()
     db = out / "grades.sqlite"
     assert sorted(set(results_in(db))) == [
         ("ann", "correct"), ("bob", "correct"), ("dave", "correct"), ("dave", "wrong"),

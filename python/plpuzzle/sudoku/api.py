@@ -224,6 +224,7 @@ def grade(
     roster: os.PathLike[str] | str | None = None,
     feedback: bool = True,
     shrink_seconds: float = 40.0,
+    tell_identical: bool = False,
     similarity: bool = True,
     base: Sequence[os.PathLike[str] | str] = (),
 ) -> GradingOutcome:
@@ -236,7 +237,9 @@ def grade(
     2048 MB). `students` regrades only those; `roster` names who should
     have handed in. `feedback` writes a file per student into
     out/feedback, with the smallest failing puzzle found within
-    `shrink_seconds` per student (0: no search). `similarity` compares
+    `shrink_seconds` per student (0: no search); a student's feedback
+    names no other student, unless `tell_identical` (those who handed in
+    the same files). `similarity` compares
     the hand-ins too (see similar()), leaving out what they share with the
     `base` files. Raises SetupProblem when this machine cannot
     sandbox, GradingError for bad input (the suite, points, roster), and
@@ -274,6 +277,7 @@ def grade(
         students=tuple(students),
         roster=Path(roster) if roster else None,
         feedback=feedback,
+        tell_identical=tell_identical,
         similarity=similarity,
         base=tuple(Path(b) for b in base),
         shrink_seconds=shrink_seconds,

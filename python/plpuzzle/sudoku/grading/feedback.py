@@ -147,9 +147,13 @@ def build_feedback(
     settings: GradeSettings,
     points: Points | None = None,
     shrunk: dict[str, Shrunk | str] | None = None,
+    tell_identical: bool = False,
 ) -> StudentFeedback:
     """One student's feedback from their grades; `shrunk` holds, per test,
-    a counterexample or the reason there is none."""
+    a counterexample or the reason there is none. Feedback is for one
+    student: the others who handed in the same files are named only with
+    `tell_identical` (the teacher's choice; the teacher's reports always
+    name them)."""
     points = points or Points()
     shrunk = shrunk or {}
     puzzles: dict[str, Puzzle | None] = {}
@@ -183,7 +187,7 @@ def build_feedback(
         tests,
         error_groups(student.grades),
         list(student.notes),
-        list(student.identical_to),
+        list(student.identical_to) if tell_identical else [],
     )
 
 
@@ -330,13 +334,15 @@ def write_feedback(
     jobs: int = 1,
     on_search: Callable[[int], None] | None = None,
     problems: list[str] | None = None,
+    tell_identical: bool = False,
 ) -> Path:
     """Write feedback/<student>.md and .html into `report_dir`; return that folder.
 
     Each student's files are written on their own: what goes wrong with
     one is added to `problems`, in words, and the others are written.
     A student whose id is no file name (see intake.id_problem) gets files
-    named by feedback_name.
+    named by feedback_name. Other students are never named, unless
+    `tell_identical` (see build_feedback).
 
     With `submissions` (and a `policy`), wrong tests get a shrunk
     counterexample, found by running the submission in the sandbox;
@@ -356,7 +362,8 @@ def write_feedback(
         )
     for s in sorted(students, key=lambda s: s.student):
         try:  # one student's feedback, never the class's
-            feedback = build_feedback(s, cases, settings, points, shrunk.get(s.student))
+            found = shrunk.get(s.student)
+            feedback = build_feedback(s, cases, settings, points, found, tell_identical)
             for suffix, text in ((".md", to_markdown(feedback)), (".html", to_html(feedback))):
                 (folder / f"{feedback_name(s.student)}{suffix}").write_text(text, encoding="utf-8")
         except Exception as e:

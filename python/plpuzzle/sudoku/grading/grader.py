@@ -91,8 +91,11 @@ class GradingRequest:
     students: tuple[str, ...] = ()
     roster: Path | None = None
     #: Write feedback/<student>.md and .html; `shrink_seconds` is the
-    #: wall-clock budget per student for minimal counterexamples (0: none).
+    #: wall-clock budget per student for minimal counterexamples (0: none);
+    #: `tell_identical` names, in a student's feedback, the others who
+    #: handed in the same files (the reports always do).
     feedback: bool = True
+    tell_identical: bool = False
     shrink_seconds: float = ShrinkPolicy().seconds_per_student
     #: A Dask scheduler (tcp://HOST:PORT) to run on, instead of the local pool.
     scheduler: str | None = None
@@ -470,6 +473,7 @@ def grade(
                 jobs=request.jobs,
                 on_search=on_search,
                 problems=warnings,
+                tell_identical=request.tell_identical,
             )
         )
     warnings += run.problems

@@ -80,12 +80,15 @@ def skeleton(student: str) -> str:
     return student.casefold()
 
 
-def look_alike_notes(students: list[str]) -> dict[str, str]:
-    """id -> a note, for the ids that mix scripts or look like another id."""
+def look_alike_notes(students: list[str]) -> tuple[dict[str, str], list[str]]:
+    """id -> a note, for the ids that mix scripts or look like another id;
+    and a warning for the teacher per such pair. The note names no other
+    student: it is shown to this one."""
     by_look: dict[str, list[str]] = {}
     for s in students:
         by_look.setdefault(skeleton(s), []).append(s)
     notes = {}
+    warnings = []
     for s in students:
         words = []
         scripts = categories.unique_aliases(s) - {"COMMON"}
@@ -93,10 +96,12 @@ def look_alike_notes(students: list[str]) -> dict[str, str]:
             words.append(f"its name mixes scripts ({', '.join(sorted(scripts)).lower()})")
         others = [o for o in by_look[skeleton(s)] if o != s]
         if others:
-            words.append(f"it looks like {', '.join(shown_id(o) for o in others[:3])}, another id")
+            words.append("it looks like another student's id")
+            shown = ", ".join(shown_id(o) for o in others[:3])
+            warnings.append(f"the id {shown_id(s)} looks like {shown}: two students, or one twice?")
         if words:
             notes[s] = "; ".join(words)
-    return notes
+    return notes, warnings
 
 
 #: Entries of a submissions folder that are no student's: what archivers
@@ -305,7 +310,8 @@ def _note_look_alikes(intake: Intake, as_named: dict[str, str]) -> None:
     """A note for each ungradable id that mixes scripts or looks like
     another id (a valid id is ASCII, so only theirs can); `as_named` gives
     the entry's own name of each id shown escaped."""
-    notes = look_alike_notes([as_named.get(s, s) for s in intake.students])
+    notes, warnings = look_alike_notes([as_named.get(s, s) for s in intake.students])
+    intake.skipped += warnings
     intake.ungradable = [
         replace(u, note=f"{u.note}; {notes[named]}")
         if (named := as_named.get(u.student, u.student)) in notes

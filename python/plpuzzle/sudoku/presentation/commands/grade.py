@@ -123,6 +123,13 @@ from plpuzzle.sudoku.services.suite import SuiteError
     help="Write a feedback file per student (feedback/ID.md and ID.html in the --out folder).",
 )
 @click.option(
+    "--tell-identical",
+    is_flag=True,
+    help="Name, in each student's feedback, the other students who handed in the same "
+    "files. Off by default: feedback is for one student (grades.json, grades.html and the "
+    "summary always name them).",
+)
+@click.option(
     "--shrink-seconds",
     type=click.FloatRange(min=0),
     default=ShrinkPolicy().seconds_per_student,
@@ -160,6 +167,7 @@ def grade(
     students: tuple[str, ...],
     roster: Path | None,
     feedback: bool,
+    tell_identical: bool,
     shrink_seconds: float,
     only: str | None,
     similarity: bool,
@@ -218,6 +226,7 @@ def grade(
         students=students,
         roster=roster,
         feedback=feedback,
+        tell_identical=tell_identical,
         shrink_seconds=shrink_seconds,
         scheduler=scheduler,
         only=only,
