@@ -131,7 +131,7 @@ def test_time_limit_ends_a_loop_and_the_engine_stays_usable() -> None:
     try:
         result = engine.solve(EXAMPLE, Rules.CONSECUTIVE, 1.0)
         assert result.status is Status.TIMEOUT
-        assert result.wall_seconds < 10  # Prolog stopped it, not the kill
+        assert result.wall_seconds < 30  # Prolog stopped it, not the kill after the grace
         pid = engine.worker._proc.pid if engine.worker._proc else None
         again = engine.solve(EXAMPLE, Rules.CONSECUTIVE, 1.0)
         assert again.status is Status.TIMEOUT

@@ -78,6 +78,18 @@ class Limits:
     #: budget instead, see program.TEXT_BUDGET).
     reply_mb: int = 64
     line_kb: int = 256
+    #: CPU seconds and wall-clock backstop for loading the submission
+    #: (None: a test's). Loading is no test; a caller whose tests have a
+    #: tight limit can give loading room of its own.
+    load_cpu_seconds: float | None = None
+    load_wall_seconds: float | None = None
+
+    @property
+    def loading(self) -> tuple[float, float]:
+        """(CPU seconds, wall-clock seconds) for loading."""
+        cpu = self.cpu_seconds if self.load_cpu_seconds is None else self.load_cpu_seconds
+        wall = self.wall_seconds if self.load_wall_seconds is None else self.load_wall_seconds
+        return cpu, wall
 
 
 def own_paths(*extra: Path) -> list[Path]:
@@ -371,7 +383,7 @@ def child_setup(limits: Limits, group: Group | None, uid: int | None) -> None:
     mem = limits.memory_mb * 1024 * 1024
     # The parent stops a run at its CPU limit; this per-process limit is a
     # backstop (each forked child starts its own count).
-    cpu = int(limits.cpu_seconds) + 6
+    cpu = int(max(limits.cpu_seconds, limits.loading[0])) + 6
     rlimits = [
         (resource.RLIMIT_CPU, (cpu, cpu + 5)),
         (resource.RLIMIT_FSIZE, (limits.file_size_mb << 20,) * 2),

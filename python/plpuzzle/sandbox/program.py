@@ -475,7 +475,7 @@ class SandboxedProgram:
             outcome.append((tag, text))
             return True
 
-        obs = self._watch(proc, reader, take)
+        obs = self._watch(proc, reader, take, clock=self.limits.loading)
         messages = _with_cut(messages, "msg", reader)
         self._baseline = len(self.meter.pids()) if self.meter else 0
         if not started:
@@ -560,11 +560,14 @@ class SandboxedProgram:
         reader: ReplyReader,
         take: Callable[[str, str], bool],
         request: bytes | None = None,
+        clock: tuple[float, float] | None = None,
     ) -> Observation:
         """Send `request` and read replies until `take` says stop or a limit
-        passes; neither the sending nor the reading ever blocks."""
+        passes (`clock`: CPU and wall-clock seconds, a test's by default);
+        neither the sending nor the reading ever blocks."""
         assert proc.stdout is not None and proc.stdin is not None
         meter, limits = self.meter, self.limits
+        cpu_limit, wall_limit = clock or (limits.cpu_seconds, limits.wall_seconds)
         assert meter is not None
         if self._log is not None:
             os.ftruncate(self._log.fileno(), 0)
@@ -585,17 +588,17 @@ class SandboxedProgram:
             if now >= next_look:  # at most every POLL_SECONDS: a look may scan /proc
                 next_look = now + POLL_SECONDS
                 used = meter.look() - cpu0
-            if used > limits.cpu_seconds:
+            if used > cpu_limit:
                 end = RunEnd.CPU_LIMIT
-                detail = self._cpu_limit_words(len(unsent), len(request or b""))
+                detail = _cpu_limit_words(cpu_limit, len(unsent), len(request or b""))
                 break
-            if wall > limits.wall_seconds:
+            if wall > wall_limit:
                 starved = self._starved(delays0)
-                stretched = wall - (starved or 0.0) <= limits.wall_seconds
-                if not stretched or wall > limits.wall_seconds * WALL_STRETCH:
+                stretched = wall - (starved or 0.0) <= wall_limit
+                if not stretched or wall > wall_limit * WALL_STRETCH:
                     end = RunEnd.WALL_LIMIT
                     sent = (len(unsent), len(request or b""))
-                    detail = self._backstop_words(used, wall, starved, *sent)
+                    detail = _backstop_words(wall_limit, used, wall, starved, *sent)
                     break
             writing = [wfd] if unsent else []
             try:
@@ -664,34 +667,36 @@ class SandboxedProgram:
             return None
         return max(delay - before.get(pid, 0.0) for pid, delay in now.items())
 
-    def _cpu_limit_words(self, unsent: int, request: int) -> str:
-        words = f"stopped at the CPU limit of {self.limits.cpu_seconds:g} s"
-        how = accounting()
-        if not how.by_kernel:
-            words += f" (charged as wall time x {how.cores} core(s): {how.why_charged})"
-        if unsent:
-            words += f"; {_stopped_reading(unsent, request)}"
-        return words
-
-    def _backstop_words(
-        self, cpu: float, wall: float, starved: float | None, unsent: int, request: int
-    ) -> str:
-        """Why a run met the wall-clock backstop, as far as the kernel can tell."""
-        words = f"stopped at the wall-clock backstop of {self.limits.wall_seconds:g} s"
-        if unsent:
-            return f"{words}: {_stopped_reading(unsent, request)}"
-        if _loaded() if starved is None else starved >= BUSY_SHARE * wall:
-            return f"{words}: the machine was busy"
-        if cpu < WAITING_SHARE * wall:
-            return f"{words}: waiting, not computing"
-        return f"{words}: computing, below the CPU limit"
-
     def _output_tail(self) -> str:
         if self._log is None:
             return ""
         size = os.fstat(self._log.fileno()).st_size
         data = os.pread(self._log.fileno(), OUTPUT_TAIL_BYTES, max(0, size - OUTPUT_TAIL_BYTES))
         return as_submitted(data.decode("utf-8", errors="replace"))
+
+
+def _cpu_limit_words(limit: float, unsent: int, request: int) -> str:
+    words = f"stopped at the CPU limit of {limit:g} s"
+    how = accounting()
+    if not how.by_kernel:
+        words += f" (charged as wall time x {how.cores} core(s): {how.why_charged})"
+    if unsent:
+        words += f"; {_stopped_reading(unsent, request)}"
+    return words
+
+
+def _backstop_words(
+    limit: float, cpu: float, wall: float, starved: float | None, unsent: int, request: int
+) -> str:
+    """Why a run met the wall-clock backstop, as far as the kernel can tell."""
+    words = f"stopped at the wall-clock backstop of {limit:g} s"
+    if unsent:
+        return f"{words}: {_stopped_reading(unsent, request)}"
+    if _loaded() if starved is None else starved >= BUSY_SHARE * wall:
+        return f"{words}: the machine was busy"
+    if cpu < WAITING_SHARE * wall:
+        return f"{words}: waiting, not computing"
+    return f"{words}: computing, below the CPU limit"
 
 
 def _stopped_reading(unsent: int, request: int) -> str:
