@@ -11,6 +11,7 @@ import pytest
 from plpuzzle.sudoku.grading import similarity
 from plpuzzle_lab import similarity_bench
 
+
 def test_the_synthetic_class_reads_as_prolog(tmp_path: Path) -> None:
     klass = similarity_bench.synthetic_class(tmp_path / "class", students=12, seed=7)
     assert len(list(klass.glob("*.pl"))) == 12
