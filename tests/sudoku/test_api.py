@@ -17,6 +17,7 @@ from plpuzzle.sudoku.domain import model
 from plpuzzle.sudoku.domain.model import Puzzle, Rules
 from plpuzzle.sudoku.domain.results import Status
 from plpuzzle.sudoku.domain.textformat import FormatError, load_solutions
+from plpuzzle.sudoku.services.suite import SuiteError
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = ROOT / "puzzles" / "sudoku" / "consecutive"
@@ -73,8 +74,8 @@ def test_check_agrees_with_the_expected_file_and_catches_a_wrong_one(tmp_path: P
 
 
 def test_the_package_lists_its_public_names() -> None:
-    public = {"solve", "check", "test", "grade", "Puzzle", "Rules", "FormatError"}
-    assert public <= set(sudoku.__all__) <= set(dir(sudoku))
+    public = {"solve", "check", "test", "generate", "grade", "Puzzle", "Rules", "FormatError"}
+    assert public <= set(sudoku.__all__) == set(dir(sudoku))  # and nothing else
     for name in sudoku.__all__:
         assert getattr(sudoku, name) is not None
     assert sudoku.Puzzle is Puzzle and sudoku.solve.__module__ == "plpuzzle.sudoku.api"
@@ -93,6 +94,46 @@ def test_test_runs_a_suite_and_writes_the_printouts_where_asked(tmp_path: Path) 
     assert all(r.verdict.value == "correct" for r in results), [r.summary() for r in results]
     assert len(seen) == 2
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["test001t.txt", "test002t.txt"]
+
+
+@pytest.fixture(scope="module")
+def oddsum_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A teacher's suite of three oddsum puzzles, which says so in suite.toml."""
+    folder = tmp_path_factory.mktemp("teacher") / "suite"
+    made = sudoku.generate(3, folder, count=3, rules="oddsum", seed=11, solutions="1..4")
+    assert all(m.confirmed for m in made)
+    (folder / "suite.toml").write_text('rules = "oddsum"\n')
+    return folder
+
+
+def test_test_reads_the_suites_rules_and_refuses_rules_it_breaks(oddsum_suite: Path) -> None:
+    """As the command line: the suite's rules, and a refusal (before
+    anything runs) when its expected solutions break the rules asked for."""
+    results = sudoku.test(oddsum_suite, solver="bundled")
+    assert [r.verdict.value for r in results] == ["correct"] * 3, [r.summary() for r in results]
+    with pytest.raises(SuiteError, match="but satisfy oddsum: pass rules='oddsum'"):
+        sudoku.test(oddsum_suite, rules="consecutive")
+
+
+def test_the_api_runs_the_students_own_solver_as_the_command_line_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """./sudoku.pl when the current folder has one; "bundled" names ours;
+    check() takes a solver too."""
+    shutil.copy(FIXTURES / "class" / "dave.pl", tmp_path / "sudoku.pl")  # misses solutions
+    monkeypatch.chdir(tmp_path)
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    for name in ("test002d.txt", "test002s.txt"):  # 4 solutions: misses.pl gives fewer
+        shutil.copy(BUNDLED / name, suite / name)
+    (own,) = sudoku.test(suite)
+    (ours,) = sudoku.test(suite, solver="bundled")
+    assert own.verdict.value == "wrong" and ours.verdict.value == "correct"
+    puzzle, expected = suite / "test002d.txt", suite / "test002s.txt"
+    assert not sudoku.check(puzzle, engines="prolog", expected=expected).agree
+    assert sudoku.check(puzzle, engines="prolog", expected=expected, solver="bundled").agree
+    with pytest.raises(ValueError, match="no such solver file"):
+        sudoku.solve(puzzle, solver="nowhere.pl")
 
 
 @pytest.mark.sandbox
@@ -120,7 +161,8 @@ SANDBOXED = {"plpuzzle.sudoku.api.grade"}
 def test_every_public_function_has_an_example() -> None:
     functions = [getattr(sudoku, n) for n in sudoku.__all__]
     names = {f"{f.__module__}.{f.__qualname__}" for f in functions if inspect.isfunction(f)}
-    assert {f"plpuzzle.sudoku.api.{n}" for n in ("solve", "check", "test", "grade")} <= names
+    every = ("solve", "check", "test", "generate", "grade")
+    assert {f"plpuzzle.sudoku.api.{n}" for n in every} <= names
     names.add("plpuzzle.sudoku.domain.model.Puzzle.parse")
     assert not names - EXAMPLES.keys(), f"no docstring example: {sorted(names - EXAMPLES.keys())}"
 

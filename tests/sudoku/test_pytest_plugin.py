@@ -269,3 +269,20 @@ def test_official_suite_k2(pytester: pytest.Pytester, official_suite: Path) -> N
     )
     # test001..test024 are its K=2 puzzles; the filter also picks test025..test029 (K=3).
     result.assert_outcomes(passed=29, deselected=271 - 29)
+
+
+def test_a_suite_of_the_other_rules_is_refused_with_the_plugins_own_option(
+    pytester: pytest.Pytester,
+) -> None:
+    """Oddsum puzzles run under the default consecutive rules: no test can
+    be right, and the hint names the plugin's option, not the command's."""
+    from plpuzzle import sudoku
+
+    suite = pytester.path / "suite"
+    made = sudoku.generate(3, suite, count=2, rules="oddsum", seed=11, solutions="1..4")
+    assert all(m.confirmed for m in made)
+    result = run(pytester, "--sudoku-suite", suite, "--sudoku-solver=bundled")
+    assert result.ret != 0
+    text = result.stdout.str() + result.stderr.str()
+    assert "pass --sudoku-rules oddsum" in text, text
+    assert "pass --rules" not in text

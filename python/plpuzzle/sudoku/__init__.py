@@ -1,4 +1,4 @@
-"""The sudoku assignment: `solve`, `check`, `test` and `grade` from Python.
+"""The sudoku assignment: `solve`, `check`, `test`, `generate` and `grade` from Python.
 
     >>> from plpuzzle import sudoku
     >>> result = sudoku.solve("puzzles/sudoku/consecutive/test004d.txt", rules="consecutive")
@@ -28,6 +28,7 @@ _HOMES = {
     "solve": "plpuzzle.sudoku.api",
     "check": "plpuzzle.sudoku.api",
     "test": "plpuzzle.sudoku.api",
+    "generate": "plpuzzle.sudoku.api",
     "grade": "plpuzzle.sudoku.api",
     "similar": "plpuzzle.sudoku.api",
     "Puzzle": "plpuzzle.sudoku.domain.model",
@@ -53,5 +54,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    """The module's own names and the public ones it loads on first use."""
-    return sorted({*globals(), *__all__})
+    """The public names only (they load on first use)."""
+    return list(__all__)

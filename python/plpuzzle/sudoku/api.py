@@ -1,4 +1,6 @@
-"""The library's front door: solve, check, test, grade and compare in one call each.
+"""The library's front door: solve, check, test, generate, grade and compare
+in one call each, each deciding as its command does (the solver, the
+rules, the checks before a run).
 
 Everything here takes plain values (files as `str` or `pathlib.Path`, rule
 and engine names as strings or enums) and returns the same result objects
@@ -28,9 +30,12 @@ from plpuzzle.sudoku.grading.grader import grade as grade_request
 from plpuzzle.sudoku.grading.model import GradeSettings
 from plpuzzle.sudoku.grading.similarity import THRESHOLD, Similarity, compare_class
 from plpuzzle.sudoku.grading.similarity import Settings as SimilaritySettings
+from plpuzzle.sudoku.services import generation, generator
 from plpuzzle.sudoku.services.crosscheck import CrossCheck, compare
+from plpuzzle.sudoku.services.generation import MadePuzzle
+from plpuzzle.sudoku.services.run_setup import choose_rules, choose_solver, rules_problem
 from plpuzzle.sudoku.services.runner import SUITE_ENGINES, RunSettings, SuiteRunner
-from plpuzzle.sudoku.services.suite import CaseResult, suite_cases
+from plpuzzle.sudoku.services.suite import CaseResult, SuiteError, suite_cases
 
 #: A file (its path as str or Path), or a parsed puzzle.
 PuzzleLike = str | os.PathLike[str] | Puzzle
@@ -92,6 +97,18 @@ def engine_names(engines: str | Sequence[str]) -> tuple[str, ...]:
     return tuple(as_engine_name(n) for n in names)
 
 
+def _solver(
+    solver: os.PathLike[str] | str | None, dialect: Dialect, engines: Sequence[str]
+) -> tuple[Path | None, Dialect]:
+    """The Prolog solver and its dialect, chosen as the command line
+    chooses: `solver` (a file, or "bundled" for ours), else ./sudoku.pl
+    when the current folder has one, else ours (always plain SWI)."""
+    if "prolog" not in engines:
+        return None, dialect
+    choice = choose_solver(None if solver is None else str(solver), dialect, Path.cwd())
+    return choice.path, choice.dialect
+
+
 def solve(
     puzzle: PuzzleLike | None = None,
     *,
@@ -105,9 +122,11 @@ def solve(
     """Every solution of one puzzle from one engine.
 
     The puzzle is a file, a `Puzzle`, or `text=` the text of one.
-    `solver` is a Prolog file defining `sudoku/2` (default: ours). The
-    result says how the run ended (`result.status`); only a run with
-    status OK has the complete list in `result.solutions`.
+    `solver` is a Prolog file defining `sudoku/2`, or "bundled" for ours;
+    without it, as on the command line, ./sudoku.pl of the current folder
+    when there is one, else ours. The result says how the run ended
+    (`result.status`); only a run with status OK has the complete list in
+    `result.solutions`.
 
     >>> from plpuzzle import sudoku
     >>> result = sudoku.solve("puzzles/sudoku/consecutive/test001d.txt")
@@ -117,7 +136,9 @@ def solve(
     [((1,),)]
     """
     parsed = as_puzzle(puzzle, text)
-    with make_engine(as_engine_name(engine), Path(solver) if solver else None, dialect) as running:
+    name = as_engine_name(engine)
+    path, chosen = _solver(solver, dialect, [name])
+    with make_engine(name, path, chosen) as running:
         return running.solve(parsed, as_rules(rules), time_limit)
 
 
@@ -128,13 +149,16 @@ def check(
     rules: str | Rules = Rules.CONSECUTIVE,
     engines: str | Sequence[str] = ENGINES,
     expected: os.PathLike[str] | str | Sequence[Grid] | None = None,
+    solver: os.PathLike[str] | str | None = None,
+    dialect: Dialect = DEFAULT_DIALECT,
     time_limit: float = DEFAULT_TIME_LIMIT,
 ) -> CrossCheck:
     """Run several engines on one puzzle and compare them, refereed by the rules.
 
-    The puzzle is given as to `solve`. `expected` is a solution file, or
-    the solutions themselves, taken as one more side. `check(...).agree`
-    is True when every side found the same valid set.
+    The puzzle, and the Prolog engine's `solver`, are given as to
+    `solve`. `expected` is a solution file, or the solutions themselves,
+    taken as one more side. `check(...).agree` is True when every side
+    found the same valid set.
 
     >>> from plpuzzle import sudoku
     >>> bundled = "puzzles/sudoku/consecutive/"
@@ -144,9 +168,11 @@ def check(
     """
     parsed = as_puzzle(puzzle, text)
     chosen = as_rules(rules)
+    names = engine_names(engines)
+    path, prolog_dialect = _solver(solver, dialect, names)
     results = []
-    for name in engine_names(engines):
-        with make_engine(name) as running:
+    for name in names:
+        with make_engine(name, path, prolog_dialect) as running:
             results.append(running.solve(parsed, chosen, time_limit))
     if expected is not None:
         results.append(expected_side(expected, parsed.n))
@@ -167,7 +193,7 @@ def test(
     suite: os.PathLike[str] | str,
     *,
     engines: str | Sequence[str] = ("prolog",),
-    rules: str | Rules = Rules.CONSECUTIVE,
+    rules: str | Rules | None = None,
     solver: os.PathLike[str] | str | None = None,
     dialect: Dialect = DEFAULT_DIALECT,
     time_limit: float = DEFAULT_TIME_LIMIT,
@@ -176,12 +202,17 @@ def test(
     out: os.PathLike[str] | str | None = None,
     on_result: Callable[[CaseResult], None] | None = None,
 ) -> list[CaseResult]:
-    """Run a suite folder of `testNNNd.txt` puzzles and judge every test.
+    """Run a suite folder of `testNNNd.txt` puzzles and judge every test,
+    as `plpuzzle sudoku test` does.
 
     `engines` names prolog, python or both (a name, "prolog,python", or a
-    list): the first is judged and the other cross-checks it. `only`
-    picks tests as `--only` does. `out` is where the harness's
-    `testNNNt.txt` printouts go (none by default).
+    list): the first is judged and the other cross-checks it. `rules`
+    left as None are the suite's (its suite.toml), else consecutive; a
+    suite whose expected solutions break the rules is refused (SuiteError,
+    saying which rules they keep), before anything runs. The Prolog
+    `solver` is chosen as for `solve` (./sudoku.pl when the current folder
+    has one). `only` picks tests as `--only` does. `out` is where the
+    harness's `testNNNt.txt` printouts go (none by default).
 
     >>> from plpuzzle import sudoku
     >>> results = sudoku.test("puzzles/sudoku/consecutive", engines="python", only="test00[1-4]")
@@ -195,18 +226,71 @@ def test(
     chosen = engine_names(engines)
     if not chosen or set(chosen) - set(SUITE_ENGINES):
         raise ValueError(f"engines: name one or both of {', '.join(SUITE_ENGINES)}")
+    folder = _file(suite, "suite", "name a folder")
+    cases = suite_cases(folder, only)
+    rules_choice = choose_rules(None if rules is None else as_rules(rules), [folder])
+    refusal, _warnings = rules_problem(cases, rules_choice, lambda r: f"rules={r!r}")
+    if refusal:
+        raise SuiteError(refusal)
+    path, prolog_dialect = _solver(solver, dialect, chosen)
     settings = RunSettings(
         engines=chosen,
-        rules=as_rules(rules),
-        solver=Path(solver) if solver else None,
-        dialect=dialect,
+        rules=rules_choice.rules,
+        solver=path,
+        dialect=prolog_dialect,
         time_limit=time_limit,
         jobs=jobs,
         out_dir=Path(out) if out else None,
     )
-    return SuiteRunner(settings).run(
-        suite_cases(_file(suite, "suite", "name a folder"), only), on_result
+    return SuiteRunner(settings).run(cases, on_result)
+
+
+def generate(
+    k: int,
+    out: os.PathLike[str] | str,
+    *,
+    count: int = 1,
+    solutions: tuple[int, int] | str = (1, 1),
+    rules: str | Rules | None = None,
+    seed: int | None = None,
+    kind: str = "mixed",
+    keep: float | None = None,
+    given: float | None = None,
+    start: int | None = None,
+    force: bool = False,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+) -> list[MadePuzzle]:
+    """Make test puzzles with a number of solutions in `solutions` (a
+    pair, or "MIN..MAX"), confirmed by all three engines, as `plpuzzle
+    sudoku generate` does: each is written to `out` as testNNNd.txt, and
+    its solutions as testNNNs.txt only when it is confirmed. `rules` left
+    as None are those of out's suite.toml, else consecutive; `seed` None
+    is a fresh one (each result names its puzzle's file). Raises
+    RequestError for a request that cannot be carried out.
+
+    >>> import tempfile
+    >>> from plpuzzle import sudoku
+    >>> made = sudoku.generate(2, tempfile.mkdtemp(), count=2, seed=7, solutions="1..3")
+    >>> [(m.puzzle_path.name, m.confirmed, 1 <= m.made.solutions <= 3) for m in made]
+    [('test001d.txt', True, True), ('test002d.txt', True, True)]
+    """
+    folder = Path(out)
+    span = generation.solution_range(solutions) if isinstance(solutions, str) else solutions
+    request = generation.GenerateRequest(
+        k=k,
+        rules=choose_rules(None if rules is None else as_rules(rules), [folder]).rules,
+        count=count,
+        solutions=span,
+        seed=generation.fresh_seed() if seed is None else seed,
+        kind=generator.Kind(kind),
+        keep=keep,
+        out_dir=folder,
+        start=start,
+        force=force,
+        time_limit=time_limit,
+        given=given,
     )
+    return generation.generate_all(request, generation.plan(request))
 
 
 def grade(

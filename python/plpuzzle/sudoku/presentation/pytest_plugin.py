@@ -26,15 +26,14 @@ from plpuzzle.sudoku.domain.textformat import FormatError
 from plpuzzle.sudoku.engines import ENGINES, Engine, make_engine
 from plpuzzle.sudoku.engines.prolog_bridge import PrologSudokuEngine
 from plpuzzle.sudoku.presentation.case_report import case_report
-from plpuzzle.sudoku.presentation.run_setup import (
+from plpuzzle.sudoku.presentation.run_setup import load_failure, run_line
+from plpuzzle.sudoku.services.run_setup import (
     RulesChoice,
     SetupProblem,
     SolverChoice,
     choose_rules,
     choose_solver,
-    load_failure,
     rules_problem,
-    run_line,
 )
 from plpuzzle.sudoku.services.suite import (
     CaseResult,
@@ -149,7 +148,8 @@ class SuiteSession:
         expected solutions break the rules, or the solver does not load
         (each error at its place). [] when all is well."""
         if self._setup_problems is None:
-            error, _ = rules_problem(discover(self.suite), self.rules_choice)
+            ask = lambda rules: f"--sudoku-rules {rules}"  # noqa: E731 - the plugin's option
+            error, _ = rules_problem(discover(self.suite), self.rules_choice, ask)
             problems = [f"{error}; no test was run"] if error else []
             engine = self.engine()
             if not problems and self.solver_choice and isinstance(engine, PrologSudokuEngine):

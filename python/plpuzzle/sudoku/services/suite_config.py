@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import re
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -230,9 +230,12 @@ def check_rules(
     rules: Rules,
     manifest: Manifest | None = None,
     loaded: dict[str, tuple[Puzzle, list[Grid] | None]] | None = None,
+    ask: Callable[[str], str] = lambda rules: f"--rules {rules}",
 ) -> list[str]:
     """Stop when the expected solutions break the chosen rules: every
-    correct solver would be graded wrong. Say which rules they do satisfy.
+    correct solver would be graded wrong. Say which rules they do satisfy,
+    and how to ask for them in the caller's words (`ask`: an option of
+    the command line, the pytest plugin's, or an API's keyword).
 
     Only the s/w infos are read (the rest does not depend on the rules),
     on the first few solutions of each test. Returns warnings: a suite
@@ -264,7 +267,7 @@ def check_rules(
         if rules is Rules.ODDSUM and keeps[Rules.CONSECUTIVE] and related >= 20:
             return [
                 "every expected solution also keeps the consecutive rules: if the suite was "
-                "made for them, pass --rules consecutive (or students' solvers that find "
+                f"made for them, pass {ask('consecutive')} (or students' solvers that find "
                 "more solutions are graded wrong)"
             ]
         return []
@@ -275,7 +278,7 @@ def check_rules(
         fit = others[0].value
         raise SuiteError(
             f"the expected solutions of {names} break the {rules.value} rules{source} but "
-            f'satisfy {fit}: pass --rules {fit}, or declare rules = "{fit}" in the suite\'s '
+            f'satisfy {fit}: pass {ask(fit)}, or declare rules = "{fit}" in the suite\'s '
             f"{MANIFEST_NAME}"
         )
     puzzle, expected = load_case(broken[0])

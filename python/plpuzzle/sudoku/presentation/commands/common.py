@@ -32,18 +32,16 @@ from plpuzzle.sudoku.domain.textformat import (
 )
 from plpuzzle.sudoku.engines import Engine
 from plpuzzle.sudoku.engines.prolog_bridge import PrologSudokuEngine
-from plpuzzle.sudoku.presentation.run_setup import (
+from plpuzzle.sudoku.presentation.run_setup import load_failure, load_warnings, run_line
+from plpuzzle.sudoku.services.crosscheck import CrossCheck
+from plpuzzle.sudoku.services.run_setup import (
     RulesChoice,
     SetupProblem,
     SolverChoice,
     choose_rules,
     choose_solver,
-    load_failure,
-    load_warnings,
     rules_problem,
-    run_line,
 )
-from plpuzzle.sudoku.services.crosscheck import CrossCheck
 from plpuzzle.sudoku.services.suite import SuiteCase, SuiteError, bundled_suite
 
 rules_option = click.option(

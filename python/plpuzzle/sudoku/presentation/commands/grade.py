@@ -42,7 +42,7 @@ from plpuzzle.sudoku.presentation.commands.grade_progress import (
     print_interrupted,
 )
 from plpuzzle.sudoku.presentation.commands.similar import base_option
-from plpuzzle.sudoku.presentation.run_setup import DEFAULT_RULES
+from plpuzzle.sudoku.services.run_setup import DEFAULT_RULES
 from plpuzzle.sudoku.services.suite import SuiteError
 
 

@@ -47,7 +47,7 @@ from plpuzzle.sudoku.presentation.report import (
     to_json,
     to_junit,
 )
-from plpuzzle.sudoku.presentation.run_setup import rules_problem
+from plpuzzle.sudoku.services.run_setup import rules_problem
 from plpuzzle.sudoku.services.runner import SUITE_ENGINES, RunSettings, SuiteRunner
 from plpuzzle.sudoku.services.suite import (
     CaseResult,
