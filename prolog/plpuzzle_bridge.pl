@@ -1,14 +1,15 @@
 /*  The Python side's entry points into Prolog.
 
     Python (through pyswip) loads each solver into a module of its own with
-    load_solver/4 and then runs a goal with collect_answers/5, which gathers
-    every answer on backtracking under a time limit and hands them back as
-    one string: converting one string is far cheaper than converting
+    load_solver/4 and then runs a goal with collect_answers/9, which gathers
+    every answer on backtracking under a limit of CPU time (with a
+    wall-clock backstop, as grading counts) and hands them back as one
+    string: converting one string is far cheaper than converting
     thousands of nested lists term by term.
 */
 
 :- module(plpuzzle_bridge,
-          [load_solver/4, collect_answers/7, collect_answers/8]).
+          [load_solver/4, collect_answers/9]).
 
 :- use_module(library(time)).
 :- use_module(library(apply)).
@@ -20,7 +21,7 @@
 %   A solver that calls halt/0,1 would end the whole worker process, and
 %   SWI-Prolog's halt can hang while it tears down its threads.  In the
 %   modules solvers are loaded into, halt is therefore compiled into an
-%   exception that collect_answers/7 reports as `halted`.
+%   exception that collect_answers/9 reports as `halted`.
 
 :- multifile user:goal_expansion/2.
 :- dynamic user:goal_expansion/2.
@@ -104,29 +105,25 @@ lines_codes(Lines, Codes) :-
     with_output_to(codes(Codes),
                    print_message_lines(current_output, '', Lines)).
 
-%!  collect_answers(:Goal, +Template, +Limit, -Answers, -Status, -Cpu,
-%!                  -Message) is det.
-%!  collect_answers(:Goal, +Template, +Limit, +Progress, -Answers,
-%!                  -Status, -Cpu, -Message) is det.
+%!  collect_answers(:Goal, +Template, +CpuLimit, +WallLimit, +Progress,
+%!                  -Answers, -Status, -Cpu, -Message) is det.
 %
-%   Find every answer of Goal within Limit seconds of wall-clock time.
-%   Answers is a string with one line per answer: `g ` or `n ` (ground or
-%   not) and the Template written with write_canonical/1.  Status is `ok`,
-%   `time_limit`, `halted` (the solver called halt) or `error`, Cpu the
-%   CPU seconds used, and Message the reason ("" with `ok` and
-%   `time_limit`).  Only `ok` has answers.  Progress is '' or a file into
-%   which the number of answers found so far is written, at most four
-%   times a second, for a display to read while the search runs.
+%   Find every answer of Goal within CpuLimit seconds of CPU time, and
+%   WallLimit seconds of wall-clock time (a backstop for a goal that
+%   waits).  Answers is a string with one line per answer: `g ` or `n `
+%   (ground or not) and the Template written with write_canonical/1.
+%   Status is `ok`, `time_limit`, `halted` (the solver called halt) or
+%   `error`, Cpu the CPU seconds used, and Message the reason ("" with
+%   `ok`; `cpu` or `wall` with `time_limit`: which limit stopped it).
+%   Only `ok` has answers.  Progress is '' or a file into which the
+%   number of answers found so far is written, at most four times a
+%   second, for a display to read while the search runs.
 
-collect_answers(Goal, Template, Limit, Answers, Status, Cpu, Message) :-
-    collect_answers(Goal, Template, Limit, '', Answers, Status, Cpu,
-                    Message).
-
-collect_answers(Goal, Template, Limit, Progress, Answers, Status, Cpu,
-                Message) :-
+collect_answers(Goal, Template, CpuLimit, WallLimit, Progress, Answers,
+                Status, Cpu, Message) :-
     statistics(cputime, T0),
     progress_start(Progress),
-    catch(( call_with_time_limit(Limit,
+    catch(( call_with_cpu_limit(CpuLimit, WallLimit,
                 findall(Template, (Goal, progress_step(Progress)), Found)),
             Outcome = ok
           ),
@@ -135,6 +132,28 @@ collect_answers(Goal, Template, Limit, Progress, Answers, Status, Cpu,
     statistics(cputime, T1),
     Cpu is T1 - T0,
     outcome(Outcome, Found, Answers, Status, Message).
+
+%   Goal within Cpu seconds of this thread's CPU time, looked at by an
+%   alarm every twentieth of a second, and within Wall seconds of wall
+%   clock; past either it throws time_limit_exceeded(cpu or wall).
+call_with_cpu_limit(Cpu, Wall, Goal) :-
+    statistics(cputime, T0),
+    Deadline is T0 + Cpu,
+    setup_call_cleanup(
+        ( alarm(0.05, plpuzzle_bridge:cpu_watch(Deadline), Id, [remove(false)]),
+          nb_setval(plpuzzle_cpu_alarm, Id) ),
+        catch(call_with_time_limit(Wall, Goal), time_limit_exceeded,
+              throw(time_limit_exceeded(wall))),
+        remove_alarm(Id)).
+
+cpu_watch(Deadline) :-
+    statistics(cputime, T),
+    (   T >= Deadline
+    ->  throw(time_limit_exceeded(cpu))
+    ;   nb_getval(plpuzzle_cpu_alarm, Id),
+        uninstall_alarm(Id),
+        install_alarm(Id, 0.05)
+    ).
 
 %   The answer count, kept in a global variable (backtracking does not
 %   undo it) and written out when a quarter second has passed.
@@ -170,7 +189,7 @@ outcome(ok, Found, Answers, ok, "") :-
     maplist(answer_line, Found, Lines),
     atomic_list_concat(Lines, '\n', Atom),
     atom_string(Atom, Answers).
-outcome(caught(time_limit_exceeded), _, "", time_limit, "") :- !.
+outcome(caught(time_limit_exceeded(Clock)), _, "", time_limit, Clock) :- !.
 outcome(caught(plpuzzle_halted(S)), _, "", halted, Message) :- !,
     format(string(Message), "the solver called halt(~w)", [S]).
 outcome(caught(E), _, "", error, Message) :-

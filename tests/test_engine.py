@@ -88,7 +88,7 @@ BROKEN = {
     "halts.pl": (Status.CRASHED, "halt(3)"),  # a halted solver, the worker lives
     "dies.pl": (Status.CRASHED, "status 4"),  # the worker itself died
     "raises.pl": (Status.ERROR, "atom_length/2"),
-    "loops.pl": (Status.TIMEOUT, "time limit of 1 s reached"),  # Prolog's own limit
+    "loops.pl": (Status.TIMEOUT, "stopped at the CPU-time limit of 1 s"),  # Prolog's own
     "stubborn.pl": (Status.TIMEOUT, "killed"),  # the worker killed at the deadline
     "no_predicates.pl": (Status.LOAD_ERROR, "does not define"),
 }
@@ -126,7 +126,7 @@ def test_python_in_worker_maps_a_death_a_raise_and_a_deadline_like_prolog() -> N
     status, message = python_outcome("worker_hooks:fail", text="engine bug")
     assert status is Status.ERROR and "engine bug" in message
     status, message = python_outcome("worker_hooks:spin", time_limit=0.5)
-    assert status is Status.TIMEOUT and "deadline" in message
+    assert status is Status.TIMEOUT and "stopped at the CPU-time limit of 0.5 s" in message
 
 
 def test_python_in_worker_answers() -> None:
@@ -148,7 +148,9 @@ def test_every_end_has_one_status() -> None:
 
 
 def test_only_a_timeout_says_the_time_limit_was_reached() -> None:
-    assert default_message(Status.TIMEOUT, "time_limit", 2) == "time limit of 2 s reached"
+    assert (
+        default_message(Status.TIMEOUT, "time_limit", 2) == "stopped at the CPU-time limit of 2 s"
+    )
     for status in (Status.ERROR, Status.CRASHED, Status.LOAD_ERROR):
         message = default_message(status, "halted", 2)
         assert "time limit" not in message and "halted" in message

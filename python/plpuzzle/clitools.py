@@ -216,7 +216,8 @@ def time_limit_option_with(help_text: str) -> Callable[[Callable[..., Any]], Cal
 
 
 time_limit_option = time_limit_option_with(
-    "Give up on a puzzle after this many seconds (wall clock) per engine."
+    "Give up on a puzzle after this many seconds of CPU time per engine, as grading counts "
+    "them; a wall-clock backstop of twice that plus 10 s stops a solver that waits."
 )
 
 

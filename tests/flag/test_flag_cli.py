@@ -111,7 +111,7 @@ def test_a_disagreement_exits_1(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_failed_engine_exits_1(monkeypatch: pytest.MonkeyPatch) -> None:
     def fake(items: FlagSequence, names: list[str], time_limit: float) -> list[FlagResult]:
         return [
-            FlagResult("prolog", Status.TIMEOUT, message="time limit of 1 s reached"),
+            FlagResult("prolog", Status.TIMEOUT, message="stopped at the CPU-time limit of 1 s"),
             FlagResult("python", Status.OK, "RWB", 0, 1),
         ]
 
@@ -119,6 +119,4 @@ def test_a_failed_engine_exits_1(monkeypatch: pytest.MonkeyPatch) -> None:
     result = CliRunner().invoke(main, ["flag", "RWB"])
     assert result.exit_code == 1
     assert "engines         prolog timeout, python " in result.stdout
-    assert result.stderr == (
-        "plpuzzle: the prolog engine ran out of time: time limit of 1 s reached\n"
-    )
+    assert result.stderr == ("plpuzzle: the prolog engine stopped at the CPU-time limit of 1 s\n")

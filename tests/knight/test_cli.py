@@ -138,9 +138,9 @@ def test_an_invalid_tour_is_an_engine_error_never_printed(monkeypatch: pytest.Mo
 
 @pytest.mark.parametrize(
     ("answer", "words"),
-    [(TourResult("python", Status.TIMEOUT), "did not finish within the time limit (3 s)"),
+    [(TourResult("python", Status.TIMEOUT), "stopped at the CPU-time limit of 3 s"),
      (TourResult("python", Status.ERROR, message="the worker was killed by SIGKILL"),
-      "the python engine failed:\nthe worker was killed by SIGKILL")],
+      "the python engine raised an error:\nthe worker was killed by SIGKILL")],
 )  # fmt: skip
 def test_time_out_and_failure_are_exit_1(
     monkeypatch: pytest.MonkeyPatch, answer: TourResult, words: str
@@ -154,7 +154,7 @@ def test_time_out_and_failure_are_exit_1(
 def test_a_real_time_out() -> None:
     result = run("count", "--engines", "python", "--size", "8", "--time-limit", "0.5")
     assert result.exit_code == 1
-    assert "the python engine did not finish within the time limit (0.5 s)" in result.stderr
+    assert "the python engine stopped at the CPU-time limit of 0.5 s" in result.stderr
 
 
 # --- bad input ----------------------------------------------------------------
@@ -237,7 +237,7 @@ def test_count_with_an_engine_that_times_out_is_exit_1(monkeypatch: pytest.Monke
     use_engines(monkeypatch, prolog=FakeEngine("prolog"), python=FakeEngine("python", count=304))
     result = run("count")
     assert result.exit_code == 1
-    assert "the prolog engine did not finish" in result.stderr
+    assert "the prolog engine stopped at the CPU-time limit" in result.stderr
 
 
 # --- survey -------------------------------------------------------------------

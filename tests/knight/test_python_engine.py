@@ -297,7 +297,7 @@ def test_engine_time_out_is_a_result() -> None:
 class DyingWorker(Worker):
     """A worker that dies in every request."""
 
-    def request(self, message: dict, deadline_seconds: float) -> dict:
+    def request(self, message: dict, deadline_seconds: float, *limits: float | None) -> dict:
         raise WorkerCrashed("the worker was killed by SIGKILL", "last words")
 
 

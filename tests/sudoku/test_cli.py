@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from xml.etree import ElementTree
@@ -76,7 +80,7 @@ def test_solve_time_limit() -> None:
         "sudoku", "solve", EXAMPLE, "--solver", SOLVERS / "loops.pl", "--time-limit", "1"
     )
     assert run.returncode == 1
-    assert "did not finish within the time limit (1 s)" in run.stderr
+    assert "stopped at the CPU-time limit of 1 s" in run.stderr
     assert run.stdout == ""
 
 
@@ -259,6 +263,29 @@ def test_suite_run_in_the_harness_format(tmp_path: Path, hand_made_suite: Path) 
     assert lines[4].endswith(" s NINCS MEGOLDÁS")
     assert lines[5].endswith(" s NEM HELYES")
     assert (tmp_path / "out" / "test001t.txt").read_text() == EXAMPLE_BYTES
+
+
+def test_the_time_limit_is_cpu_time_as_in_grading() -> None:
+    """A solver that needs 1.2 s of CPU, on a core shared with a process
+    that burns it too (so that 1.2 s of CPU take about 2.4 s of wall
+    time): a limit of 2 s is CPU time, as grading counts it, and it
+    finishes; a limit of 1 s stops it, and says which clock."""
+    if shutil.which("taskset") is None:
+        pytest.skip("taskset (util-linux) is needed to share one core")
+    core = str(min(os.sched_getaffinity(0)))
+    hog = subprocess.Popen(["taskset", "-c", core, sys.executable, "-c", "while True: pass"])
+    try:
+        args = ("sudoku", "solve", EXAMPLE, "--solver", SOLVERS / "burns.pl")
+        command = ["taskset", "-c", core, sys.executable, "-m", "plpuzzle", *map(str, args)]
+        done = subprocess.run([*command, "--time-limit", "2"], capture_output=True, text=True)
+        stopped = subprocess.run([*command, "--time-limit", "1"], capture_output=True, text=True)
+    finally:
+        hog.kill()
+        hog.wait()
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == EXAMPLE_BYTES
+    assert stopped.returncode == 1
+    assert "stopped at the CPU-time limit of 1 s" in stopped.stderr
 
 
 def test_suite_timeout_line(tmp_path: Path, hand_made_suite: Path) -> None:

@@ -412,7 +412,7 @@ def test_command_overwrites_with_force(tmp_path: Path) -> None:
     run = generate_command(*args)
     assert run.returncode == 1
     assert "NOT CONFIRMED" in run.stdout
-    assert "did not finish within the time limit" in run.stdout
+    assert "stopped at the CPU-time limit" in run.stdout
     assert (tmp_path / "test002d.txt").is_file()
     assert not (tmp_path / "test002s.txt").exists()
 

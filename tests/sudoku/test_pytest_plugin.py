@@ -223,7 +223,10 @@ def test_looping_solver_times_out(pytester: pytest.Pytester) -> None:
     )
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
-        ["timeout: the prolog engine ran out of time", "solutions: 0, *time limit 1 s)"]
+        [
+            "timeout: the prolog engine stopped at the CPU-time limit of 1 s",
+            "solutions: 0, *time limit 1 s)",
+        ]
     )
 
 

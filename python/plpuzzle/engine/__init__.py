@@ -27,7 +27,7 @@ from plpuzzle.engine.prolog import (
     prolog_file,
     quote_atom,
 )
-from plpuzzle.engine.status import Status, status_label, status_of
+from plpuzzle.engine.status import Status, failure_words, status_label, status_of
 from plpuzzle.engine.worker import (
     DEFAULT_TIME_LIMIT,
     GRACE_SECONDS,
@@ -66,6 +66,7 @@ __all__ = [
     "call_request",
     "decode_answer",
     "decode_only_answer",
+    "failure_words",
     "only_answer",
     "prolog_dir",
     "prolog_file",

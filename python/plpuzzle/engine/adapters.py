@@ -17,12 +17,14 @@ from plpuzzle.engine.prolog import Dialect, LoadProblem
 from plpuzzle.engine.status import Status, default_message
 from plpuzzle.engine.worker import (
     GRACE_SECONDS,
+    IMPORT_GRACE_SECONDS,
     Outcome,
     Worker,
     call_request,
     load_request,
     prolog_request,
 )
+from plpuzzle.settings import DEFAULTS
 
 
 class WorkerEngine:
@@ -79,17 +81,22 @@ class PythonInWorker(WorkerEngine):
     time limit can stop it anywhere (the worker is killed at the limit)."""
 
     def call(self, function: str, time_limit: float, **kwargs: Any) -> Outcome:
-        """Run `function` ("plpuzzle.module:name") on JSON-ready kwargs."""
-        outcome = self.worker.run(call_request(function, kwargs), time_limit)
+        """Run `function` ("plpuzzle.module:name") on JSON-ready kwargs,
+        within `time_limit` seconds of the worker's CPU time and the
+        wall-clock backstop that goes with it."""
+        request = call_request(function, kwargs)
+        wall = DEFAULTS.wall_limit(time_limit)
+        outcome = self.worker.run(request, wall, time_limit, IMPORT_GRACE_SECONDS)
         return self._ended(outcome, time_limit)
 
 
 class PrologInWorker(WorkerEngine):
     """An engine that queries a Prolog program through the bridge.
 
-    The time limit is enforced inside Prolog; `grace` more seconds of wall
-    clock pass before the worker is killed, for programs that ignore or
-    swallow the time-limit exception.
+    The time limit (CPU seconds, with a wall-clock backstop) is enforced
+    inside Prolog; `grace` more seconds of either pass before the worker
+    is killed, for programs that ignore or swallow the time-limit
+    exception.
     """
 
     def __init__(
@@ -116,7 +123,8 @@ class PrologInWorker(WorkerEngine):
         request = prolog_request(
             self.program, predicate, goal, template, time_limit, self.dialect, self.progress
         )
-        outcome = self.worker.run(request, time_limit + self.grace)
+        wall = request["wall_limit"]
+        outcome = self.worker.run(request, wall, cpu_seconds=time_limit, grace=self.grace)
         return self._ended(outcome, time_limit)
 
     def load(self, predicate: str, time_limit: float) -> LoadReport:

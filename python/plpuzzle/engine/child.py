@@ -65,6 +65,7 @@ def _handle(request: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
             request["template"],
             request["time_limit"],
             request.get("progress", ""),
+            request.get("wall_limit"),
         )
         return {
             "status": got.status,

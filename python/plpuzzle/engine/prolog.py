@@ -19,6 +19,8 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Literal
 
+from plpuzzle.settings import DEFAULTS
+
 Dialect = Literal["swi", "sicstus4"]
 DIALECTS: tuple[Dialect, ...] = ("swi", "sicstus4")
 #: How a solver file of the course's is loaded unless told otherwise: the
@@ -90,7 +92,8 @@ def load_problems(raw: str, module: str) -> list[LoadProblem]:
 class Answers:
     """What one goal produced: raw answer texts and how the run ended.
 
-    `status` is "ok", "time_limit" or "error"; each answer is
+    `status` is "ok", "time_limit" (the message names the limit) or
+    "error"; each answer is
     (ground, text) with the text in Prolog canonical syntax.
     """
 
@@ -154,23 +157,40 @@ class PrologEngine:
         return module
 
     def collect(
-        self, module: str, goal: str, template: str, time_limit: float, progress: str = ""
+        self,
+        module: str,
+        goal: str,
+        template: str,
+        time_limit: float,
+        progress: str = "",
+        wall_limit: float | None = None,
     ) -> Answers:
-        """Run `module:goal` to exhaustion within `time_limit` seconds.
+        """Run `module:goal` to exhaustion within `time_limit` seconds of
+        CPU time and `wall_limit` of wall clock (default: the backstop
+        that goes with the CPU limit, settings.wall_limit).
 
         `goal` is Prolog source text in which the variable named by
         `template` carries each answer. `progress` names a file that gets
         the number of answers found so far while the goal runs ("": none).
+        A run stopped at a limit has the status "time_limit" and a message
+        that names the limit and its clock.
         """
+        wall = DEFAULTS.wall_limit(time_limit) if wall_limit is None else wall_limit
         result = self._once(
             f"plpuzzle_bridge:collect_answers({module}:({goal}), {template}, "
-            f"{float(time_limit)!r}, {quote_atom(progress)}, PlpuzzleAnswers, "
+            f"{float(time_limit)!r}, {float(wall)!r}, {quote_atom(progress)}, PlpuzzleAnswers, "
             "PlpuzzleStatus, PlpuzzleCpu, PlpuzzleMessage)"
         )
         status = str(result["PlpuzzleStatus"])
         text = _text(result["PlpuzzleAnswers"])
         answers = [(line[0] == "g", line[2:]) for line in text.split("\n")] if text else []
         message = without_module(_text(result["PlpuzzleMessage"]), module)
+        if status == "time_limit":
+            message = (
+                f"stopped at the wall-clock backstop of {wall:g} s"
+                if message == "wall"
+                else f"stopped at the CPU-time limit of {time_limit:g} s"
+            )
         return Answers(status, float(result["PlpuzzleCpu"]), answers, message)
 
 

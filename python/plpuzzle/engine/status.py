@@ -69,5 +69,16 @@ def default_message(status: Status, end: str, time_limit: float) -> str:
     without a message says how it ended.
     """
     if status is Status.TIMEOUT:
-        return f"time limit of {time_limit:g} s reached"
+        return f"stopped at the CPU-time limit of {time_limit:g} s"
     return f"the run ended with {end}"
+
+
+def failure_words(engine: str, status: Status, message: str, time_limit: float) -> str:
+    """One line (then any evidence) on why an engine's run did not finish,
+    for every puzzle alike: a timeout names the limit that stopped it and
+    its clock ("the prolog engine stopped at the CPU-time limit of 2 s")."""
+    name = f"the {engine} engine"
+    if status is Status.TIMEOUT:
+        first = message.strip().splitlines()[:1]
+        return f"{name} {first[0] if first else default_message(status, 'time_limit', time_limit)}"
+    return f"{name} {status_label(status)}:\n{message}".rstrip()

@@ -4,14 +4,18 @@ A solver may loop, exhaust memory, call halt/0 or print to stdout. None of
 that may touch the caller, so every engine run goes to a child process
 (`python -m plpuzzle.engine.child`, see child.py) that speaks JSON lines
 over a private pipe.
-The parent enforces a wall-clock deadline and kills the child's whole
-process group when it passes; a dead child is replaced on the next request.
+The parent enforces a limit of CPU time (the worker's own, read from
+/proc while it waits) and a wall-clock deadline, and kills the child's
+whole process group when either passes; a dead child is replaced on the
+next request. Every engine's `time_limit` is CPU seconds, as grading
+counts them, with the same wall-clock backstop (settings.wall_limit).
 
 Requests (one JSON object per line):
 
 - `{"op": "prolog", "solver", "dialect", "predicate", "goal", "template",
-  "time_limit"}` loads the solver (once per worker) and collects every
-  answer of the goal through pyswip (plpuzzle.engine.prolog);
+  "time_limit", "wall_limit"}` loads the solver (once per worker) and
+  collects every answer of the goal through pyswip (plpuzzle.engine.prolog),
+  within time_limit CPU seconds and wall_limit seconds of wall clock;
 - `{"op": "call", "function": "package.module:name", "kwargs": {...}}`
   calls a Python function of this package (or of a module the environment
   variable PLPUZZLE_WORKER_MODULES names) and returns its JSON result.
@@ -50,9 +54,17 @@ R = TypeVar("R")
 #: command and library call that runs a solver.
 DEFAULT_TIME_LIMIT = DEFAULTS.time_limit
 
-#: Extra wall-clock seconds the parent waits beyond a time limit that the
-#: worker enforces itself (Prolog's call_with_time_limit), before killing.
+#: Extra seconds the parent waits beyond a limit that the worker enforces
+#: itself (the Prolog bridge's CPU limit and backstop), before killing.
 GRACE_SECONDS = 10.0
+
+#: How often the parent looks at the worker's CPU time while it waits.
+CPU_POLL_SECONDS = 0.1
+
+#: CPU seconds a Python engine's request may take past its limit before
+#: the worker is killed: its first request also imports the engine's
+#: modules (OR-tools takes about half a second).
+IMPORT_GRACE_SECONDS = 1.0
 
 _PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 
@@ -73,7 +85,8 @@ class WorkerError(Exception):
 
 
 class WorkerTimeout(WorkerError):
-    """The wall-clock deadline passed and the worker was killed."""
+    """A limit (CPU time or the wall-clock deadline) passed and the worker
+    was killed; the message says which."""
 
 
 class WorkerCrashed(WorkerError):
@@ -143,8 +156,10 @@ def prolog_request(
     dialect: str = "swi",
     progress: Path | None = None,
 ) -> dict[str, Any]:
-    """A request for every answer of `goal` from the Prolog file `solver`;
-    `progress` is a file to keep the count of answers found so far in."""
+    """A request for every answer of `goal` from the Prolog file `solver`,
+    within `time_limit` CPU seconds and the wall-clock backstop that goes
+    with it; `progress` is a file to keep the count of answers found so
+    far in."""
     return {
         "op": "prolog",
         "solver": str(solver),
@@ -153,6 +168,7 @@ def prolog_request(
         "goal": goal,
         "template": template,
         "time_limit": time_limit,
+        "wall_limit": DEFAULTS.wall_limit(time_limit),
         "progress": str(progress) if progress else "",
     }
 
@@ -237,23 +253,42 @@ class Worker:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
-    def request(self, message: dict[str, Any], deadline_seconds: float) -> dict[str, Any]:
-        """Send one request and wait for its reply, at most the deadline."""
+    def request(
+        self,
+        message: dict[str, Any],
+        deadline_seconds: float,
+        cpu_seconds: float | None = None,
+        grace: float = 0.0,
+    ) -> dict[str, Any]:
+        """Send one request and wait for its reply, at most the deadline of
+        wall-clock time and, when given, `cpu_seconds` of the worker's CPU,
+        each with `grace` seconds more (for a worker that enforces the
+        limits itself, and says so in its reply)."""
         proc = self._proc if self._proc and self._proc.poll() is None else self._start()
         assert proc.stdin and proc.stdout
+        cpu0 = process_cpu_seconds(proc.pid)
         try:
             proc.stdin.write(json.dumps(message).encode() + b"\n")
             proc.stdin.flush()
         except BrokenPipeError:
             self._fail(WorkerCrashed, "the worker exited before taking the request")
         self.peak_rss_kb = None
-        line = self._read_line(proc, time.monotonic() + deadline_seconds)
+        limits = _Limits(deadline_seconds, cpu_seconds, grace)
+        line = self._read_line(proc, time.monotonic(), cpu0, limits)
         reply = json.loads(line)
         self.peak_rss_kb = reply.get("peak_rss_kb")
         return reply
 
-    def run(self, message: dict[str, Any], deadline_seconds: float) -> Outcome:
-        """Send one request and say how it ended, timed by the wall clock.
+    def run(
+        self,
+        message: dict[str, Any],
+        deadline_seconds: float,
+        cpu_seconds: float | None = None,
+        grace: float = 0.0,
+    ) -> Outcome:
+        """Send one request and say how it ended, within the wall-clock
+        deadline and, when given, `cpu_seconds` of the worker's CPU time
+        (each with `grace` more, see request).
 
         A killed or dead worker is an outcome, not an exception, since
         every engine reports it as a result; a missing SWI-Prolog is not
@@ -261,7 +296,7 @@ class Worker:
         """
         start = time.monotonic()
         try:
-            reply = self.request(message, deadline_seconds)
+            reply = self.request(message, deadline_seconds, cpu_seconds, grace)
         except WorkerError as e:
             end = KILLED if isinstance(e, WorkerTimeout) else DIED
             text = f"{e}\n{e.stderr_tail}".strip()
@@ -271,16 +306,20 @@ class Worker:
             raise EngineUnavailable(reply["message"])
         return Outcome(reply["status"], reply["cpu"], wall, reply.get("message") or "", reply)
 
-    def _read_line(self, proc: subprocess.Popen[bytes], deadline: float) -> bytes:
+    def _read_line(
+        self, proc: subprocess.Popen[bytes], start: float, cpu0: float, limits: _Limits
+    ) -> bytes:
         assert proc.stdout
         fd = proc.stdout.fileno()
         chunks: list[bytes] = []
         while True:
-            remaining = deadline - time.monotonic()
+            remaining = start + limits.wall + limits.grace - time.monotonic()
             if remaining <= 0:
-                self._fail(
-                    WorkerTimeout, "the worker passed its wall-clock deadline and was killed"
-                )
+                self._fail(WorkerTimeout, limits.words("wall-clock backstop", limits.wall))
+            if limits.cpu is not None:
+                if process_cpu_seconds(proc.pid) - cpu0 > limits.cpu + limits.grace:
+                    self._fail(WorkerTimeout, limits.words("CPU-time limit", limits.cpu))
+                remaining = min(remaining, CPU_POLL_SECONDS)
             ready, _, _ = select.select([fd], [], [], remaining)
             if not ready:
                 continue
@@ -320,6 +359,33 @@ class Worker:
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
+
+
+@dataclass(frozen=True)
+class _Limits:
+    """A request's limits: wall-clock and CPU seconds, and the grace
+    after them before the worker is killed."""
+
+    wall: float
+    cpu: float | None
+    grace: float
+
+    def words(self, which: str, limit: float) -> str:
+        return f"stopped at the {which} of {limit:g} s: the worker was killed"
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """The CPU time (user and system, all its threads) process `pid` has
+    used, from /proc; 0 when it is gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    fields = text[text.rfind(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def _package_root() -> str:

@@ -252,8 +252,12 @@ def _engine_summary(result: FlagResult) -> str:
 
 
 def _failure(result: FlagResult) -> str:
-    what = status_label(result.status)
+    """Why an engine failed, in one line: a timeout names the limit and its
+    clock (its message), anything else what happened, then the message."""
     first_line = result.message.strip().splitlines()[0] if result.message.strip() else ""
+    if result.status is Status.TIMEOUT and first_line:
+        return first_line
+    what = status_label(result.status)
     return f"{what}: {first_line}" if first_line else what
 
 

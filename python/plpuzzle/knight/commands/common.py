@@ -9,8 +9,9 @@ from typing import Any
 import click
 
 from plpuzzle.clitools import InputError, time_limit_option_with
+from plpuzzle.engine import failure_words
 from plpuzzle.knight.model import Board, BoardError, Square, parse_board, parse_square
-from plpuzzle.knight.results import CountResult, Status, TourResult
+from plpuzzle.knight.results import CountResult, TourResult
 
 
 def board_options(default_size: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -82,7 +83,4 @@ def kind(closed: bool) -> str:
 
 def failure_text(result: TourResult | CountResult, time_limit: float) -> str:
     """One line (plus evidence) on why an engine run did not finish."""
-    name = f"the {result.engine} engine"
-    if result.status is Status.TIMEOUT:
-        return f"{name} did not finish within the time limit ({time_limit:g} s)"
-    return f"{name} failed:\n{result.message}".rstrip()
+    return failure_words(result.engine, result.status, result.message, time_limit)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from plpuzzle.engine import status_label
+from plpuzzle.engine import failure_words
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.domain.results import SolveResult, Status
 from plpuzzle.sudoku.domain.validator import Violation, validate
@@ -135,10 +135,7 @@ def compare(puzzle: Puzzle, rules: Rules, results: list[SolveResult]) -> CrossCh
 
 def status_text(result: SolveResult, time_limit: float) -> str:
     """One line (plus evidence) on why an engine run did not finish."""
-    name = f"the {result.engine} engine"
-    if result.status is Status.TIMEOUT:
-        return f"{name} did not finish within the time limit ({time_limit:g} s)"
-    return f"{name} {status_label(result.status)}:\n{result.message}".rstrip()
+    return failure_words(result.engine, result.status, result.message, time_limit)
 
 
 def check_all(

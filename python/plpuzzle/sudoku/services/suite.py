@@ -188,7 +188,8 @@ def judge(
     for result in results:
         if result.status is Status.TIMEOUT:
             out.verdict = Verdict.TIMEOUT
-            out.reason = f"the {result.engine} engine ran out of time"
+            words = result.message.strip().splitlines()[:1] or ["ran out of time"]
+            out.reason = f"the {result.engine} engine {words[0]}"
             return out
         if result.status is not Status.OK:
             out.verdict = Verdict.ERROR
