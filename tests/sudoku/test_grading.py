@@ -465,3 +465,26 @@ def test_a_gap_in_the_sicstus_layer_is_reported_as_ours(tmp_path: Path) -> None:
     assert result["detail"].startswith("not emulated: SICStus library predicate clpfd:geost/2")
     assert data["not_emulated"] == ["clpfd:geost/2"]
     assert "clpfd:geost/2" in " ".join(run.stderr.split())
+
+
+@pytest.mark.slow
+def test_off_a_terminal_a_progress_line_comes_at_least_every_ten_seconds(tmp_path: Path) -> None:
+    """One test that waits 25 s (the wall-clock backstop stops it): the
+    plain progress lines do not wait for a grade to come in."""
+    klass = tmp_path / "class"
+    klass.mkdir()
+    (klass / "waits.pl").write_text("sudoku(_, _) :- sleep(60).\n")
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    for kind in "ds":
+        shutil.copy(SUITE / f"test001{kind}.txt", suite)
+    run = plpuzzle(
+        "sudoku", "grade", klass, "--suite", suite, "--out", tmp_path / "out", "--time-limit",
+        "5", "--wall-limit", "25", "--no-feedback", "--no-similarity",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    seconds = [int(s) for s in re.findall(r"graded \d+/1 \(\d+%\), (\d+) s", run.stderr)]
+    # At 10 s and at 20 s while the one test waits, and at the end (a busy
+    # machine only makes the run, and the list, longer).
+    assert len(seconds) >= 3, run.stderr
+    assert seconds == sorted(seconds)

@@ -4,6 +4,7 @@ class summary, and what an interrupted run kept."""
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections.abc import Callable, Iterator
 
@@ -50,23 +51,50 @@ def grading_progress() -> Iterator[Callable[[int], Callable[[bool], None]]]:
             yield on_bar
         return
     start = time.monotonic()
+    stop = threading.Event()
+    lock = threading.Lock()
+    threads: list[threading.Thread] = []
 
     def on_start(total: int) -> Callable[[bool], None]:
-        done, reused, step, shown_at = 0, 0, 0, time.monotonic()
+        state = {"done": 0, "reused": 0, "step": 0, "shown_at": time.monotonic()}
+
+        def show(now: float) -> None:
+            done, reused = state["done"], state["reused"]
+            state["shown_at"] = now
+            kept = f"; {reused} from the gradebook" if reused else ""
+            percent = done * 100 // total if total else 100
+            note(f"graded {done}/{total} ({percent}%{kept}), {now - start:.0f} s")
 
         def tick(fresh: bool) -> None:
-            nonlocal done, reused, step, shown_at
-            done, reused = done + 1, reused + (not fresh)
-            now = time.monotonic()
-            reached = done * 100 // (total * PROGRESS_PERCENT) if total else 0
-            if done == total or reached > step or now - shown_at >= PROGRESS_SECONDS:
-                step, shown_at = reached, now
-                kept = f"; {reused} from the gradebook" if reused else ""
-                note(f"graded {done}/{total} ({done * 100 // total}%{kept}), {now - start:.0f} s")
+            with lock:
+                state["done"] += 1
+                state["reused"] += not fresh
+                now = time.monotonic()
+                reached = state["done"] * 100 // (total * PROGRESS_PERCENT) if total else 0
+                if state["done"] == total or reached > state["step"]:
+                    state["step"] = reached
+                    show(now)
 
+        def every_so_often() -> None:
+            # A line at least every PROGRESS_SECONDS, whether or not a grade
+            # came in meanwhile (a test may take minutes).
+            while not stop.wait(1.0):
+                with lock:
+                    now = time.monotonic()
+                    if state["done"] < total and now - state["shown_at"] >= PROGRESS_SECONDS:
+                        show(now)
+
+        thread = threading.Thread(target=every_so_often, name="grade-progress", daemon=True)
+        thread.start()
+        threads.append(thread)
         return tick
 
-    yield on_start
+    try:
+        yield on_start
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
 
 
 def print_interrupted(stopped: grader.GradingInterrupted) -> None:
