@@ -58,7 +58,7 @@ EXPECTED = {
     "grace": {t: "timeout" for t in TESTS},
     "heidi": {t: "memory limit" for t in TESTS},
     "ivan": {t: "crashed" for t in TESTS},
-    "judy": {t: "not loadable" for t in TESTS},  # a syntax error: sudoku.pl:7:28
+    "judy": {t: "not loadable" for t in TESTS},  # a syntax error: judy.pl:7:28
     "mallory": {t: "load error" for t in TESTS},
     "oscar": {t: "correct" for t in TESTS},  # tries to write outside its folder
     "trent": {t: "correct" for t in TESTS},  # leaves a background process
@@ -223,7 +223,8 @@ def test_evidence_is_recorded(graded: tuple[dict, Path, str]) -> None:
     assert any("Syntax error" in n for n in notes["judy"])
     assert "Syntax error" not in results["judy", "test001"]["evidence"]
     # ...and the first error, with its file and line, is the verdict's detail.
-    assert results["judy", "test001"]["detail"].startswith("sudoku.pl:7:28: Syntax error")
+    # judy.pl, loaded as sudoku.pl, is named as she named it.
+    assert results["judy", "test001"]["detail"].startswith("judy.pl:7:28: Syntax error")
     assert notes["alice"] == []
     assert "does not define sudoku/2" in results["mallory", "test001"]["evidence"]
     assert "halt" in results["ivan", "test001"]["detail"]

@@ -266,7 +266,7 @@ def test_a_class_with_misnamed_submissions_and_a_roster(tmp_path: Path) -> None:
     assert [r["grade"] for r in students["yan"]["results"]] == ["load error"] * 2
     judy = students["judy"]["results"][0]
     assert judy["grade"] == "not loadable"
-    assert judy["detail"].startswith("sudoku.pl:7:28: Syntax error")
+    assert judy["detail"].startswith("judy.pl:7:28: Syntax error")
     assert [r["grade"] for r in students["nobody"]["results"]] == ["missing", "missing"]
     assert (data["missing"], data["ungradable"]) == (["nobody"], ["yan"])
     assert "Missing (on the roster, no submission): nobody." in run.stdout

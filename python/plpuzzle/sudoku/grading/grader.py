@@ -417,7 +417,7 @@ def grade(
             StudentGrades(
                 s.student,
                 shown_path(s.solver),
-                [grades[(s.student, c.name)] for c in cases],
+                [as_named(s, grades[(s.student, c.name)]) for c in cases],
                 s.notes(book.get_load(s.digest, skey) or ""),
                 twins.get(s.student, []),
             )
@@ -516,6 +516,15 @@ def _similarity(
         words = one_line(f"{type(e).__name__}: {e}", 300)
         warnings.append(f"no similarity report: it failed ({words}); plpuzzle's fault")
         return None
+
+
+def as_named(sub: Submission, grade: TestGrade) -> TestGrade:
+    """A grade as the student knows their file: the sandbox loads a lone
+    `frank.pl` as sudoku.pl, and the gradebook keeps what Prolog said of
+    it (twins share it), so the place is put back for each student."""
+    if sub.renamed() is None:
+        return grade
+    return replace(grade, detail=sub.as_named(grade.detail), evidence=sub.as_named(grade.evidence))
 
 
 def identical(subs: list[Submission]) -> dict[str, list[str]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -12,13 +13,12 @@ from pathlib import Path
 from plpuzzle import __version__
 from plpuzzle.engine import Dialect
 from plpuzzle.sandbox import jail
+from plpuzzle.sandbox.archives import archive_suffix
 from plpuzzle.sandbox.meter import accounting
 from plpuzzle.sandbox.program import (
     WALL_STRETCH,
 )
-from plpuzzle.sandbox.workspace import (
-    SubmissionFiles,
-)
+from plpuzzle.sandbox.workspace import SubmissionFiles, decode_name
 from plpuzzle.settings import DEFAULTS
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.services.suite import SuiteCase, SuiteError
@@ -32,6 +32,8 @@ REFUSALS_SHOWN = 20
 
 #: The file a submission folder must contain.
 SOLVER_NAME = "sudoku.pl"
+#: The solver's place in what Prolog reports (`sudoku.pl:7:28`).
+_PLACE = re.compile(r"(?<![\w/.-])sudoku\.pl(?=:\d)")
 
 
 class Grade(StrEnum):
@@ -70,13 +72,28 @@ class Submission:
     files: SubmissionFiles
     digest: str
 
+    def renamed(self) -> str | None:
+        """The name the student gave their lone solver file (`frank.pl`),
+        which the sandbox loads as sudoku.pl; None for a folder or an
+        archive, whose names are the student's own."""
+        if self.source != self.solver or archive_suffix(self.source.name) is not None:
+            return None
+        name = decode_name(self.source.name)[0]
+        return None if name == SOLVER_NAME else name
+
+    def as_named(self, text: str) -> str:
+        """`text` (what Prolog said of the file) with the solver's place
+        as the student named the file: `frank.pl:7:28`, not `sudoku.pl:7:28`."""
+        name = self.renamed()
+        return _PLACE.sub(name, text) if name else text
+
     def notes(self, load_messages: str = "") -> list[str]:
         """For the student's report: what was left out of the sandbox, and
         what loading printed (once, not with every test), within a budget."""
         refused = [f"not graded: {r}" for r in self.files.refused[:REFUSALS_SHOWN]]
         if len(self.files.refused) > REFUSALS_SHOWN:
             refused.append(f"not graded: {len(self.files.refused) - REFUSALS_SHOWN} more files")
-        loading = [f"while loading: {m}" for m in load_messages.splitlines() if m]
+        loading = [f"while loading: {self.as_named(m)}" for m in load_messages.splitlines() if m]
         text = clip("\n".join(loading), NOTES_BUDGET)
         return [*self.files.notes, *refused, *(printable(n) for n in text.splitlines() if n)]
 
