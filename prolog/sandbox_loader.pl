@@ -21,7 +21,7 @@
 
         up            started: the first reply, before the submission is
                       read (what follows may be the submission's)
-        msg TEXT      one line of a message printed while loading
+        msg TEXT      a message printed while loading, its lines joined
         ready         loaded, and NAME/ARITY is defined
         noload TEXT   the file could not be loaded, or lacks NAME/ARITY
         a TERM        a ground answer, written canonically
@@ -107,13 +107,21 @@ verdict(loaded, Predicate, Reply, true) :-
 verdict(loaded, Predicate, Reply, false) :-
     format(Reply, "noload the file does not define ~w~n", [Predicate]).
 
+%   One `msg` line per message: its lines joined, so that a warning
+%   over two lines stays one, and led by the place being loaded when
+%   the message does not name one (a singleton warning does not).
 relay_message(Msg, Kind, _) :-
     memberchk(Kind, [error, warning]),
     nb_getval(sandbox_reply, Reply),
     message_text(Msg, Text),
     split_lines(Text, Lines),
-    forall(member(Line, Lines),
-           format(Reply, "msg ~w: ~w~n", [Kind, Line])),
+    atomic_list_concat(Lines, ' ', Joined),
+    normalize_space(atom(One), Joined),
+    (   source_location(File, Line),
+        \+ sub_atom(One, _, _, _, File)
+    ->  format(Reply, "msg ~w: ~w:~w: ~w~n", [Kind, File, Line, One])
+    ;   format(Reply, "msg ~w: ~w~n", [Kind, One])
+    ),
     fail.
 
 %   The text of a message or an exception, as an atom.  Atoms live

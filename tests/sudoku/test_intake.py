@@ -540,3 +540,31 @@ def test_ctrl_c_summarises_and_a_rerun_goes_on(tmp_path: Path) -> None:
     fresh = plpuzzle(*grade_args(subs, SUITE, tmp_path / "fresh"))
     assert fresh.returncode == 0, fresh.stderr
     assert (out / "grades.csv").read_text() == (tmp_path / "fresh" / "grades.csv").read_text()
+
+
+@pytest.mark.sandbox
+def test_what_is_known_before_grading_is_said_before_grading(tmp_path: Path) -> None:
+    """A student not on the roster is warned of before the first test runs,
+    not after a long run; a warning over several lines is one note; the
+    runs made once for identical hand-ins are counted once where they ran."""
+    subs = one_student(tmp_path, "alice.pl")
+    shutil.copy(CLASS / "alice.pl", subs / "zed.pl")  # not on the roster, and alice's twin
+    (subs / "sam.pl").write_text(
+        ":- use_module(library(clpfd)).\nfoo(1).\nbar.\nfoo(2).\nsudoku(_, _) :- fail.\n"
+    )
+    roster = tmp_path / "roster.txt"
+    roster.write_text("alice\nsam\n")
+    suite = copy_suite(tmp_path, "test001", "test004")
+    out = tmp_path / "out"
+    run = plpuzzle(*grade_args(subs, suite, out, "--roster", roster))
+    assert run.returncode == 0, run.stderr
+    stray = run.stderr.index("not on the roster")
+    assert stray < run.stderr.index("plpuzzle: graded "), run.stderr
+    assert run.stderr.count("not on the roster") == 1
+    data = json.loads((out / "grades.json").read_text())
+    notes = next(s["notes"] for s in data["students"] if s["id"] == "sam")
+    together = [n for n in notes if "not together" in n]
+    assert len(together) == 1 and "discontiguous" in together[0], notes
+    assert "sam.pl:2" in together[0]  # the place, as sam named the file
+    # alice and zed ran each test once: 2 tests, alice's runs, sam's 2
+    assert sum(p["runs"] for p in data["ran_on"]) == 4, data["ran_on"]

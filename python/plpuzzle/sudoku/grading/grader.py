@@ -125,6 +125,8 @@ class GradingOutcome:
     not_graded: list[tuple[str, str]] = field(default_factory=list)
     #: The class compared for similarity (None: --no-similarity, or it failed).
     similarity: Similarity | None = None
+    #: How many of `warnings` (the first ones) on_warning was told already.
+    told: int = 0
 
 
 class GradingInterrupted(KeyboardInterrupt):
@@ -299,10 +301,14 @@ def grade(
     request: GradingRequest,
     on_start: Callable[[int], Callable[[bool], None]] | None = None,
     on_phase: Callable[[str], None] | None = None,
+    on_warning: Callable[[str], None] | None = None,
 ) -> GradingOutcome:
     """Grade the class of `request`; `on_start(total)` returns a per-grade tick
-    (told whether the grade is fresh or from the gradebook), and `on_phase`
-    hears of the long steps after grading (the feedback).
+    (told whether the grade is fresh or from the gradebook), `on_phase`
+    hears of the long steps after grading (the feedback), and `on_warning`
+    of each warning known before grading starts (not on the roster, the
+    rules, what intake left out), at once rather than after a long run;
+    the outcome's `told` says how many of its warnings it heard.
 
     Everything that can be checked is checked before anyone is graded: the
     machine, the suite (files, points, rules), the roster, --student.
@@ -336,6 +342,10 @@ def grade(
                 f"not on the roster {request.roster}, graded anyway: {', '.join(strays)}"
             )
     warnings += intake.skipped
+    if on_warning is not None:
+        for warning in warnings:
+            on_warning(warning)
+    told = len(warnings) if on_warning is not None else 0
     subs = intake.submissions
     request.report_dir.mkdir(parents=True, exist_ok=True)
     db = request.db or request.report_dir / "grades.sqlite"
@@ -489,6 +499,7 @@ def grade(
         [u.student for u in intake.ungradable],
         not_graded(students),
         alike,
+        told,
     )
 
 

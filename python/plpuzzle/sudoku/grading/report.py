@@ -54,8 +54,10 @@ def build(
     median_cpu_seconds); max_score; grades (the grade names in order);
     students (id, submission, score, max_score, counts per grade, notes,
     and results: test, grade, points, earned, detail, evidence, solutions,
-    cpu_seconds, wall_seconds, ran_on), sorted by id; ran_on (how many of
-    these runs ran where: a list of {"place", "runs"} sorted by place).
+    cpu_seconds, wall_seconds, ran_on), sorted by id; ran_on (how many
+    runs ran where, now or in an earlier grading kept in the gradebook, a
+    run made once for identical hand-ins counted once: a list of {"place",
+    "runs"} sorted by place).
 
     A result's ran_on is TestGrade.ran_on: this machine's name for the
     local pool, "HOST (dask worker tcp://ADDR:PORT)" for a cluster's
@@ -115,7 +117,9 @@ def build(
                 "median_cpu_seconds": round(statistics.median(cpus), 3) if cpus else 0.0,
             }
         )
-    places = Counter(g.ran_on for s in students for g in s.grades if g.ran_on)
+    # A run made for identical hand-ins is one run: each group counts once.
+    counted = [s for s in students if not any(other < s.student for other in s.identical_to)]
+    places = Counter(g.ran_on for s in counted for g in s.grades if g.ran_on)
     gaps = sorted(
         {
             g.detail[len(NOT_EMULATED) :].split()[0]

@@ -239,7 +239,7 @@ def grade(
     stopped: grader.GradingInterrupted | None = None
     with grading_progress() as on_start:
         try:
-            outcome = grader.grade(request, on_start, note)
+            outcome = grader.grade(request, on_start, note, warn)
         except (SuiteError, GradebookError) as e:
             raise InputError(str(e)) from None
         except grader.SetupProblem as e:
@@ -249,7 +249,7 @@ def grade(
     if stopped is not None:
         print_interrupted(stopped)
         raise Interrupted() from None
-    for warning in outcome.warnings:
+    for warning in outcome.warnings[outcome.told :]:
         warn(warning)
     if fmt == "json":
         write_json(
