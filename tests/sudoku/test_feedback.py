@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from run_plpuzzle import plpuzzle
 
 from plpuzzle.sandbox import jail
 from plpuzzle.sandbox.workspace import RunFolder, read_regular_files
@@ -200,3 +201,29 @@ def test_the_search_is_announced_only_when_one_runs(tmp_path: Path) -> None:
     # The progress lines say where the grades came from.
     assert "graded 6/6 (100%)," in runs[0].stderr
     assert "graded 6/6 (100%; 6 from the gradebook)," in runs[1].stderr
+    # Done as the feedback says, the smaller puzzle is a test that runs cleanly.
+    dave = (out / "feedback" / "dave.md").read_text()
+    own = tmp_path / "own_tests"
+    own.mkdir()
+    follow_the_feedback(dave, own)
+    run = plpuzzle("sudoku", "test", own, "--solver", "bundled", cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "1 tests: 1 correct" in run.stdout, run.stdout
+
+
+def follow_the_feedback(markdown: str, folder: Path) -> None:
+    """Save the smaller puzzle as the feedback names it, and its expected
+    solutions as it says: listed, or written by the command it gives."""
+    name = re.search(r"Save it as a puzzle file of your own tests \(`([^`]+)`\)", markdown)
+    assert name, markdown
+    (folder / name.group(1)).write_text(puzzle_in(markdown))
+    listed = re.search(r"as an expected-solution file \(`([^`]+)`\):\n\n```\n(.*?)```", markdown,
+                       re.S)  # fmt: skip
+    if listed:
+        (folder / listed.group(1)).write_text(listed.group(2))
+        return
+    command = re.search(r"`(plpuzzle sudoku solve \S+ .*? -o \S+)`", markdown)
+    assert command, markdown
+    args = command.group(1).split()[1:]
+    done = plpuzzle(*args, cwd=folder)
+    assert done.returncode == 0, done.stderr

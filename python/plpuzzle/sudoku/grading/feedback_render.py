@@ -115,11 +115,30 @@ def _md_text(text: str) -> list[str]:
     return [*md_fence(text), ""]
 
 
-def _md_shrunk(s: Shrunk, test: str) -> list[str]:
+def small_names(test: str) -> tuple[str, str]:
+    """The files a shrunk puzzle of `test` is suggested to be saved as: a
+    puzzle and its expected solutions that `sudoku test` finds as a pair
+    (test003smalld.txt and test003smalls.txt, the test test003small)."""
+    return f"{test}smalld.txt", f"{test}smalls.txt"
+
+
+def _solutions_hint(s: Shrunk, test: str, rules: str) -> tuple[str, str]:
+    """How to get the expected-solution file when the solutions are not
+    listed: the words, and the command."""
+    puzzle, solutions = small_names(test)
+    return (
+        f"Its {len(s.ours)} solutions are too many to list here; this writes them as {solutions}:",
+        f"plpuzzle sudoku solve {puzzle} --engine python --rules {rules} --format expected "
+        f"-o {solutions}",
+    )
+
+
+def _md_shrunk(s: Shrunk, test: str, rules: str) -> list[str]:
+    puzzle, _ = small_names(test)
     out = [
         f"#### A smaller puzzle your solver gets wrong: {_shrunk_summary(s)}",
         "",
-        f"Save it as a puzzle file of your own tests (e.g. `{test}_small_d.txt`):",
+        f"Save it as a puzzle file of your own tests (`{puzzle}`):",
         "",
         "```",
         *s.text.splitlines(),
@@ -136,13 +155,16 @@ def _md_shrunk(s: Shrunk, test: str) -> list[str]:
         out += [MISSING_CAPTION, "", *_md_board(s.missing)]
     if len(s.ours) <= SOLUTIONS_WRITTEN:
         out += [
-            "Its solutions, as an expected-solution file:",
+            f"Its solutions, as an expected-solution file (`{small_names(test)[1]}`):",
             "",
             "```",
             solutions_to_text(s.ours).rstrip("\n"),
             "```",
             "",
         ]
+    else:
+        words, command = _solutions_hint(s, test, rules)
+        out += [words, "", f"`{command}`", ""]
     out += [f"{line}\n" for line in _shrunk_extras(s)]
     return out
 
@@ -195,7 +217,7 @@ def to_markdown(f: StudentFeedback) -> str:
         if t.other:
             out += _md_text("\n".join(t.other))
         if t.shrunk:
-            out += _md_shrunk(t.shrunk, t.test)
+            out += _md_shrunk(t.shrunk, t.test, f.rules)
         elif t.shrink_note:
             out += [f"No smaller puzzle: {t.shrink_note}.", ""]
     return "\n".join(out).rstrip("\n") + "\n"
@@ -239,10 +261,10 @@ def _html_board(e: GridEvidence) -> str:
     return out
 
 
-def _html_shrunk(s: Shrunk, test: str) -> str:
+def _html_shrunk(s: Shrunk, test: str, rules: str) -> str:
     parts = [
         f"<h4>A smaller puzzle your solver gets wrong: {_e(_shrunk_summary(s))}</h4>",
-        f"<p>Save it as a puzzle file of your own tests (e.g. <code>{_e(test)}_small_d.txt"
+        f"<p>Save it as a puzzle file of your own tests (<code>{_e(small_names(test)[0])}"
         "</code>):</p>",
         f"<pre class='puzzle'>{_e(s.text)}</pre>",
         f"<p>or run it directly: <code>{_e(_goal(s.puzzle))}</code></p>",
@@ -254,9 +276,13 @@ def _html_shrunk(s: Shrunk, test: str) -> str:
         parts.append(f"<p>{_e(MISSING_CAPTION)}</p>{_html_board(s.missing)}")
     if len(s.ours) <= SOLUTIONS_WRITTEN:
         parts.append(
-            "<p>Its solutions, as an expected-solution file:</p>"
+            "<p>Its solutions, as an expected-solution file "
+            f"(<code>{_e(small_names(test)[1])}</code>):</p>"
             f"<pre>{_e(solutions_to_text(s.ours))}</pre>"
         )
+    else:
+        words, command = _solutions_hint(s, test, rules)
+        parts.append(f"<p>{_e(words)}</p><pre>{_e(command)}</pre>")
     parts += [f"<p>{_e(line)}</p>" for line in _shrunk_extras(s)]
     return "".join(parts)
 
@@ -301,7 +327,7 @@ def to_html(f: StudentFeedback) -> str:
         if t.other:
             body.append("<ul>" + "".join(f"<li>{_e(x)}</li>" for x in t.other) + "</ul>")
         if t.shrunk:
-            body.append(_html_shrunk(t.shrunk, t.test))
+            body.append(_html_shrunk(t.shrunk, t.test, f.rules))
         elif t.shrink_note:
             body.append(f"<p>No smaller puzzle: {_e(t.shrink_note)}.</p>")
     return (

@@ -25,6 +25,7 @@ from plpuzzle.sudoku.domain.textformat import (
     format_solutions,
     grid_term,
     harness_line,
+    solutions_to_text,
 )
 from plpuzzle.sudoku.engines import ENGINES, make_engine
 from plpuzzle.sudoku.presentation.commands.common import (
@@ -61,8 +62,10 @@ from plpuzzle.sudoku.services.crosscheck import status_text
     "(on stderr, so the solutions stay byte-exact). -v implies it.",
 )
 @format_option(
-    ("text", "json"),
-    "text: the course harness's output; json: status, solutions and CPU time as one object.",
+    ("text", "json", "expected"),
+    "text: the course harness's output; json: status, solutions and CPU time as one object; "
+    "expected: an expected-solution file (testNNNs.txt) of the solutions, for a test of your "
+    "own.",
 )
 def solve(
     puzzle: Path,
@@ -103,6 +106,8 @@ def solve(
     problems = _answer_problems(result) if result.status is Status.OK else []
     if fmt == "json":
         write_output(output, _solve_json(puzzle, result, time_limit, problems))
+    elif fmt == "expected" and result.status is Status.OK:
+        write_output(output, solutions_to_text(sorted(set(result.solutions))))
     elif result.status is Status.OK:
         write_output(output, format_solutions(result.solutions, board.k))
     if result.status is not Status.OK:
