@@ -17,7 +17,13 @@ from plpuzzle.sudoku.grading.similarity import reading
 from plpuzzle.sudoku.grading.similarity.normalise import normalise
 from plpuzzle.sudoku.grading.similarity.reading import PARTLY, PROLOG, TOKENS, read_texts
 from plpuzzle.sudoku.grading.similarity.source import compared_names
-from plpuzzle.sudoku.grading.similarity.tokens import RawClause, code_prefix, tokenize
+from plpuzzle.sudoku.grading.similarity.tokens import (
+    RawClause,
+    clause_start_line,
+    code_prefix,
+    tokenize,
+    with_clause_start,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -188,3 +194,14 @@ def test_comments_do_not_count_against_a_files_budget() -> None:
     text = padding * 1000 + code
     assert code_prefix(text, 20) == len(text)
     assert code_prefix(text, 5) == len(padding) * 1000 + len("p(X) ")  # `:-` would pass it
+
+
+def test_a_syntax_error_is_told_with_the_line_its_clause_starts_on() -> None:
+    """SWI-Prolog puts a missing `)` at the clause's end; the clause's first
+    line is where to look."""
+    text = "p(X) :-\n    foo(X,\n    bar(X).\nq.\n"
+    assert clause_start_line(text, 3, 9) == 1
+    assert clause_start_line("q(.\n", 1, 2) is None  # the same line: nothing to add
+    said = with_clause_start("./sudoku.pl:3:9: Syntax error: Operator expected", lambda f: text)
+    assert said.endswith("Operator expected (in the clause starting at line 1)")
+    assert with_clause_start("./sudoku.pl:3:9: Syntax error", lambda f: None).endswith("error")

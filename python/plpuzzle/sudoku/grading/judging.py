@@ -22,7 +22,13 @@ from plpuzzle.sudoku.domain.textformat import grid_term
 from plpuzzle.sudoku.engines.prolog_bridge import decode_answers
 from plpuzzle.sudoku.grading.model import REFUSALS_SHOWN, Grade, Submission, TestGrade
 from plpuzzle.sudoku.grading.similarity.source import decode
-from plpuzzle.sudoku.grading.similarity.tokens import NAME, PUNCT, RawToken, tokenize
+from plpuzzle.sudoku.grading.similarity.tokens import (
+    NAME,
+    PUNCT,
+    RawToken,
+    tokenize,
+    with_clause_start,
+)
 from plpuzzle.sudoku.services.suite import CaseResult, SuiteCase, Verdict, judge, load_case
 from plpuzzle.untrusted import clip, one_line, printable
 
@@ -296,7 +302,9 @@ def load_error_grade(
     if stopped:
         reason = f"loading was stopped: {obs.detail}"
     elif (located := first_load_error(report.messages)) is not None:
-        grade, reason = Grade.NOT_LOADABLE, located
+        files = dict(submission.files.files)
+        texts = lambda name: decode(files[name]) if name in files else None  # noqa: E731
+        grade, reason = Grade.NOT_LOADABLE, with_clause_start(located, texts)
     evidence = _evidence(
         ("why", clip(report.reason or obs.detail, budget // 2)),
         (

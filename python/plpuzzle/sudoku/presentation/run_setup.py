@@ -4,6 +4,7 @@ run (the decisions are services.run_setup's)."""
 from __future__ import annotations
 
 from plpuzzle.engine import LoadReport, Status
+from plpuzzle.sudoku.grading.similarity.tokens import with_clause_start
 from plpuzzle.sudoku.services.run_setup import RulesChoice, SolverChoice
 
 
@@ -27,7 +28,7 @@ def load_failure(report: LoadReport, solver: SolverChoice, time_limit: float) ->
     means, ending in "nothing was run"; [] when it loaded cleanly."""
     if report.clean:
         return []
-    lines = [solver.name_in(str(p)) for p in report.errors]
+    lines = [with_clause_start(solver.name_in(str(p)), solver.text_of) for p in report.errors]
     if report.status is Status.LOAD_ERROR:
         last = solver.name_in(report.message)
     elif report.status is Status.TIMEOUT:

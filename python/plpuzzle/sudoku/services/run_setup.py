@@ -41,6 +41,16 @@ class SolverChoice:
     shown: str
     dialect: Dialect
 
+    def text_of(self, shown: str) -> str | None:
+        """The text of the solver file, when `shown` names it as messages
+        do (its `shown` name); None for another file."""
+        if self.path is None or shown != self.shown:
+            return None
+        try:
+            return self.path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+
     def name_in(self, text: str) -> str:
         """`text` with the solver's absolute path as the user knows it."""
         if self.path is None:

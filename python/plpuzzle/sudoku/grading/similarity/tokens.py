@@ -14,6 +14,7 @@ only (no operators), so a file read this way is marked as such.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 #: The kinds of token: a variable, an atom or functor name, a number, a
@@ -186,3 +187,41 @@ def tokenize(
             tokens.append(RawToken(OTHER, "?", a, b))
     close_clause()
     return clauses
+
+
+_PLACE = re.compile(r"(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<column>\d+): Syntax error")
+
+
+def clause_start_line(text: str, line: int, column: int) -> int | None:
+    """The line on which the clause holding (line, column) starts, when it
+    starts on an earlier line: SWI-Prolog puts a syntax error where it
+    noticed it (for a missing `)`, the clause's end), and the clause's
+    first line is where to look. None when it starts on the same line."""
+    lines = text.split("\n")
+    if not 1 <= line <= len(lines):
+        return None
+    offset = sum(len(ln) + 1 for ln in lines[: line - 1]) + min(column, len(lines[line - 1]))
+    clauses = tokenize(text, 0, offset)
+    if not clauses or not clauses[-1].tokens:
+        return None
+    starts = [t.start for t in clauses[-1].tokens if t.start >= 0]
+    first = text.count("\n", 0, starts[0]) + 1 if starts else line
+    return first if first < line else None
+
+
+def with_clause_start(message: str, text_of: Callable[[str], str | None]) -> str:
+    """A load message with "(in the clause starting at line N)" after a
+    syntax error's place, when the clause starts earlier; `text_of(file)`
+    gives the text of the file the message names (None: unknown)."""
+    match = _PLACE.search(message)
+    if match is None:
+        return message
+    text = text_of(match.group("file"))
+    start = (
+        clause_start_line(text, int(match.group("line")), int(match.group("column")))
+        if text is not None
+        else None
+    )
+    if start is None:
+        return message
+    return f"{message} (in the clause starting at line {start})"

@@ -38,7 +38,7 @@ from plpuzzle.sudoku.presentation.commands.common import (
     print_disagreement,
     read_puzzle,
     require_loading,
-    rules_option,
+    rules_option_with,
     setup_rules,
     setup_solver,
     solver_option,
@@ -54,7 +54,7 @@ from plpuzzle.sudoku.services.crosscheck import CrossCheck, check_all
     required=True,
     type=click.Path(path_type=Path, dir_okay=False, allow_dash=True),
 )
-@rules_option
+@rules_option_with("a suite.toml beside the puzzles")
 @solver_option
 @dialect_option
 @click.option(

@@ -9,6 +9,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -44,14 +45,20 @@ from plpuzzle.sudoku.services.run_setup import (
 )
 from plpuzzle.sudoku.services.suite import SuiteCase, SuiteError, bundled_suite
 
-rules_option = click.option(
-    "--rules",
-    type=choice([r.value for r in Rules]),
-    default=None,
-    help="What an s/w info means: 'consecutive' (values differ by 1) or "
-    "'oddsum' (their sum is odd; the official test suite's rules). Default: "
-    "what the suite's suite.toml declares, else consecutive.",
-)
+
+def rules_option_with(where: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """`--rules`, its default read from the suite.toml `where` says."""
+    return click.option(
+        "--rules",
+        type=choice([r.value for r in Rules]),
+        default=None,
+        help="What an s/w info means: 'consecutive' (values differ by 1) or "
+        "'oddsum' (their sum is odd; the official test suite's rules). Default: "
+        f"what {where} declares, else consecutive.",
+    )
+
+
+rules_option = rules_option_with("the suite's suite.toml")
 solver_option = click.option(
     "--solver",
     metavar="FILE.pl",

@@ -24,7 +24,7 @@ from plpuzzle.clitools import (
 from plpuzzle.sudoku.domain.results import Status
 from plpuzzle.sudoku.presentation.commands.common import (
     print_disagreement,
-    rules_option,
+    rules_option_with,
     setup_rules,
 )
 from plpuzzle.sudoku.services import generation, generator
@@ -32,7 +32,7 @@ from plpuzzle.sudoku.services import generation, generator
 
 @click.command(name="generate")
 @click.option("--k", "k", type=int, required=True, help="Cell size K (the grid is K*K x K*K).")
-@rules_option
+@rules_option_with("a suite.toml in the --out folder")
 @click.option(
     "--count",
     type=click.IntRange(min=1),

@@ -33,7 +33,7 @@ from plpuzzle.sudoku.presentation.commands.common import (
     hint_rules,
     read_puzzle,
     require_loading,
-    rules_option,
+    rules_option_with,
     setup_rules,
     setup_solver,
     solver_option,
@@ -50,7 +50,7 @@ from plpuzzle.sudoku.services.crosscheck import status_text
     "prolog: a clpfd sudoku.pl through pyswip; python: the pure-Python reference; "
     "cpsat: an OR-tools CP-SAT model, an independent third opinion.",
 )
-@rules_option
+@rules_option_with("a suite.toml beside the puzzle")
 @solver_option
 @dialect_option
 @output_option("Write the solutions to this file instead of stdout ('-': stdout).")
