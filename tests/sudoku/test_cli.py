@@ -372,3 +372,17 @@ def test_suite_usage_mistakes(args: tuple[str | Path, ...], words: str) -> None:
     run = plpuzzle("sudoku", "test", *args)
     assert run.returncode == 2
     assert words in run.stderr
+
+
+def test_a_sicstus_gap_is_told_to_a_student_as_grade_tells_the_teacher(tmp_path: Path) -> None:
+    """fd_statistics/0, which SWI-Prolog's emulation lacks: plpuzzle's gap,
+    in test as in grade, not an unknown procedure of the student's."""
+    (tmp_path / "sudoku.pl").write_text(
+        ":- use_module(library(clpfd)).\nsudoku(_, _) :- fd_statistics.\n"
+    )
+    run = plpuzzle("sudoku", "test", BUNDLED, "--only", "test001", cwd=tmp_path)
+    assert run.returncode == 1
+    assert (
+        "not emulated: SICStus library predicate clpfd:fd_statistics/0 "
+        "(plpuzzle's gap: please report it)"
+    ) in run.stdout, run.stdout

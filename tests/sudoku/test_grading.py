@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from run_plpuzzle import plpuzzle
 
-from plpuzzle.sudoku.grading import judging
+from plpuzzle.engine import sicstus_gaps
 from plpuzzle.sudoku.grading.intake import find_submissions
 from plpuzzle.sudoku.grading.model import GradingError
 from plpuzzle.sudoku.services.suite import SuiteError
@@ -435,12 +435,12 @@ def test_the_tools_gaps_are_named(
 ) -> None:
     """A run stopped by a SICStus library predicate we lack is our fault,
     and says so; a typo or the student's own missing predicate is not."""
-    monkeypatch.setattr(judging, "documented_sicstus_predicates", lambda: documented)
-    assert judging.not_emulated(exception) == gap
+    monkeypatch.setattr(sicstus_gaps, "documented_sicstus_predicates", lambda: documented)
+    assert sicstus_gaps.not_emulated(exception) == gap
 
 
 def test_the_documented_predicates_come_from_the_sicstus_layer() -> None:
-    documented = judging.documented_sicstus_predicates()
+    documented = sicstus_gaps.documented_sicstus_predicates()
     for name, arity, library in [("somechk", 2, "lists"), ("subtract", 3, "sets"),
                                  ("avl_store", 4, "avl"), ("between", 3, "between")]:  # fmt: skip
         assert documented[(name, arity)] == library

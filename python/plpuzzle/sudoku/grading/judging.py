@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
 from typing import Any
 
-from plpuzzle.engine import prolog_dir
+from plpuzzle.engine.sicstus_gaps import gap_words, not_emulated
 from plpuzzle.sandbox.program import (
     LoadReport,
     Observation,
@@ -88,84 +87,6 @@ def _evidence(*parts: tuple[str, str]) -> str:
     )
 
 
-#: The SICStus 4 libraries a submission may call into, by module name.
-SICSTUS_LIBRARIES = frozenset(
-    [
-        "lists",
-        "sets",
-        "ordsets",
-        "between",
-        "avl",
-        "assoc",
-        "ugraphs",
-        "terms",
-        "aggregate",
-        "samsort",
-        "random",
-        "system",
-        "file_systems",
-        "clpfd",
-        "timeout",
-        "atts",
-        "types",
-    ]
-)
-
-
-_UNKNOWN = re.compile(r"Unknown procedure: (?:(\w+):)?(\w+)/(\d+)")
-
-
-_EXPORTS = re.compile(r":- module\(sicstus_lib_(\w+),\s*\[(.*?)\]\s*\)", re.S)
-
-
-_INDICATOR = re.compile(r"(\w+)/(\d+)")
-
-
-_DOCUMENTED = re.compile(r"^documented\((\w+), *'?(\w+)'?/(\d+)\)\.", re.M)
-
-
-@functools.cache
-def documented_sicstus_predicates() -> dict[tuple[str, int], str]:
-    """(name, arity) -> library, for the predicates the SICStus 4 manual
-    documents in its libraries: what prolog/sicstus/L.pl exports (it
-    exports exactly those), and the documented(L, Name/Arity) facts of
-    prolog/sicstus/documented.pl for those plpuzzle knowingly lacks."""
-    found: dict[tuple[str, int], str] = {}
-    for path in sorted((prolog_dir() / "sicstus").glob("*.pl")):
-        text = path.read_text(encoding="utf-8", errors="replace")
-        for library, exports in _EXPORTS.findall(text):
-            for name, arity in _INDICATOR.findall(re.sub(r"%.*", "", exports)):
-                found.setdefault((name, int(arity)), library)
-        for library, name, arity in _DOCUMENTED.findall(text):
-            found.setdefault((name, int(arity)), library)
-    return found
-
-
-def not_emulated(
-    exception: str, calls: Callable[[], frozenset[tuple[str, int]]] | None = None
-) -> str | None:
-    """`library:name/arity` when a run stopped on a SICStus library
-    predicate that plpuzzle does not provide: the tool's gap, not the
-    student's fault.
-
-    The exception's text is the submission's to write, so it is believed
-    only as far as the submission's own files bear it out: `calls()` gives
-    the predicates their clauses call (name, arity), and a predicate they
-    never call is no gap of ours, whatever was thrown.
-    """
-    match = _UNKNOWN.search(exception)
-    if match is None:
-        return None
-    module, name, arity = match.group(1), match.group(2), int(match.group(3))
-    if calls is not None and (name, arity) not in calls():
-        return None
-    documented = documented_sicstus_predicates()
-    library = documented.get((name, arity))
-    if module in SICSTUS_LIBRARIES and (library or not documented):
-        return f"{module}:{name}/{arity}"  # a typo in a qualified call is the student's
-    return f"{library}:{name}/{arity}" if library else None
-
-
 @functools.lru_cache(maxsize=64)
 def called_predicates(files: SubmissionFiles) -> frozenset[tuple[str, int]]:
     """(name, arity) of every term written `name(...)` in the hand-in's
@@ -208,10 +129,6 @@ def _terms(tokens: list[RawToken]) -> set[tuple[str, int]]:
     return found
 
 
-#: How a detail that marks the tool's gap begins (the reports count them).
-NOT_EMULATED = "not emulated: SICStus library predicate"
-
-
 def measured(cpu: float, wall: float) -> str:
     """The times a timeout's detail ends with (the feedback groups without them)."""
     return f" (CPU {cpu:.2f} s of {wall:.2f} s)"
@@ -243,7 +160,7 @@ def grade_observation(
         out.detail = printable(clip(_first_line(obs.exception), DETAIL_BUDGET))
         if gap := not_emulated(obs.exception, lambda: called_predicates(submission.files)):
             gap = clip(gap, DETAIL_BUDGET)
-            out.detail = f"{NOT_EMULATED} {printable(gap)} (plpuzzle's gap: please report it)"
+            out.detail = gap_words(printable(gap))
         out.evidence = _evidence(("the exception", clip(obs.exception, budget // 2)), printed)
         return out
     if obs.end is RunEnd.TOO_MANY_ANSWERS:

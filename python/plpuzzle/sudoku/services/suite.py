@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+from plpuzzle.engine.sicstus_gaps import gap_words, not_emulated
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.domain.results import BadAnswer, SolveResult, Status
 from plpuzzle.sudoku.domain.textformat import FormatError, load_puzzle, load_solutions
@@ -197,6 +198,8 @@ def judge(
             out.reason = f"the {result.engine} engine: {result.status}" + (
                 f": {first[0]}" if first else ""
             )
+            if result.status is Status.ERROR and (gap := not_emulated(result.message)):
+                out.reason = f"the {result.engine} engine: {gap_words(gap)}"  # as grade says
             return out
     if len(results) > 1:
         out.comparison = compare(puzzle, rules, results)
