@@ -128,6 +128,16 @@
                 type_error/2
               ]).
 :- use_module(library(readutil), [read_file_to_codes/3]).
+%   library(yall), which a lambda `[X]>>Goal` in a solver's maplist makes
+%   SWI use, declares its imports as autoloaded: resolved in the middle
+%   of a SICStus file, library(lists) would be SICStus' own, which has no
+%   append/3 (a built-in there), and a warning would name yall.pl.  They
+%   are resolved now, as plain SWI-Prolog.
+:- use_module(library(yall), []).
+:- yall:use_module(library(lists), [append/3]).
+:- yall:use_module(library(error),
+                   [instantiation_error/1, must_be/2, domain_error/2,
+                    type_error/2]).
 
 %   SICStus' libraries: the file of library(Name) is sicstus/Name.pl,
 %   its module sicstus_lib_Name.

@@ -292,3 +292,19 @@ def test_a_module_file_gets_the_additions_too(worker: Worker) -> None:
 @pytest.mark.parametrize("probe", ["latin1_probe.pl", "utf8_probe.pl"])
 def test_text_is_read_in_the_file_encoding(worker: Worker, probe: str) -> None:
     assert ask(worker, probe, "felirat(R)") == ["'Megold\u00e1s: sz\u00e1mok'"]
+
+
+def test_a_yall_lambda_loads_without_a_warning_about_yall(tmp_path: Path) -> None:
+    """A lambda in maplist makes SWI use library(yall), whose imports were
+    resolved against SICStus' library(lists) (no append/3) with a warning
+    naming yall.pl: they are resolved beforehand, as plain SWI-Prolog."""
+    solver = tmp_path / "sudoku.pl"
+    solver.write_text(
+        ":- use_module(library(clpfd)).\n"
+        "sudoku(_, [[1]]) :- Vs = [X], maplist([Y]>>(Y #> 0), Vs), X = 1.\n"
+    )
+    with PrologSudokuEngine(solver, dialect="sicstus4") as engine:
+        report = engine.check_load(30)
+        assert report.clean and report.warnings == [], report.problems
+        result = engine.solve(parse_puzzle("1\n-\n"), Rules.CONSECUTIVE, 30)
+    assert result.status is Status.OK and result.solutions == [((1,),)]
