@@ -55,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from plpuzzle.engine import WorkerError, quote_atom
+from plpuzzle.settings import DEFAULTS
 from plpuzzle.sudoku.domain.model import MAX_K, Puzzle, Rules
 from plpuzzle.sudoku.domain.results import Status
 from plpuzzle.sudoku.domain.textformat import FormatError, load_puzzle, parse_puzzle
@@ -1675,7 +1676,8 @@ def _settings_section(run: BenchRun) -> list[str]:
         f"- Tests selected: {f'`--only {s.only}`' if s.only else 'all'}",
         f"- Engines: {', '.join(s.engines)}; {s.jobs} test(s) at once, each engine in worker "
         "processes of its own",
-        f"- Time limit: {s.time_limit:g} s of wall clock per test and engine",
+        f"- Time limit: {s.time_limit:g} s of CPU time per test and engine (a wall-clock "
+        f"backstop of {DEFAULTS.wall_limit(s.time_limit):g} s)",
         f"- Re-timing near a per-puzzle goal: {_retime_setting(s)}",
         f"- Course reference times: {reference} (SICStus Prolog on an Intel i3-2120, and "
         "Erlang; 120 s limit)",
@@ -1944,11 +1946,15 @@ def plan(
     suite = suite or default_suite()
     if not suite.is_dir():
         raise BenchRequestError(
-            f"{suite}: no such suite folder (the course's official suite; --suite DIR)"
+            f"{suite}: no such suite folder (the course's official suite: name it with "
+            "SUITE=DIR for make bench, or --suite DIR)"
         )
     consecutive = consecutive or bundled_suite()
     if not consecutive.is_dir():
-        raise BenchRequestError(f"{consecutive}: no such suite folder (--consecutive DIR)")
+        raise BenchRequestError(
+            f"{consecutive}: no such suite folder (CONSECUTIVE=DIR for make bench, or "
+            "--consecutive DIR)"
+        )
     if reference is not None and not reference.is_file():
         raise BenchRequestError(f"{reference}: no such file")
     names = list(dict.fromkeys(e.strip().lower() for e in engines.split(",") if e.strip()))

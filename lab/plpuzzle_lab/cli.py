@@ -88,7 +88,11 @@ def knight(out: Path) -> None:
     metavar="PATTERN",
     help="Run only the tests whose name matches, in every suite, e.g. 'test0[0-4]?' or '017'.",
 )
-@out_dir_option(Path("bench"), "Where results.csv, REPORT.md and times-by-k.png go.")
+@out_dir_option(
+    Path("bench"),
+    "Where results.csv, REPORT.md and times-by-k.png go (a run with --only and no --out: "
+    "bench/partial, so that the committed full run stays).",
+)
 @click.option(
     "--reference",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -142,6 +146,11 @@ def sudoku(
     matplotlib (the `plots` extra) the plot is left out with a warning and
     the rest is written.
     """
+    ctx = click.get_current_context()
+    if only and ctx.get_parameter_source("out_dir") is click.core.ParameterSource.DEFAULT:
+        # The committed reports are a full run's: a partial one never overwrites them.
+        out_dir = out_dir / "partial"
+        note(f"a partial run (--only): its reports go to {out_dir}, not over the full run's")
     try:
         settings, references, cases = bm.plan(
             suite=suite,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -637,3 +638,27 @@ def test_the_json_report_has_ratios_and_targets(official_suite: Path, tmp_path: 
         (2, "python"),
         (2, "cpsat"),
     }
+
+
+def test_a_partial_run_never_overwrites_the_committed_reports(tmp_path: Path) -> None:
+    """make bench ONLY=...: without --out, a partial run writes to
+    bench/partial, and the full run's bench/REPORT.md stays as it was."""
+    bundled = REPO / "puzzles" / "sudoku" / "consecutive"
+    run = lab(
+        "sudoku", "--suite", bundled, "--rules", "consecutive", "--engines", "python",
+        "--only", "test001", "--no-overhead", "--retime-rounds", "0", cwd=tmp_path,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "a partial run (--only): its reports go to bench/partial" in run.stderr
+    assert (tmp_path / "bench" / "partial" / "REPORT.md").is_file()
+    assert not (tmp_path / "bench" / "REPORT.md").exists()
+
+
+def test_the_committed_report_names_folders_that_exist() -> None:
+    """Its suites are where it says (the consecutive set moved to bench/)."""
+    report = (REPO / "bench" / "REPORT.md").read_text()
+    named = re.findall(r"^- Suite `[^`]+`: `([^`]+)`", report, re.M)
+    assert named
+    for folder in named:
+        if not folder.startswith("../"):  # the course's suite lies outside the checkout
+            assert (REPO / folder).is_dir(), folder
