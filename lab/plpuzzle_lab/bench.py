@@ -44,6 +44,7 @@ import shutil
 import statistics
 import subprocess
 import tempfile
+import textwrap
 import threading
 import time
 import tomllib
@@ -1557,13 +1558,33 @@ def _targets_section(run: BenchRun) -> list[str]:
     return lines
 
 
-def text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    """A plain table for the terminal: columns padded, two spaces apart."""
+#: The width the terminal's tables keep to (a terminal of 100 columns).
+TERMINAL_WIDTH = 100
+
+
+def text_table(
+    header: Sequence[str], rows: Sequence[Sequence[str]], width: int = TERMINAL_WIDTH
+) -> list[str]:
+    """A plain table for the terminal: columns padded, two spaces apart;
+    the last column wraps, under itself, so that a line keeps to `width`
+    (it goes below, indented, when the others leave it too little room)."""
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=True)]
-    return [
-        "  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
-        for row in (header, *rows)
-    ]
+    before = sum(w + 2 for w in widths[:-1])
+    room = width - before
+    indent = before if room >= 30 else 4
+    room = room if room >= 30 else width - 4
+    lines = []
+    for row in (header, *rows):
+        cells = [str(c) for c in row]
+        head = "  ".join(c.ljust(w) for c, w in zip(cells[:-1], widths, strict=False))
+        last = textwrap.wrap(cells[-1], room, break_on_hyphens=False) or [""]
+        if indent == before:
+            lines.append(f"{head}  {last[0]}".rstrip())
+            lines += [" " * indent + more for more in last[1:]]
+        else:
+            lines.append(head.rstrip())
+            lines += [" " * indent + more for more in last]
+    return lines
 
 
 def report_lines(run: BenchRun) -> list[str]:

@@ -154,6 +154,35 @@ def stderr_console() -> Console:
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
+def print_table(console: Console, table: Any) -> None:
+    """A rich table without the spaces rich pads its lines with at the
+    right (cells are padded to their column's width), and without the
+    blank edges of its box: each line as it reads, its styles kept."""
+    from rich.segment import Segment, Segments
+
+    for line in console.render_lines(table, pad=False):
+        while line and not line[-1].text.strip() and not line[-1].control:
+            line.pop()
+        if not line:
+            continue
+        last = line[-1]
+        line[-1] = Segment(last.text.rstrip(), last.style, last.control)
+        console.print(Segments([*line, Segment.line()]), end="")
+
+
+def print_wrapped(console: Console, text: str, indent: int = 4) -> None:
+    """`text` (a message, perhaps of several lines) indented, each line
+    wrapped at a terminal's width under itself (off a terminal, a line of
+    text stays one line, for grep), no line ending in spaces."""
+    import textwrap
+
+    pad = " " * indent
+    width = max(20, console.width - indent) if console.is_terminal else 1 << 30
+    for line in text.splitlines():
+        for part in textwrap.wrap(line, width, break_on_hyphens=False):
+            console.print(pad + part, markup=False, highlight=False, soft_wrap=True)
+
+
 def write_stdout(text: str) -> None:
     """Write exact bytes to stdout (no console markup or wrapping)."""
     sys.stdout.write(text)

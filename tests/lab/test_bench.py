@@ -662,3 +662,10 @@ def test_the_committed_report_names_folders_that_exist() -> None:
     for folder in named:
         if not folder.startswith("../"):  # the course's suite lies outside the checkout
             assert (REPO / folder).is_dir(), folder
+
+
+def test_the_terminals_tables_keep_to_their_width() -> None:
+    rows = [("Python engine total vs CP-SAT", "0.61x", "met", "a long note " * 20)]
+    lines = bench.text_table(("target", "measured", "status", "note"), rows, width=80)
+    assert max(map(len, lines)) <= 80
+    assert " ".join(" ".join(lines).split()).count("a long note") == 20

@@ -14,6 +14,7 @@ from xml.etree import ElementTree
 
 import pytest
 from run_plpuzzle import plpuzzle
+from terminal import plain_lines, run_on_pty, screen
 
 from plpuzzle.sudoku.domain.model import Grid
 from plpuzzle.sudoku.domain.textformat import format_board, load_solutions
@@ -386,3 +387,29 @@ def test_a_sicstus_gap_is_told_to_a_student_as_grade_tells_the_teacher(tmp_path:
         "not emulated: SICStus library predicate clpfd:fd_statistics/0 "
         "(plpuzzle's gap: please report it)"
     ) in run.stdout, run.stdout
+
+
+def test_on_an_80_column_terminal_no_line_is_longer_and_none_ends_in_spaces(
+    tmp_path: Path,
+) -> None:
+    """A long reason wraps under itself (or below, indented), and tables
+    carry no padding at the ends of their lines; off a terminal a test's
+    line stays one line, for grep."""
+    (tmp_path / "sudoku.pl").write_text(
+        "sudoku(_, _) :- throw(error(type_error(integer, "
+        "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz), context(foo/2, _))).\n"
+    )
+    test = run_on_pty(["sudoku", "test", BUNDLED, "--only", "test00[12]"], tmp_path, columns=80)
+    check = run_on_pty(["sudoku", "check", EXAMPLE], tmp_path, columns=80)
+    for run in (test, check):
+        # The first line names the run's setup on one line, for programs to
+        # read; what follows the live display (it ends by showing the cursor
+        # again) is what stays on the screen.
+        after = run.text.split("\x1b[?25h")[-1]
+        lines = [line for line in screen(after, columns=1000) if line]
+        assert max(map(len, lines)) <= 80, run.text
+        raw = [line for line in plain_lines(after) if line.strip()]
+        assert [line for line in raw if line != line.rstrip()] == [], run.text
+    assert "(an atom)" in test.text  # nothing of the reason is lost
+    piped = plpuzzle("sudoku", "test", BUNDLED, "--only", "test001", cwd=tmp_path)
+    assert re.search(r"^test001 .* error .*\(an atom\)$", piped.stdout, re.M), piped.stdout

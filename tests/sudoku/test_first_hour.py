@@ -89,7 +89,10 @@ def test_a_syntax_error_is_told_once_at_its_place_and_nothing_runs(
         plpuzzle(*args, cwd=student))  # fmt: skip
     assert run.returncode == 2, run.stdout + run.stderr
     errors = [line for line in run.stderr.splitlines() if "error:" in line]
-    assert errors[0] == "plpuzzle: error: ./sudoku.pl:7:28: Syntax error: Operator expected"
+    assert errors[0] == (
+        "plpuzzle: error: ./sudoku.pl:7:28: Syntax error: Operator expected "
+        "(in the clause starting at line 6)"
+    )
     assert errors[-1] == ("plpuzzle: error: ./sudoku.pl does not define sudoku/2; nothing was run")
     assert run.stderr.count("Syntax error") == 1
     assert "test001 " not in run.stdout and "-----" not in run.stdout

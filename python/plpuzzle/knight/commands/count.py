@@ -12,6 +12,7 @@ from plpuzzle.clitools import (
     InputError,
     engines_option,
     format_option,
+    print_table,
     stderr_console,
     stdout_console,
     working,
@@ -106,7 +107,7 @@ def count(
         shown = str(r.count) if r.status is Status.OK else f"[red]{r.status}[/]"
         table.add_row(r.engine, shown, f"{r.cpu_seconds:.2f}")
     console = stdout_console()
-    console.print(table)
+    print_table(console, table)
     err = stderr_console()
     for r in failed:
         err.print(f"plpuzzle: {failure_text(r, time_limit)}", markup=False)

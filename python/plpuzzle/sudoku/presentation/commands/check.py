@@ -16,6 +16,8 @@ from plpuzzle.clitools import (
     engines_option,
     format_option,
     is_std,
+    print_table,
+    print_wrapped,
     quiet,
     stderr_console,
     stdout_console,
@@ -128,13 +130,14 @@ def check(
         write_json(_check_json(puzzles, outcomes, rules, names))
         sys.exit(1 if failures else 0)
     if not quiet():
-        console.print(_check_table(puzzles, outcomes, rules, names, expectations, console.width))
+        table = _check_table(puzzles, outcomes, rules, names, expectations, console.width)
+        print_table(console, table)
     for path, outcome in failures:
         print_disagreement(console, path, outcome)
     agreed = len(puzzles) - len(failures)
     also = " and match the expected solutions" if any(e is not None for e in expectations) else ""
     odd = _odd_ones_text(outcomes)
-    console.print(f"{agreed} of {len(puzzles)} puzzles: the engines agree{also}{odd}.")
+    print_wrapped(console, f"{agreed} of {len(puzzles)} puzzles: the engines agree{also}{odd}.", 0)
     sys.exit(1 if failures else 0)
 
 

@@ -18,6 +18,7 @@ from plpuzzle.clitools import (
     InputError,
     choice,
     is_std,
+    print_wrapped,
     quiet,
     warn,
     working,
@@ -150,7 +151,7 @@ def setup_rules(given: str | None, folders: list[Path]) -> RulesChoice:
 def announce(console: Console, solver: SolverChoice | None, rules: RulesChoice,
              engines: list[str]) -> None:  # fmt: skip
     """The run's first line, naming its solver, dialect and rules (not with -q)."""
-    if not quiet():
+    if not quiet():  # one line, whatever its length: programs read it
         console.print(run_line(solver, rules, engines), markup=False, highlight=False)
 
 
@@ -203,7 +204,7 @@ def print_disagreement(console: Console, path: Path, outcome: CrossCheck) -> Non
             faults += f" (gives {len(f.extra)} valid solution(s) another side lacks)"
         console.print(f"  {f.engine}: {faults}", markup=False)
         if not f.finished and f.result.message:
-            console.print("    " + f.result.message.replace("\n", "\n    "), markup=False)
+            print_wrapped(console, f.result.message)
         for bad in f.result.bad_answers[:5]:
             console.print(f"    answer {bad.text[:120]}: {bad.reason}", markup=False)
         for grid, count in list(f.result.duplicates.items())[:5]:
@@ -214,9 +215,9 @@ def print_disagreement(console: Console, path: Path, outcome: CrossCheck) -> Non
         verdict = "valid" if not violations else "INVALID"
         console.print(f"\n  {verdict} solution, given by {in_words_and(holders)}:", markup=False)
         board = format_board(grid, outcome.puzzle.k).strip("\n")
-        console.print("  " + board.replace("\n", "\n  "), markup=False)
+        console.print("\n".join(f"  {line}".rstrip() for line in board.split("\n")), markup=False)
         for v in violations[:10]:
-            console.print(f"    - {v.message}", markup=False)
+            print_wrapped(console, f"- {v.message}")
         if len(violations) > 10:
             console.print(f"    - and {len(violations) - 10} more", markup=False)
 

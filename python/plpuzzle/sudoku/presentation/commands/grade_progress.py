@@ -16,6 +16,7 @@ from rich.table import Table
 
 from plpuzzle.clitools import (
     note,
+    print_table,
     progress_bar,
     quiet,
     stderr_console,
@@ -145,7 +146,7 @@ def print_class_summary(console: Console, outcome: grader.GradingOutcome) -> Non
         counts = [str(s["counts"][g]) if s["counts"][g] else "-" for g in shown]
         table.add_row(escape(s["id"]), f"{s['score']}/{s['max_score']}", *counts)
     if not quiet():
-        console.print(table)
+        print_table(console, table)
     if verbose():  # each student's notes (load-time messages and the like)
         for s in report["students"]:
             for line in s["notes"][:NOTES_SHOWN]:

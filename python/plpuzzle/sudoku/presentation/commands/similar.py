@@ -18,6 +18,7 @@ from plpuzzle.clitools import (
     jobs_option,
     note,
     out_dir_option,
+    print_table,
     quiet,
     stdout_console,
     verbose,
@@ -185,7 +186,7 @@ def similar(
         markup=False,
     )
     if above:
-        console.print(pair_table(sim))
+        print_table(console, pair_table(sim))
     print_similarity(console, sim)
     for line in left_out:
         note(f"not compared: {printable(line)}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import textwrap
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -186,8 +187,20 @@ def _print_result(
     elif fmt == "text" and (not quiet() or result.verdict is not Verdict.CORRECT):
         k = f"K={result.k}" if result.k else "K=?"
         style = _VERDICT_STYLE[result.verdict]
-        console.print(
+        head = (
             f"{result.case.name:<10} {k:<5} {result.solution_count:>5} sol "
-            f"{result.cpu_seconds:>8.2f} s  [{style}]{result.verdict.value:<11}[/] "
-            f"{escape(result.summary())}"
+            f"{result.cpu_seconds:>8.2f} s  "
         )
+        verdict = f"{result.verdict.value:<11} "
+        # On a terminal the reason wraps at its width, under itself (on a
+        # narrow one it goes below, indented); off one, a test is one line.
+        indent = len(head) + len(verdict)
+        columns = console.width if console.is_terminal else 1 << 30
+        beside = columns - indent >= 40
+        width = columns - indent if beside else max(20, columns - 4)
+        lines = textwrap.wrap(result.summary(), width, break_on_hyphens=False)
+        pad = " " * indent if beside else "    "
+        first = f"{head}[{style}]{verdict.rstrip()}[/]"
+        if beside and lines:
+            first = f"{head}[{style}]{verdict}[/]{escape(lines.pop(0))}"
+        console.print(first + "".join(f"\n{pad}{escape(line)}" for line in lines))
