@@ -413,3 +413,11 @@ def test_on_an_80_column_terminal_no_line_is_longer_and_none_ends_in_spaces(
     assert "(an atom)" in test.text  # nothing of the reason is lost
     piped = plpuzzle("sudoku", "test", BUNDLED, "--only", "test001", cwd=tmp_path)
     assert re.search(r"^test001 .* error .*\(an atom\)$", piped.stdout, re.M), piped.stdout
+
+
+def test_generates_help_says_which_suite_toml_gives_the_rules() -> None:
+    """generate has no suite: its rules' default comes from a suite.toml in
+    the --out folder, and its help says so."""
+    text = " ".join(plpuzzle("sudoku", "generate", "--help").stdout.split())
+    assert "what a suite.toml in the --out folder declares" in text
+    assert "the suite's suite.toml" not in text
