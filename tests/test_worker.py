@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from plpuzzle.engine import Limits, Worker, WorkerCrashed, WorkerTimeout
+from plpuzzle.confined import ProcessLimits
+from plpuzzle.engine import Worker, WorkerCrashed, WorkerTimeout
 
 
 def call(function: str, **kwargs: object) -> dict[str, object]:
@@ -73,7 +74,7 @@ def test_a_worker_that_dies_during_a_request_is_a_crash() -> None:
 
 
 def test_memory_limit_applies_in_the_worker() -> None:
-    with Worker(Limits(memory_mb=300)) as worker:
+    with Worker(ProcessLimits(memory_mb=300, file_size_mb=256)) as worker:
         reply = worker.request(call("worker_hooks:allocate", megabytes=600), 30)
     assert reply["status"] == "internal_error"
     assert "MemoryError" in reply["message"]

@@ -30,10 +30,8 @@ Status comes from plpuzzle.engine.status like every other.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import json
 import os
-import resource
 import select
 import signal
 import subprocess
@@ -45,6 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
+from plpuzzle.confined import ProcessLimits, child_setup
 from plpuzzle.engine.status import DIED, KILLED, Status, status_of
 from plpuzzle.settings import DEFAULTS
 
@@ -65,8 +64,6 @@ CPU_POLL_SECONDS = 0.1
 #: the worker is killed: its first request also imports the engine's
 #: modules (OR-tools takes about half a second).
 IMPORT_GRACE_SECONDS = 1.0
-
-_PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 
 #: How much of a dead worker's stderr to keep as evidence.
 STDERR_TAIL_BYTES = 4000
@@ -179,21 +176,9 @@ def load_request(solver: Path, predicate: str, dialect: str = "swi") -> dict[str
     return {"op": "load", "solver": str(solver), "dialect": dialect, "predicate": predicate}
 
 
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits for a worker process; None means unlimited."""
-
-    memory_mb: int | None = 4096
-    file_size_mb: int | None = 256
-
-    def apply(self) -> None:
-        """Set the limits in the current process (called in the child)."""
-        if self.memory_mb is not None:
-            size = self.memory_mb * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (size, size))
-        if self.file_size_mb is not None:
-            size = self.file_size_mb * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+#: A worker's limits (the kernel's, see plpuzzle.confined): 4 GB of
+#: address space, files of 256 MB.
+WORKER_LIMITS = ProcessLimits(memory_mb=4096, file_size_mb=256)
 
 
 class Worker:
@@ -206,11 +191,11 @@ class Worker:
 
     def __init__(
         self,
-        limits: Limits | None = None,
+        limits: ProcessLimits | None = None,
         show_stderr: bool = False,
         env: dict[str, str] | None = None,
     ) -> None:
-        self.limits = limits or Limits()
+        self.limits = limits or WORKER_LIMITS
         self.show_stderr = show_stderr
         self.extra_env = env or {}
         self._proc: subprocess.Popen[bytes] | None = None
@@ -236,22 +221,14 @@ class Worker:
             stdout=subprocess.PIPE,
             stderr=self._stderr,
             start_new_session=True,
-            preexec_fn=self._in_child,
+            # Limits, and death with us: the kernel kills the worker when the
+            # thread that started it ends, so even a parent killed with
+            # SIGKILL leaves no worker behind (workers are therefore closed
+            # before their starting thread ends).
+            preexec_fn=child_setup(self.limits),
             env=env,
         )
         return self._proc
-
-    def _in_child(self) -> None:
-        """Runs in the child before it starts: limits, and death with us.
-
-        PR_SET_PDEATHSIG makes the kernel kill the worker when the thread
-        that started it ends, so even a parent killed with SIGKILL leaves
-        no worker behind. Workers are therefore closed before their
-        starting thread ends.
-        """
-        self.limits.apply()
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
     def request(
         self,

@@ -30,19 +30,18 @@ and per-process rlimits for CPU, file size and open files as a backstop.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import fcntl
 import functools
 import os
-import resource
 import shutil
-import signal
 import subprocess
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from plpuzzle.confined import ProcessLimits, drop_to
+from plpuzzle.confined import child_setup as confined_setup
 from plpuzzle.sandbox.cgroups import Group
 from plpuzzle.settings import DEFAULTS
 
@@ -59,7 +58,6 @@ SLOT_COUNT = 8192
 #: The uid and gid a sandbox sees itself as (mapped onto its real uid).
 INSIDE_UID = 1000
 
-_PR_SET_PDEATHSIG = 1
 _SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 
 
@@ -253,7 +251,7 @@ def _bwrap_works(uid: int | None) -> tuple[str | None, bool]:
         argv = [path, "--ro-bind", "/", "/", "--unshare-all", *extra, "--die-with-parent", "true"]
         try:
             done = subprocess.run(
-                argv, capture_output=True, timeout=20, preexec_fn=lambda: _drop_to(uid)
+                argv, capture_output=True, timeout=20, preexec_fn=lambda: drop_to(uid)
             )
         except (OSError, subprocess.TimeoutExpired):
             return False
@@ -267,13 +265,6 @@ def _bwrap_works(uid: int | None) -> tuple[str | None, bool]:
 def bubblewrap(uid: int | None = None) -> str | None:
     """The bwrap binary if it can build a sandbox here (as `uid`), else None."""
     return _bwrap_works(uid)[0]
-
-
-def _drop_to(uid: int | None) -> None:
-    if uid is not None:
-        os.setgroups([])
-        os.setgid(uid)
-        os.setuid(uid)
 
 
 def _memfd(name: str, data: bytes) -> int:
@@ -371,31 +362,23 @@ def command(
     return made
 
 
-def child_setup(limits: Limits, group: Group | None, uid: int | None) -> None:
-    """Runs in the child between fork and exec: group, limits, uid, death.
-
-    The order matters: joining the group needs our privileges, and the
-    parent-death signal must be set after the uid changes, which clears it.
-    """
-    if group is not None:
-        group.join_self()
+def child_setup(limits: Limits, group: Group | None, uid: int | None) -> Callable[[], None]:
+    """What runs in the child between fork and exec (plpuzzle.confined
+    puts the steps in the order that works): join the group (which needs
+    our privileges), the rlimits, the uid, the parent-death signal."""
     controllers = group.controllers if group is not None else frozenset()
-    mem = limits.memory_mb * 1024 * 1024
     # The parent stops a run at its CPU limit; this per-process limit is a
-    # backstop (each forked child starts its own count).
+    # backstop (each forked child starts its own count; loading may have
+    # its own, longer limit).
     cpu = int(max(limits.cpu_seconds, limits.loading[0])) + 6
-    rlimits = [
-        (resource.RLIMIT_CPU, (cpu, cpu + 5)),
-        (resource.RLIMIT_FSIZE, (limits.file_size_mb << 20,) * 2),
-        (resource.RLIMIT_NOFILE, (limits.open_files,) * 2),
-        (resource.RLIMIT_CORE, (0, 0)),
-        # Address space: the group caps real memory; without that this is all there is.
-        (resource.RLIMIT_AS, (mem * 4 if "memory" in controllers else mem,) * 2),
-    ]
-    if "pids" not in controllers:  # no pids controller: the per-uid process limit instead
-        rlimits.append((resource.RLIMIT_NPROC, (limits.max_processes,) * 2))
-    for which, value in rlimits:
-        resource.setrlimit(which, value)
-    _drop_to(uid)
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    # Address space: the group caps real memory; without that this is all there is.
+    memory = limits.memory_mb * 4 if "memory" in controllers else limits.memory_mb
+    rlimits = ProcessLimits(
+        cpu_seconds=cpu,
+        memory_mb=memory,
+        file_size_mb=limits.file_size_mb,
+        open_files=limits.open_files,
+        # No pids controller: the per-uid process limit instead.
+        processes=None if "pids" in controllers else limits.max_processes,
+    )
+    return confined_setup(rlimits, uid, group.join_self if group is not None else None)

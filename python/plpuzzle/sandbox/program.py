@@ -342,7 +342,7 @@ class SandboxedProgram:
                 stderr=self._log,
                 start_new_session=True,
                 pass_fds=wrapped.fds,
-                preexec_fn=lambda: jail.child_setup(limits, group, uid),
+                preexec_fn=jail.child_setup(limits, group, uid),
                 env={"PATH": "/usr/bin:/bin"},  # bwrap's own environment is readable inside
             )
         finally:

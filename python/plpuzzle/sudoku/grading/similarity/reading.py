@@ -23,11 +23,9 @@ results, and that file is read by the tokenizer (tokens.py) instead.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import functools
 import json
 import os
-import resource
 import shutil
 import signal
 import subprocess
@@ -38,6 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from plpuzzle.confined import ProcessLimits, child_setup
 from plpuzzle.engine import Dialect, prolog_file
 from plpuzzle.sandbox import jail
 from plpuzzle.sudoku.grading.similarity.tokens import (
@@ -110,25 +109,12 @@ def _line(text: str, offset: int) -> int:
 
 
 def _child_limits(cpu_seconds: int, uid: int | None) -> Callable[[], None]:
-    """What runs between fork and exec: the kernel's limits, the uid, and
-    death with the parent."""
-
-    def setup() -> None:
-        for which, value in (
-            (resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5)),
-            (resource.RLIMIT_AS, (MEMORY_MB << 20,) * 2),
-            (resource.RLIMIT_FSIZE, (OUTPUT_MB << 20,) * 2),
-            (resource.RLIMIT_NOFILE, (64, 64)),
-            (resource.RLIMIT_CORE, (0, 0)),
-        ):
-            resource.setrlimit(which, value)
-        if uid is not None:
-            os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-    return setup
+    """What runs between fork and exec (plpuzzle.confined): the kernel's
+    limits, the uid, and death with the parent."""
+    limits = ProcessLimits(
+        cpu_seconds=cpu_seconds, memory_mb=MEMORY_MB, file_size_mb=OUTPUT_MB, open_files=64
+    )
+    return child_setup(limits, uid)
 
 
 @dataclass
