@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from plpuzzle.sudoku.grading import similarity
-from plpuzzle.sudoku.grading.report_html import PAGE_CSS
 from plpuzzle.sudoku.grading.similarity.source import decode
 from plpuzzle.sudoku.grading.similarity.tokens import NAME, VAR, tokenize
 
@@ -125,7 +124,7 @@ def run(folder: Path, students: int = 400, jobs: int = 2, seed: int = 2013) -> F
     start = time.monotonic()
     sim, _ = similarity.compare_class(klass, jobs=jobs)
     middle = time.monotonic()
-    similarity.write_reports(sim, folder / "report", PAGE_CSS)
+    similarity.write_reports(sim, folder / "report")
     end = time.monotonic()
     return Figures(
         len(sim.handins),

@@ -219,7 +219,7 @@ def test_evidence_is_recorded(graded: tuple[dict, Path, str]) -> None:
     assert "non-ground" in results["frank", "test002"]["detail"]
     notes = {s["id"]: s["notes"] for s in data["students"]}
     # What loading printed is shown once, in the notes, named as the student named it.
-    assert any(n.startswith("while loading: error: sudoku.pl:7:") for n in notes["judy"])
+    assert any(n.startswith("while loading: error: judy.pl:7:") for n in notes["judy"])
     assert any("Syntax error" in n for n in notes["judy"])
     assert "Syntax error" not in results["judy", "test001"]["evidence"]
     # ...and the first error, with its file and line, is the verdict's detail.

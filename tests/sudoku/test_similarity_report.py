@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 import pytest
 
 from plpuzzle.sudoku.grading import similarity
-from plpuzzle.sudoku.grading.report_html import PAGE_CSS
 from plpuzzle.sudoku.grading.similarity import html, report
 from plpuzzle.sudoku.grading.similarity.report import matches
 
@@ -76,7 +75,7 @@ def sim(klass: Path) -> similarity.Similarity:
 
 @pytest.fixture(scope="module")
 def page(sim: similarity.Similarity) -> str:
-    return html.page(sim, PAGE_CSS)
+    return html.page(sim)
 
 
 def pair_of(sim: similarity.Similarity, a: str, b: str) -> similarity.compare.Pair:
@@ -130,7 +129,7 @@ def test_hostile_text_is_escaped(page: str, sim: similarity.Similarity) -> None:
     assert "&lt;/pre&gt;&lt;/mark&gt;&lt;script&gt;" in page
     assert "\x1b" not in page and "\u202e" not in page
     assert "\\x1b[31m\\u202e" in page  # shown as escapes
-    assert "a&lt;b&gt;&amp;&quot;c.pl" in page
+    assert "a&lt;b&gt;&amp;&#34;c.pl" in page
     section = html.section(sim)
     assert section.count("<details") == section.count("</details>") == 2
     assert section.count("<pre") == section.count("</pre>")

@@ -16,8 +16,8 @@ only our own words, test names and numbers.
 
 from __future__ import annotations
 
-import html
 import re
+from typing import Any
 
 from plpuzzle.sudoku.domain.evidence import GridEvidence
 from plpuzzle.sudoku.domain.model import Puzzle
@@ -28,6 +28,7 @@ from plpuzzle.sudoku.grading.feedback_model import (
     StudentFeedback,
     TestFeedback,
 )
+from plpuzzle.sudoku.grading.pages import render
 from plpuzzle.untrusted import md_code, md_fence
 
 #: Our solutions are written out as an expected-solution file up to this many.
@@ -223,115 +224,82 @@ def to_markdown(f: StudentFeedback) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-# --- HTML -------------------------------------------------------------------
+# --- HTML (grading.pages' feedback.html.j2 draws it) -------------------------
 
-_STYLE = """
-body { font-family: sans-serif; max-width: 60em; margin: 1em auto; padding: 0 1em; }
-table { border-collapse: collapse; }
-td, th { border: 1px solid #bbb; padding: 0.15em 0.5em; text-align: left; }
-pre { background: #f4f4f4; padding: 0.5em; display: inline-block; margin: 0.3em 0; }
-.correct { background: #d8f0d8; } .wrong { background: #f6d6d6; }
-.error, .timeout, .crashed, .memory-limit, .load-error { background: #f8e8c0; }
-ul.broken { color: #a00000; }
-"""
+_CODE_SPAN = re.compile(r"(`[^`]+`)")
 
 
-def _e(text: object) -> str:
-    return html.escape(str(text))
+def _words(text: str) -> list[dict[str, Any]]:
+    """Our own words, written for Markdown, as pieces for the page: each
+    `span` a piece shown as code, as Markdown shows it. Never for a
+    submission's text, whose backticks are just characters."""
+    pieces = []
+    for part in _CODE_SPAN.split(text):
+        if part:
+            code = part.startswith("`") and part.endswith("`") and len(part) > 2
+            pieces.append({"text": part[1:-1] if code else part, "code": code})
+    return pieces
 
 
-_CODE_SPAN = re.compile(r"`([^`]+)`")
-
-
-def _words(text: str) -> str:
-    """Our own words, written for Markdown, as HTML: escaped, and each
-    `span` in <code>, as Markdown shows it (the tags are ours and their
-    content is escaped). Never for a submission's text, whose backticks
-    are just characters."""
-    return _CODE_SPAN.sub(r"<code>\1</code>", _e(text))
-
-
-def _html_board(e: GridEvidence) -> str:
-    out = f"<pre>{_e(e.board)}</pre>"
-    if e.violations:
-        items = "".join(f"<li>{_e(v)}</li>" for v in e.violations[:6])
-        if len(e.violations) > 6:
-            items += f"<li>... and {len(e.violations) - 6} more</li>"
-        out += f"<p>It breaks these rules:</p><ul class='broken'>{items}</ul>"
-    return out
-
-
-def _html_shrunk(s: Shrunk, test: str, rules: str) -> str:
-    parts = [
-        f"<h4>A smaller puzzle your solver gets wrong: {_e(_shrunk_summary(s))}</h4>",
-        f"<p>Save it as a puzzle file of your own tests (<code>{_e(small_names(test)[0])}"
-        "</code>):</p>",
-        f"<pre class='puzzle'>{_e(s.text)}</pre>",
-        f"<p>or run it directly: <code>{_e(_goal(s.puzzle))}</code></p>",
-        f"<p>{_e(_counts(s))}</p>",
-    ]
-    if s.extra:
-        parts.append(f"<p>{_e(_extra_caption(s.extra, ours=True))}</p>{_html_board(s.extra)}")
-    if s.missing:
-        parts.append(f"<p>{_e(MISSING_CAPTION)}</p>{_html_board(s.missing)}")
-    if len(s.ours) <= SOLUTIONS_WRITTEN:
-        parts.append(
-            "<p>Its solutions, as an expected-solution file "
-            f"(<code>{_e(small_names(test)[1])}</code>):</p>"
-            f"<pre>{_e(solutions_to_text(s.ours))}</pre>"
-        )
-    else:
-        words, command = _solutions_hint(s, test, rules)
-        parts.append(f"<p>{_e(words)}</p><pre>{_e(command)}</pre>")
-    parts += [f"<p>{_e(line)}</p>" for line in _shrunk_extras(s)]
-    return "".join(parts)
+def _shrunk_page(s: Shrunk, test: str, rules: str) -> dict[str, Any]:
+    puzzle, solutions = small_names(test)
+    hint_words, hint_command = _solutions_hint(s, test, rules)
+    listed = len(s.ours) <= SOLUTIONS_WRITTEN
+    return {
+        "summary": _shrunk_summary(s),
+        "puzzle_file": puzzle,
+        "text": s.text,
+        "goal": _goal(s.puzzle),
+        "counts": _counts(s),
+        "extra": s.extra,
+        "extra_caption": _extra_caption(s.extra, ours=True) if s.extra else "",
+        "missing": s.missing,
+        "solutions_file": solutions,
+        "solutions": solutions_to_text(s.ours) if listed else None,
+        "hint_words": hint_words,
+        "hint_command": hint_command,
+        "extras": _shrunk_extras(s),
+    }
 
 
 def to_html(f: StudentFeedback) -> str:
     """The feedback as one HTML page, with no scripts and no outside files."""
-    counts = ", ".join(f"{g} {n}" for g, n in f.counts.items())
-    rows = "".join(
-        f"<tr class='{_e(t.grade.replace(' ', '-'))}'><td>{_e(t.test)}</td>"
-        f"<td>{_e(_verdict(t))}</td><td>{_e(t.earned)}/{_e(t.points)}</td></tr>"
-        for t in f.tests
-    )
-    body = [
-        f"<h1>Sudoku assignment: feedback for {_e(f.student)}</h1>",
-        f"<p>Score: <strong>{_e(f.score)} / {_e(f.max_score)}</strong> ({_e(counts)}).</p>",
-        f"<p>Rules: {_e(f.rules)} ({_words(RULE_WORDS.get(f.rules, f.rules))}).</p>",
-    ]
-    if f.identical_to:
-        body.append(f"<p>Identical to: {_e(', '.join(f.identical_to))}</p>")
-    if f.notes:
-        body.append("<h2>Notes</h2><ul>" + "".join(f"<li>{_e(n)}</li>" for n in f.notes) + "</ul>")
-    body.append(
-        f"<h2>Tests</h2><table><tr><th>test</th><th>verdict</th><th>points</th></tr>{rows}</table>"
-    )
-    if f.errors:
-        body.append("<h2>Errors</h2>")
-        for e in f.errors:
-            body.append(
-                f"<h3>{_e(e.grade)}: {_e(e.message)}</h3><p>Tests: {_e(', '.join(e.tests))}</p>"
-            )
-            if e.evidence:
-                body.append(f"<pre>{_e(chr(10).join(_evidence_text(e)))}</pre>")
-    wrong = [t for t in f.tests if t.grade == "wrong"]
-    if wrong:
-        body.append("<h2>Wrong answers</h2>")
-    for t in wrong:
-        body.append(f"<h3 id='{_e(t.test)}'>{_e(t.test)}: {_e(t.detail)}</h3>")
-        if t.extra:
-            body.append(f"<p>{_e(_extra_caption(t.extra))}</p>{_html_board(t.extra)}")
-        if t.missing:
-            body.append(f"<p>{_e(MISSING_CAPTION)}</p>{_html_board(t.missing)}")
-        if t.other:
-            body.append("<ul>" + "".join(f"<li>{_e(x)}</li>" for x in t.other) + "</ul>")
-        if t.shrunk:
-            body.append(_html_shrunk(t.shrunk, t.test, f.rules))
-        elif t.shrink_note:
-            body.append(f"<p>No smaller puzzle: {_e(t.shrink_note)}.</p>")
-    return (
-        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-        f"<title>Feedback for {_e(f.student)}</title><style>{_STYLE}</style></head>"
-        f"<body>\n{chr(10).join(body)}\n</body></html>\n"
-    )
+    page = {
+        "counts": ", ".join(f"{g} {n}" for g, n in f.counts.items()),
+        "rule_words": _words(RULE_WORDS.get(f.rules, f.rules)),
+        "tests": [
+            {
+                "cls": t.grade.replace(" ", "-"),
+                "test": t.test,
+                "verdict": _verdict(t),
+                "earned": t.earned,
+                "points": t.points,
+            }
+            for t in f.tests
+        ],
+        "errors": [
+            {
+                "grade": e.grade,
+                "message": e.message,
+                "tests": e.tests,
+                "evidence": "\n".join(_evidence_text(e)) if e.evidence else "",
+            }
+            for e in f.errors
+        ],
+        "missing_caption": MISSING_CAPTION,
+        "wrong": [
+            {
+                "test": t.test,
+                "detail": t.detail,
+                "extra": t.extra,
+                "extra_caption": _extra_caption(t.extra) if t.extra else "",
+                "missing": t.missing,
+                "other": t.other,
+                "shrunk": _shrunk_page(t.shrunk, t.test, f.rules) if t.shrunk else None,
+                "shrink_note": t.shrink_note,
+            }
+            for t in f.tests
+            if t.grade == "wrong"
+        ],
+    }
+    return render("feedback.html.j2", f=f, v=page)

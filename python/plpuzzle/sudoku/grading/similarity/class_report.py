@@ -57,12 +57,12 @@ def compare_class(
     return compare_submissions(intake.submissions, base, settings, jobs), left_out
 
 
-def write_reports(sim: Similarity, folder: Path, page_css: str) -> list[Path]:
+def write_reports(sim: Similarity, folder: Path) -> list[Path]:
     """similarity.csv (every pair that shares anything), similarity.json
     (the summary) and similarity.html (the section on a page of its own)."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = [folder / CSV_NAME, folder / JSON_NAME, folder / HTML_NAME]
     paths[0].write_text(report.to_csv(sim), encoding="utf-8")
     paths[1].write_text(json_for_pages(report.summary(sim)) + "\n", encoding="utf-8")
-    paths[2].write_text(html.page(sim, page_css), encoding="utf-8")
+    paths[2].write_text(html.page(sim), encoding="utf-8")
     return paths

@@ -1,13 +1,15 @@
 """The similarity report in HTML: a section of the class page (grades.html)
 and a page of its own (similarity.html, from `sudoku similar`).
 
-Everything in it that came from a hand-in (student ids, file names, the
-files' text) is escaped, and control characters in a file are shown as
-escapes; the section needs no script, so the class page's
-Content-Security-Policy (no script but its own) holds for it too. For each
-pair at or above the threshold the two hand-ins are shown side by side,
-their matching passages marked where they are in the files as written,
-each passage with one number (and colour) on both sides.
+This module prepares the data; the templates of grading.pages draw it
+(similarity.html.j2, similarity_page.html.j2), escaping everything that
+came from a hand-in (student ids, file names, the files' text), whose
+control characters are shown as escapes besides. The section needs no
+script, so the class page's Content-Security-Policy (no script but its
+own) holds for it too. For each pair at or above the threshold the two
+hand-ins are shown side by side, their matching passages marked where they
+are in the files as written, each passage with one number (and colour) on
+both sides.
 
 The words stay neutral: the section says how much two files share after
 normalisation, and leaves what that means to the teacher.
@@ -15,8 +17,9 @@ normalisation, and leaves what that means to the teacher.
 
 from __future__ import annotations
 
-from html import escape
+from typing import Any
 
+from plpuzzle.sudoku.grading.pages import render
 from plpuzzle.sudoku.grading.similarity.compare import Compared, Similarity
 from plpuzzle.sudoku.grading.similarity.index import Pair
 from plpuzzle.sudoku.grading.similarity.reading import PROLOG
@@ -33,31 +36,6 @@ PAGE_CHARS = 2_000_000
 PASSAGES_LISTED = 40
 #: Passage colours, by passage number.
 COLOURS = 6
-#: The class of a fact that takes a whole row (as in the class page).
-WIDE = ' class="wide"'
-
-CSS = """\
-.sim-lead{max-width:60em}
-#similarity h3{margin:22px 0 8px;font-size:15px}
-.sbs{display:grid;grid-template-columns:1fr 1fr;gap:12px;margin-top:8px}
-.sbs .side{min-width:0}
-.sbs h4{margin:6px 0 2px;font-size:13px;overflow-wrap:anywhere}
-pre.code{max-height:none;white-space:pre-wrap;line-height:1.35}
-pre.code .ln{display:inline-block;width:3.2em;margin-right:8px;color:#8c959f;text-align:right;
-user-select:none}
-mark{padding:0;border-radius:2px;color:inherit}
-mark.p0{background:#fff0b3}mark.p1{background:#c8e6ff}mark.p2{background:#d6f5d6}
-mark.p3{background:#ffd8c2}mark.p4{background:#e8d9ff}mark.p5{background:#ffd6e7}
-details.pair{border:1px solid var(--line);border-radius:6px;margin:8px 0;scroll-margin-top:8px}
-details.pair>summary{padding:6px 12px;cursor:pointer;overflow-wrap:anywhere}
-details.pair .body{padding:0 12px 10px}
-details.pair:target{outline:3px solid #54aeff;outline-offset:2px}
-table.passages{width:auto;font-size:12px}
-"""
-
-
-def _e(value: object) -> str:
-    return escape(str(value), quote=True)
 
 
 def _pct(share: float) -> str:
@@ -76,45 +54,40 @@ def _pair_title(sim: Similarity, pair: Pair) -> str:
     )
 
 
-def _file(text: str, marks: list[Mark]) -> str:
-    """A file's text with line numbers and its marks, escaped; at most
-    FILE_CHARS characters of it. A mark is closed before each line number
-    and opened again after it."""
+def code_lines(text: str, marks: list[Mark]) -> dict[str, Any]:
+    """A file's text as the code view draws it: at most FILE_CHARS
+    characters, as lines of pieces (text, and the passage it is marked
+    with or None), control characters shown as escapes; and how many
+    characters were left out."""
     shown = text[:FILE_CHARS]
-    out: list[str] = ['<span class="ln">1</span>']
-    line = 1
+    lines: list[list[dict[str, Any]]] = [[]]
 
-    def put(segment: str, tag: str = "") -> None:
-        nonlocal line
+    def put(segment: str, passage: int | None) -> None:
         for n, part in enumerate(segment.split("\n")):
             if n:
-                line += 1
-                out.append(f'{"</mark>" if tag else ""}\n<span class="ln">{line}</span>{tag}')
-            out.append(_e(printable(part)))
+                lines.append([])
+            if part:
+                colour = (passage - 1) % COLOURS if passage is not None else None
+                lines[-1].append({"text": printable(part), "passage": passage, "colour": colour})
 
     at = 0
     for m in marks:
         start, end = max(m.start, at), min(m.end, len(shown))
         if start >= end:
             continue
-        put(shown[at:start])
-        tag = f'<mark class="p{(m.passage - 1) % COLOURS}" title="passage {m.passage}">'
-        out.append(tag)
-        put(shown[start:end], tag)
-        out.append("</mark>")
+        put(shown[at:start], None)
+        put(shown[start:end], m.passage)
         at = end
-    put(shown[at:])
-    if len(text) > len(shown):
-        out.append(f"\n\u2026 ({len(text) - len(shown):,} more characters not shown)")
-    return '<pre class="code">' + "".join(out) + "</pre>"
+    put(shown[at:], None)
+    return {"lines": lines, "more": len(text) - len(shown)}
 
 
-def _side(handin: Compared, marks: list[Mark]) -> str:
-    parts = [f"<h4>{_e(handin.student)}</h4>"]
-    for number, source in enumerate(handin.handin.files):
-        mine = [m for m in marks if m.file == number]
-        parts.append(f"<h4>{_e(source.name)}</h4>{_file(source.text, mine)}")
-    return '<div class="side">' + "".join(parts) + "</div>"
+def _side(handin: Compared, marks: list[Mark]) -> dict[str, Any]:
+    files = [
+        {"name": source.name, **code_lines(source.text, [m for m in marks if m.file == number])}
+        for number, source in enumerate(handin.handin.files)
+    ]
+    return {"student": handin.student, "files": files}
 
 
 def _ranges(handin: Compared, marks: list[Mark]) -> dict[int, str]:
@@ -137,84 +110,34 @@ def _ranges(handin: Compared, marks: list[Mark]) -> dict[int, str]:
     return out
 
 
-def _pair_view(sim: Similarity, pair: Pair, number: int) -> str:
-    """One pair side by side; what goes wrong in drawing it costs this
+def _pair_view(sim: Similarity, pair: Pair, number: int) -> dict[str, Any]:
+    """One pair side by side; what goes wrong in preparing it costs this
     pair's view only (a line says so), never the section."""
+    view: dict[str, Any] = {
+        "number": number,
+        "anchor": pair_anchor(number),
+        "title": _pair_title(sim, pair),
+        "failed": None,
+    }
     try:
-        return _pair_body(sim, pair, number)
+        a, b = sim.handins[pair.a], sim.handins[pair.b]
+        found = matches(sim, pair)
+        where_a, where_b = _ranges(a, found.a), _ranges(b, found.b)
+        view.update(
+            shared=pair.shared,
+            a=a.student,
+            b=b.student,
+            passages=[
+                {"number": p, "where_a": where_a.get(p, ""), "where_b": where_b.get(p, "")}
+                for p in sorted(where_a)[:PASSAGES_LISTED]
+            ],
+            more_passages=len(where_a) - PASSAGES_LISTED,
+            cut=found.cut,
+            sides=[_side(a, found.a), _side(b, found.b)],
+        )
     except Exception as e:  # one pair's view, never the class page
-        words = one_line(f"{type(e).__name__}: {e}", 300)
-        return (
-            f'<details class="pair" id="{pair_anchor(number)}"><summary>'
-            f"{number}. {_e(_pair_title(sim, pair))}</summary>\n<p>This pair could not be "
-            f"shown side by side ({_e(words)}); it is in the table and the CSV.</p></details>"
-        )
-
-
-def _pair_body(sim: Similarity, pair: Pair, number: int) -> str:
-    a, b = sim.handins[pair.a], sim.handins[pair.b]
-    found = matches(sim, pair)
-    marks_a, marks_b = found.a, found.b
-    where_a, where_b = _ranges(a, marks_a), _ranges(b, marks_b)
-    rows = "".join(
-        f"<tr><td>{p}</td><td>{_e(where_a.get(p, ''))}</td><td>{_e(where_b.get(p, ''))}</td></tr>"
-        for p in sorted(where_a)[:PASSAGES_LISTED]
-    )
-    more = len(where_a) - PASSAGES_LISTED
-    listed = (
-        f'<table class="passages"><thead><tr><th>Passage</th><th>{_e(a.student)}</th>'
-        f"<th>{_e(b.student)}</th></tr></thead><tbody>{rows}</tbody></table>"
-        + (f"<p>and {more} more passages</p>" if more > 0 else "")
-        + (
-            "<p>Only part of what they share is marked: marking it all would take "
-            "longer than a pair is given (a passage repeated many times over).</p>"
-            if found.cut
-            else ""
-        )
-    )
-    return (
-        f'<details class="pair" id="{pair_anchor(number)}"><summary>'
-        f"{number}. {_e(_pair_title(sim, pair))} ({pair.shared} fingerprints in common)"
-        f'</summary>\n<div class="body">\n{listed}\n<div class="sbs">'
-        f"{_side(a, marks_a)}{_side(b, marks_b)}</div>\n</div></details>"
-    )
-
-
-def _groups(sim: Similarity) -> str:
-    items = []
-    clusters = sim.clusters()
-    if clusters:
-        items.append(
-            "<h3>Groups of three or more</h3>\n<p>Hand-ins linked to each other by pairs at or "
-            "above the threshold.</p>\n<ul>"
-            + "".join(f"<li>{_e(', '.join(g))}</li>" for g in clusters)
-            + "</ul>"
-        )
-    if sim.identical:
-        items.append(
-            "<h3>Identical files</h3>\n<ul>"
-            + "".join(f"<li>{_e(' = '.join(g))}</li>" for g in sim.identical)
-            + "</ul>"
-        )
-    if sim.same_normal:
-        items.append(
-            "<h3>The same after normalisation</h3>\n<p>Different files whose normal forms are "
-            "equal: they differ only in layout, comments, names or order.</p>\n<ul>"
-            + "".join(f"<li>{_e(' = '.join(g))}</li>" for g in sim.same_normal)
-            + "</ul>"
-        )
-    read = [c for c in sim.handins if c.how != PROLOG or c.notes]
-    if read:
-        items.append(
-            "<h3>How files were read</h3>\n<p>Prolog read every other file. Where it could "
-            "not (a syntax error, a limit), the text was split into tokens instead: such a "
-            "stretch still compares, with less of Prolog's structure.</p>\n<ul>"
-            + "".join(
-                f"<li>{_e(c.student)} ({_e(c.how)}): {_e('; '.join(c.notes))}</li>" for c in read
-            )
-            + "</ul>"
-        )
-    return "\n".join(items)
+        view["failed"] = one_line(f"{type(e).__name__}: {e}", 300)
+    return view
 
 
 def _shown(sim: Similarity, above: list[Pair]) -> int:
@@ -232,70 +155,54 @@ def _shown(sim: Similarity, above: list[Pair]) -> int:
     return min(len(above), SIDE_BY_SIDE)
 
 
-def section(sim: Similarity) -> str:
-    """The similarity section: pairs, groups, identical files, side by side."""
+def section_data(sim: Similarity) -> dict[str, Any]:
+    """What the similarity section shows: facts, pairs, groups, views."""
     s = sim.settings
     above = sim.above()
     shown = _shown(sim, above)
-    rows = "\n".join(
-        f'<tr><td class="num">{n}</td><td>{_e(sim.student(p.a))}</td>'
-        f"<td>{_e(sim.student(p.b))}</td>"
-        f'<td class="num">{_pct(p.share_a)}</td><td class="num">{_pct(p.share_b)}</td>'
-        f'<td class="num">{p.shared}</td>'
-        + (f'<td><a href="#{pair_anchor(n)}">side by side</a></td>' if n <= shown else "<td></td>")
-        + "</tr>"
-        for n, p in enumerate(above, 1)
-    )
-    if not rows:
-        rows = '<tr><td class="empty" colspan="7">No pair at or above the threshold.</td></tr>'
-    base = ", ".join(s.base) or "none"
     facts = [
         ("Hand-ins compared", len(sim.handins)),
         ("Pairs at or above the threshold", len(above)),
         ("Threshold", f"{_pct(s.threshold)} of either hand-in, and {s.min_shared} fingerprints"),
         ("Fingerprints", f"winnowing, k = {s.k} tokens, window = {s.window}"),
-        ("Base code left out", f"{base} ({sim.base_prints} fingerprints)"),
+        ("Base code left out", f"{', '.join(s.base) or 'none'} ({sim.base_prints} fingerprints)"),
         ("Dialect", s.dialect),
         ("Reading", reader_words(sim)),
     ]
-    items = "\n".join(
-        f"<div{WIDE if len(str(v)) > 40 else ''}><dt>{_e(k)}</dt><dd>{_e(v)}</dd></div>"
-        for k, v in facts
-    )
-    views = "\n".join(_pair_view(sim, p, n) for n, p in enumerate(above[:shown], 1))
-    if len(above) > shown:
-        rest = len(above) - shown
-        views += f"\n<p>The other {rest} pair(s) are in the table and the CSV.</p>"
-    return (
-        '<section id="similarity">\n<h2>Similar hand-ins</h2>\n'
-        '<p class="sim-lead">Each hand-in was read by Prolog and normalised (variables and '
-        "the file\u2019s own names numbered, clauses sorted, comments and layout dropped), "
-        "then fingerprinted by winnowing, the method of MOSS. A pair\u2019s shares say how many "
-        "of each hand-in\u2019s fingerprints the other one has. A high share means long "
-        "passages in common after normalisation; it does not say how they came about: code "
-        "given to the class, a common source, working together, or chance in short files. "
-        "Read both files before drawing any conclusion.</p>\n"
-        f'<dl class="facts">\n{items}\n</dl>\n'
-        "<h3>Pairs at or above the threshold</h3>\n"
-        '<div class="scroll box">\n<table id="similarity-table">\n'
-        '<thead><tr><th class="num">#</th><th>Hand-in A</th><th>Hand-in B</th>'
-        '<th class="num">Share of A</th><th class="num">Share of B</th>'
-        '<th class="num">Fingerprints in common</th><th></th></tr></thead>\n'
-        f"<tbody>\n{rows}\n</tbody>\n</table>\n</div>\n"
-        f"{_groups(sim)}\n" + (f"<h3>Side by side</h3>\n{views}\n" if views else "") + "</section>"
-    )
+    return {
+        "compared": len(sim.handins),
+        "facts": [{"key": k, "value": v, "wide": len(str(v)) > 40} for k, v in facts],
+        "rows": [
+            {
+                "number": n,
+                "a": sim.student(p.a),
+                "b": sim.student(p.b),
+                "share_a": _pct(p.share_a),
+                "share_b": _pct(p.share_b),
+                "shared": p.shared,
+                "anchor": pair_anchor(n) if n <= shown else None,
+            }
+            for n, p in enumerate(above, 1)
+        ],
+        "clusters": sim.clusters(),
+        "identical": sim.identical,
+        "same_normal": sim.same_normal,
+        "read": [
+            {"student": c.student, "how": c.how, "notes": c.notes}
+            for c in sim.handins
+            if c.how != PROLOG or c.notes
+        ],
+        "views": [_pair_view(sim, p, n) for n, p in enumerate(above[:shown], 1)],
+        "rest": len(above) - shown,
+    }
 
 
-def page(sim: Similarity, css: str) -> str:
+def section(sim: Similarity) -> str:
+    """The similarity section: pairs, groups, identical files, side by side."""
+    return render("similarity.html.j2", sim=section_data(sim))
+
+
+def page(sim: Similarity) -> str:
     """similarity.html: the section alone on a self-contained page (no
     script, nothing loaded from outside)."""
-    return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-        "style-src 'unsafe-inline'\">\n"
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>Similar hand-ins \u2013 {len(sim.handins)} compared</title>\n"
-        f"<style>\n{css}{CSS}</style>\n"
-        f"</head>\n<body>\n<main>\n{section(sim)}\n</main>\n</body>\n</html>\n"
-    )
+    return render("similarity_page.html.j2", sim=section_data(sim))

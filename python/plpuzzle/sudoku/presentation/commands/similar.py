@@ -27,7 +27,6 @@ from plpuzzle.clitools import (
 from plpuzzle.engine import DEFAULT_DIALECT, DIALECTS
 from plpuzzle.sudoku.grading import similarity
 from plpuzzle.sudoku.grading.model import GradingError
-from plpuzzle.sudoku.grading.report_html import PAGE_CSS
 from plpuzzle.sudoku.grading.similarity import report as similarity_report
 from plpuzzle.untrusted import printable
 
@@ -167,7 +166,7 @@ def similar(
         raise InputError(str(e)) from None
     except similarity.ReaderUnavailable as e:
         raise SetupError(str(e)) from None
-    paths = similarity.write_reports(sim, out_dir, PAGE_CSS)
+    paths = similarity.write_reports(sim, out_dir)
     seconds = time.monotonic() - start
     if fmt == "json":
         write_json(
