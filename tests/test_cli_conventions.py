@@ -98,7 +98,7 @@ def test_help_lists_the_groups_without_importing_them() -> None:
         "except SystemExit:\n"
         "    pass\n"
         "heavy = ['plpuzzle.sudoku', 'plpuzzle.knight', 'plpuzzle.flag', 'matplotlib',\n"
-        "         'pyswip', 'plpuzzle.engine', 'rich']\n"
+        "         'pyswip', 'plpuzzle.runtime', 'rich']\n"
         "print('LOADED', [m for m in heavy if m in sys.modules])\n"
     )
     run = subprocess.run(

@@ -1,4 +1,4 @@
-"""The engine layer (plpuzzle.engine) that the three puzzles share.
+"""The engine layer (plpuzzle.runtime) that the three puzzles share.
 
 The same failure must give the same Status in the sudoku, the knight's
 tour and the flag: each puzzle's real Prolog engine runs the broken
@@ -17,7 +17,13 @@ from pathlib import Path
 import click
 import pytest
 
-from plpuzzle.engine import (
+from plpuzzle.flag import engines as flag_engines
+from plpuzzle.flag.domain.model import FlagSequence
+from plpuzzle.flag.engines.prolog_bridge import PrologFlagEngine
+from plpuzzle.knight import engines as knight_engines
+from plpuzzle.knight.domain.model import Board
+from plpuzzle.knight.engines.prolog_bridge import PrologKnightEngine
+from plpuzzle.runtime import (
     DEFAULT_DIALECT,
     PythonInWorker,
     Status,
@@ -27,13 +33,7 @@ from plpuzzle.engine import (
     status_label,
     status_of,
 )
-from plpuzzle.engine.status import DIED, KILLED, default_message
-from plpuzzle.flag import engines as flag_engines
-from plpuzzle.flag.model import FlagSequence
-from plpuzzle.flag.prolog_bridge import PrologFlagEngine
-from plpuzzle.knight import engines as knight_engines
-from plpuzzle.knight.model import Board
-from plpuzzle.knight.prolog_bridge import PrologKnightEngine
+from plpuzzle.runtime.status import DIED, KILLED, default_message
 from plpuzzle.sudoku import engines as sudoku_engines
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.domain.textformat import parse_puzzle
@@ -240,9 +240,9 @@ def test_the_decoder_says_why_an_answer_is_bad(answers: list[tuple[bool, str]], 
 def test_every_puzzle_lists_its_engines_in_one_shared_registry() -> None:
     """One registry kind for all puzzles: the names come from it, and an
     unknown name is refused with the list, before any worker starts."""
-    from plpuzzle.engine.registry import EngineRegistry
     from plpuzzle.flag import engines as flag
     from plpuzzle.knight import engines as knight
+    from plpuzzle.runtime.registry import EngineRegistry
     from plpuzzle.sudoku import engines as sudoku
 
     expected = {sudoku: ("prolog", "python", "cpsat"), knight: ("prolog", "python")}

@@ -185,13 +185,13 @@ def test_the_similarity_pages_draw_hostile_text_as_text(template: str) -> None:
 def test_the_feedback_page_draws_hostile_text_as_text() -> None:
     from plpuzzle.sudoku.domain.evidence import GridEvidence
     from plpuzzle.sudoku.domain.model import Puzzle
-    from plpuzzle.sudoku.grading.feedback_model import (
+    from plpuzzle.sudoku.grading.feedback.model import (
         ErrorGroup,
         Shrunk,
         StudentFeedback,
         TestFeedback,
     )
-    from plpuzzle.sudoku.grading.feedback_render import to_html
+    from plpuzzle.sudoku.grading.feedback.render import to_html
 
     puzzle = Puzzle.parse("1\n-\n")
     board = GridEvidence("extra", ((1,),), HOSTILE, [HOSTILE] * 8)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from plpuzzle.engine import Worker
+from plpuzzle.runtime import Worker
 
 ROOT = Path(__file__).resolve().parents[1]
 PROBE = ROOT / "tests" / "fixtures" / "sicstus" / "library_clpfd_probe.pl"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from plpuzzle.engine import Worker
+from plpuzzle.runtime import Worker
 from plpuzzle.sudoku.domain.model import Puzzle, Rules
 from plpuzzle.sudoku.domain.results import Status
 from plpuzzle.sudoku.domain.textformat import load_puzzle, load_solutions, parse_puzzle

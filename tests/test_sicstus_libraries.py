@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from plpuzzle.engine import Worker
+from plpuzzle.runtime import Worker
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "sicstus"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from plpuzzle.confined import ProcessLimits
-from plpuzzle.engine import Worker, WorkerCrashed, WorkerTimeout
+from plpuzzle.runtime import Worker, WorkerCrashed, WorkerTimeout
 
 
 def call(function: str, **kwargs: object) -> dict[str, object]:
@@ -86,7 +86,7 @@ def test_busy_workers_die_with_their_parent(tmp_path: Path) -> None:
     script = tmp_path / "parent.py"
     script.write_text(
         "import json, os, time\n"
-        "from plpuzzle.engine import Worker\n"
+        "from plpuzzle.runtime import Worker\n"
         "w = Worker()\n"
         "proc = w._start()\n"
         "request = {'op': 'call', 'function': 'worker_hooks:spin'}\n"

@@ -55,7 +55,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from plpuzzle.engine import WorkerError, quote_atom
+from plpuzzle.runtime import WorkerError, quote_atom
 from plpuzzle.settings import DEFAULTS
 from plpuzzle.sudoku.domain.model import MAX_K, Puzzle, Rules
 from plpuzzle.sudoku.domain.results import Status

@@ -26,11 +26,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import Progress, TextColumn, TimeElapsedColumn
 
-from plpuzzle.knight.model import Board, Square, Tour
-from plpuzzle.knight.prolog_bridge import PrologKnightEngine
-from plpuzzle.knight.python_engine import count_tours, find_tour
-from plpuzzle.knight.results import Status
-from plpuzzle.knight.validator import check_tour
+from plpuzzle.knight.domain.model import Board, Square, Tour
+from plpuzzle.knight.domain.results import Status
+from plpuzzle.knight.domain.validator import check_tour
+from plpuzzle.knight.engines.prolog_bridge import PrologKnightEngine
+from plpuzzle.knight.engines.python_engine import count_tours, find_tour
 from plpuzzle_lab.machine import machine_markdown
 
 CORNER = (0, 0)

@@ -26,10 +26,13 @@ GROUPS: dict[str, tuple[str, str]] = {
         "Dask clusters to grade on: start one on this machine.",
     ),
     "flag": (
-        "plpuzzle.flag.cli:flag",
+        "plpuzzle.flag.presentation.commands:flag",
         "The Dutch national flag: arrange R/W/B items, count the swaps.",
     ),
-    "knight": ("plpuzzle.knight.commands:knight", "Knight's tours: find, count and survey them."),
+    "knight": (
+        "plpuzzle.knight.presentation.commands:knight",
+        "Knight's tours: find, count and survey them.",
+    ),
     "sudoku": (
         "plpuzzle.sudoku.presentation.commands:sudoku",
         "The sudoku assignment: solve puzzles, cross-check the engines.",
@@ -71,7 +74,7 @@ class PlpuzzleGroup(click.Group):
     def invoke(self, ctx: click.Context) -> object:
         try:
             # A subcommand runs from here on: loading the engine plumbing is due.
-            from plpuzzle.engine import EngineUnavailable
+            from plpuzzle.runtime import EngineUnavailable
 
             try:
                 return super().invoke(ctx)

@@ -10,9 +10,9 @@ from click.testing import CliRunner
 from run_plpuzzle import plpuzzle
 
 from plpuzzle.cli import main
-from plpuzzle.flag import cli as flag_cli
-from plpuzzle.flag.model import FlagSequence
-from plpuzzle.flag.results import FlagResult, Status
+from plpuzzle.flag.domain.model import FlagSequence
+from plpuzzle.flag.domain.results import FlagResult, Status
+from plpuzzle.flag.presentation import commands as flag_cli
 
 
 def without_times(text: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from plpuzzle.flag.model import (
+from plpuzzle.flag.domain.model import (
     MAX_RANDOM_LENGTH,
     FlagSequence,
     SequenceError,

@@ -8,10 +8,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from plpuzzle.flag import python_engine
-from plpuzzle.flag.model import parse_sequence, random_sequence
-from plpuzzle.flag.prolog_bridge import PrologFlagEngine, decode_answers, flag_program
-from plpuzzle.flag.results import Status
+from plpuzzle.flag.domain.model import parse_sequence, random_sequence
+from plpuzzle.flag.domain.results import Status
+from plpuzzle.flag.engines import python_engine
+from plpuzzle.flag.engines.prolog_bridge import PrologFlagEngine, decode_answers, flag_program
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +62,7 @@ def test_pyswip_stays_out_of_the_calling_process() -> None:
     code = (
         "import sys\n"
         "from plpuzzle.flag.engines import make_engine\n"
-        "from plpuzzle.flag.model import parse_sequence\n"
+        "from plpuzzle.flag.domain.model import parse_sequence\n"
         "engine = make_engine('prolog')\n"
         "result = engine.solve(parse_sequence('RWB'), 30)\n"
         "engine.close()\n"

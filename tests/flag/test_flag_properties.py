@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from plpuzzle.flag.domain.model import FlagSequence
+from plpuzzle.flag.domain.results import FlagResult, Status
+from plpuzzle.flag.domain.validator import apply_swaps, validate
 from plpuzzle.flag.engines import PythonFlagEngine
-from plpuzzle.flag.model import FlagSequence
-from plpuzzle.flag.prolog_bridge import PrologFlagEngine
-from plpuzzle.flag.results import FlagResult, Status
-from plpuzzle.flag.validator import apply_swaps, validate
+from plpuzzle.flag.engines.prolog_bridge import PrologFlagEngine
 
 sequences = st.text(alphabet="RWB", min_size=1, max_size=12).map(FlagSequence)
 short_sequences = st.text(alphabet="RWB", min_size=1, max_size=7).map(FlagSequence)

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from plpuzzle.flag import python_engine as pe
-from plpuzzle.flag.model import random_sequence
+from plpuzzle.flag.domain.model import random_sequence
+from plpuzzle.flag.engines import python_engine as pe
 
 #: (sequence, arrangement, minimum swaps, Dijkstra swaps), worked by hand.
 EXAMPLES = [

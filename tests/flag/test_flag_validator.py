@@ -7,9 +7,9 @@ from collections import deque
 
 import pytest
 
-from plpuzzle.flag import python_engine
-from plpuzzle.flag.model import parse_sequence, random_sequence
-from plpuzzle.flag.validator import apply_swaps, greedy_swaps, in_flag_order, validate
+from plpuzzle.flag.domain.model import parse_sequence, random_sequence
+from plpuzzle.flag.domain.validator import apply_swaps, greedy_swaps, in_flag_order, validate
+from plpuzzle.flag.engines import python_engine
 
 EXAMPLE = parse_sequence("RWBWRRB")
 

@@ -13,11 +13,11 @@ import pytest
 from click.testing import CliRunner, Result
 
 from plpuzzle.cli import main
-from plpuzzle.knight.commands import count as count_command
-from plpuzzle.knight.commands import tour as tour_command
-from plpuzzle.knight.model import Board, Square
-from plpuzzle.knight.results import CountResult, Status, TourResult
-from plpuzzle.knight.validator import check_tour
+from plpuzzle.knight.domain.model import Board, Square
+from plpuzzle.knight.domain.results import CountResult, Status, TourResult
+from plpuzzle.knight.domain.validator import check_tour
+from plpuzzle.knight.presentation.commands import count as count_command
+from plpuzzle.knight.presentation.commands import tour as tour_command
 
 
 def run(*args: str) -> Result:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from plpuzzle.knight.model import (
+from plpuzzle.knight.domain.model import (
     KNIGHT_MOVES,
     Board,
     BoardError,

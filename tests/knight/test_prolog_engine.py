@@ -12,9 +12,9 @@ from itertools import pairwise
 
 import pytest
 
-from plpuzzle.knight.model import Board, Square, is_knight_move
-from plpuzzle.knight.prolog_bridge import PrologKnightEngine, decode_count, decode_tour
-from plpuzzle.knight.results import Status
+from plpuzzle.knight.domain.model import Board, Square, is_knight_move
+from plpuzzle.knight.domain.results import Status
+from plpuzzle.knight.engines.prolog_bridge import PrologKnightEngine, decode_count, decode_tour
 
 LIMIT = 30.0
 

@@ -12,9 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plpuzzle.engine import Worker, WorkerCrashed
-from plpuzzle.knight.model import Board, BoardError, Square, is_knight_move
-from plpuzzle.knight.python_engine import (
+from plpuzzle.knight.domain.model import Board, BoardError, Square, is_knight_move
+from plpuzzle.knight.domain.results import Status
+from plpuzzle.knight.domain.validator import check_tour
+from plpuzzle.knight.engines.python_engine import (
     Geometry,
     PythonKnightEngine,
     Search,
@@ -29,8 +30,7 @@ from plpuzzle.knight.python_engine import (
     survey_request,
     tour_request,
 )
-from plpuzzle.knight.results import Status
-from plpuzzle.knight.validator import check_tour
+from plpuzzle.runtime import Worker, WorkerCrashed
 
 #: Boards up to this many squares are small enough for the naive search.
 TINY = 16

@@ -7,9 +7,8 @@ from itertools import pairwise
 
 import pytest
 
-from plpuzzle.knight.model import Board, is_knight_move
-from plpuzzle.knight.python_engine import find_tour
-from plpuzzle.knight.textformat import (
+from plpuzzle.knight.domain.model import Board, is_knight_move
+from plpuzzle.knight.domain.textformat import (
     FORMATS,
     format_ascii,
     format_grid,
@@ -18,6 +17,7 @@ from plpuzzle.knight.textformat import (
     format_tour,
     numbering,
 )
+from plpuzzle.knight.engines.python_engine import find_tour
 
 # An open tour of the 3x4 board (3 files, 4 rows) from a1, checked by hand.
 BOARD = Board(3, 4)

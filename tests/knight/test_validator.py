@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plpuzzle.knight.model import Board, Square, is_knight_move
-from plpuzzle.knight.python_engine import find_tour
-from plpuzzle.knight.validator import check_tour
+from plpuzzle.knight.domain.model import Board, Square, is_knight_move
+from plpuzzle.knight.domain.validator import check_tour
+from plpuzzle.knight.engines.python_engine import find_tour
 
 BOARD = Board(6, 6)
 START = (0, 5)

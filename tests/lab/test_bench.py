@@ -16,7 +16,7 @@ from bench_rows import bench_run, row
 from bench_rows import target as target_named
 from run_plpuzzle import lab
 
-from plpuzzle.engine import Worker
+from plpuzzle.runtime import Worker
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.services.suite import Verdict
 from plpuzzle_lab import bench

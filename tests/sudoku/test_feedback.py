@@ -23,12 +23,12 @@ from plpuzzle.sudoku.domain.evidence import describe, evidence_in_words, grids_i
 from plpuzzle.sudoku.domain.model import Rules, grid_from_lists
 from plpuzzle.sudoku.domain.textformat import grid_term, parse_puzzle
 from plpuzzle.sudoku.engines import python_engine
-from plpuzzle.sudoku.grading.feedback import build_feedback, feedback_name, write_feedback
-from plpuzzle.sudoku.grading.feedback_render import to_html, to_markdown
+from plpuzzle.sudoku.grading.feedback.build import build_feedback, feedback_name, write_feedback
+from plpuzzle.sudoku.grading.feedback.render import to_html, to_markdown
+from plpuzzle.sudoku.grading.feedback.shrink import SandboxSolver
 from plpuzzle.sudoku.grading.model import Grade, GradeSettings, TestGrade
-from plpuzzle.sudoku.grading.pool import hidden_paths
 from plpuzzle.sudoku.grading.report import StudentGrades
-from plpuzzle.sudoku.grading.shrink import SandboxSolver
+from plpuzzle.sudoku.grading.scheduling.local_pool import hidden_paths
 from plpuzzle.sudoku.services.suite import discover
 
 pytest_plugins = ["pytester"]

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from run_plpuzzle import plpuzzle
 
-from plpuzzle.engine import sicstus_gaps
+from plpuzzle.runtime import sicstus_gaps
 from plpuzzle.sudoku.grading.intake import find_submissions
 from plpuzzle.sudoku.grading.model import GradingError
 from plpuzzle.sudoku.services.suite import SuiteError

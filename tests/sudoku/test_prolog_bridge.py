@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from plpuzzle.engine import prolog_file
+from plpuzzle.runtime import prolog_file
 from plpuzzle.sudoku.domain.model import Puzzle, Rules
 from plpuzzle.sudoku.domain.results import SolveResult, Status
 from plpuzzle.sudoku.domain.textformat import load_puzzle, load_solutions, parse_puzzle

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from plpuzzle.engine import prolog_file
+from plpuzzle.runtime import prolog_file
 from plpuzzle.sudoku.domain.model import Puzzle
 from plpuzzle.sudoku.domain.textformat import load_puzzle, load_solutions
 

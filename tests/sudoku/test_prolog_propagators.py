@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import subprocess
 
-from plpuzzle.engine import prolog_file
+from plpuzzle.runtime import prolog_file
 
 PROGRAM = r"""
 :- use_module(library(clpfd)).

@@ -19,8 +19,8 @@ from markdown_it import MarkdownIt
 
 from plpuzzle.reports import JUnitCase, junit_xml
 from plpuzzle.sudoku.domain.model import Rules
-from plpuzzle.sudoku.grading.feedback import build_feedback
-from plpuzzle.sudoku.grading.feedback_render import to_html, to_markdown
+from plpuzzle.sudoku.grading.feedback.build import build_feedback
+from plpuzzle.sudoku.grading.feedback.render import to_html, to_markdown
 from plpuzzle.sudoku.grading.model import Grade, GradeSettings, TestGrade
 from plpuzzle.sudoku.grading.report import StudentGrades
 from plpuzzle.sudoku.grading.report import build as build_report

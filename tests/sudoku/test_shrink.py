@@ -17,8 +17,7 @@ from plpuzzle.sandbox.workspace import RunFolder, read_regular_files
 from plpuzzle.sudoku.domain.model import Field, Puzzle, Rules
 from plpuzzle.sudoku.domain.textformat import load_puzzle, parse_puzzle
 from plpuzzle.sudoku.engines import python_engine
-from plpuzzle.sudoku.grading.pool import hidden_paths
-from plpuzzle.sudoku.grading.shrink import (
+from plpuzzle.sudoku.grading.feedback.shrink import (
     Answers,
     Mismatch,
     SandboxSolver,
@@ -28,6 +27,7 @@ from plpuzzle.sudoku.grading.shrink import (
     places,
     shrink,
 )
+from plpuzzle.sudoku.grading.scheduling.local_pool import hidden_paths
 
 REPO = Path(__file__).resolve().parents[2]
 SUITE = REPO / "tests" / "fixtures" / "grading_suite"

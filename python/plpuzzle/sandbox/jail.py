@@ -94,7 +94,7 @@ def own_paths(*extra: Path) -> list[Path]:
     """plpuzzle's own files (and `extra`), which a sandbox must not see even
     when they lie inside what it is shown."""
     import plpuzzle
-    from plpuzzle.engine import prolog_dir
+    from plpuzzle.runtime import prolog_dir
 
     return [Path(plpuzzle.__file__).resolve().parent, prolog_dir(), *extra]
 

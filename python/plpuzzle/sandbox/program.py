@@ -44,7 +44,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import BinaryIO
 
-from plpuzzle.engine import prolog_file
+from plpuzzle.runtime import prolog_file
 from plpuzzle.sandbox import cgroups, jail
 from plpuzzle.sandbox.meter import Meter, accounting
 from plpuzzle.sandbox.proctree import ProcessTree, run_queue_seconds

@@ -19,7 +19,7 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from plpuzzle.engine import DEFAULT_DIALECT, DEFAULT_TIME_LIMIT, Dialect
+from plpuzzle.runtime import DEFAULT_DIALECT, DEFAULT_TIME_LIMIT, Dialect
 from plpuzzle.settings import DEFAULTS
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.domain.results import SolveResult, Status

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from plpuzzle.engine.status import Status
+from plpuzzle.runtime.status import Status
 from plpuzzle.sudoku.domain.model import Grid
 
 __all__ = ["BadAnswer", "SolveResult", "Status"]

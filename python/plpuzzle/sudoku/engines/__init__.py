@@ -4,7 +4,7 @@ The Prolog engine lives in prolog_bridge; the Python reference engine's
 search is in python_engine, and the CP-SAT model (an independent third
 opinion) in cpsat_engine. Both Python ones run here in a worker process
 too, so that a time limit can stop them at any point and no engine can
-take the caller down with it. All are plpuzzle.engine adapters, so their
+take the caller down with it. All are plpuzzle.runtime adapters, so their
 statuses mean what every puzzle's mean, and all are context managers.
 """
 
@@ -14,10 +14,10 @@ from itertools import islice
 from pathlib import Path
 from typing import Any, Protocol
 
-from plpuzzle.engine import DEFAULT_DIALECT, Dialect, PythonInWorker, Worker
-from plpuzzle.engine.registry import Engine as AnyEngine
-from plpuzzle.engine.registry import EngineRegistry
-from plpuzzle.engine.status import default_message
+from plpuzzle.runtime import DEFAULT_DIALECT, Dialect, PythonInWorker, Worker
+from plpuzzle.runtime.registry import Engine as AnyEngine
+from plpuzzle.runtime.registry import EngineRegistry
+from plpuzzle.runtime.status import default_message
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules, grid_from_lists
 from plpuzzle.sudoku.domain.results import SolveResult, Status
 from plpuzzle.sudoku.domain.textformat import parse_puzzle, puzzle_to_text

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from plpuzzle.engine import (
+from plpuzzle.runtime import (
     DEFAULT_DIALECT,
     GRACE_SECONDS,
     Answer,

@@ -4,11 +4,13 @@
 - intake: reading a class (folders, bare files, archives);
 - config: points per test (points.toml) and suite.toml;
 - judging: a test's grade from what the parent observed;
-- scheduling: where the runs go, behind one protocol: pool (the local
-  pool of sandboxes) or cluster (a Dask cluster's workers);
+- scheduling/: where the runs go, behind one protocol: local_pool (the
+  sandboxes of this machine) or on_dask (a Dask cluster's workers);
 - gradebook: the SQLite file of every grade, so a run resumes;
 - grader: a class run from start to reports;
 - report (CSV, JSON) and report_html: the class report;
-- feedback (with feedback_model, feedback_render and shrink): a file
-  per student, with the smallest puzzle their solver gets wrong.
+- feedback/: a file per student (build, model, render), with the
+  smallest puzzle their solver gets wrong (shrink);
+- pages/: the templates every HTML page is drawn from;
+- similarity/: similar hand-ins.
 """

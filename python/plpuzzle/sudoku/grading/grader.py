@@ -22,7 +22,7 @@ from plpuzzle.sandbox.workspace import WorkspaceError, new_run_id, run_is_alive,
 from plpuzzle.sudoku.domain.evidence import evidence_in_words
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.domain.textformat import FormatError
-from plpuzzle.sudoku.grading.feedback import ShrinkPolicy, write_feedback
+from plpuzzle.sudoku.grading.feedback.build import ShrinkPolicy, write_feedback
 from plpuzzle.sudoku.grading.gradebook import Gradebook
 from plpuzzle.sudoku.grading.intake import Intake, id_problem, read_class
 from plpuzzle.sudoku.grading.model import (
@@ -33,12 +33,17 @@ from plpuzzle.sudoku.grading.model import (
     TestGrade,
     case_key,
 )
-from plpuzzle.sudoku.grading.pool import ClassRun, Hooks, hidden_paths
 from plpuzzle.sudoku.grading.report import StudentGrades, write_wide_csv
 from plpuzzle.sudoku.grading.report import build as build_report
 from plpuzzle.sudoku.grading.report import to_csv as report_csv
 from plpuzzle.sudoku.grading.report import to_json as report_json
-from plpuzzle.sudoku.grading.scheduling import ClusterUnreachable, DaskCluster, LocalPool, Scheduler
+from plpuzzle.sudoku.grading.scheduling.local_pool import ClassRun, Hooks, hidden_paths
+from plpuzzle.sudoku.grading.scheduling.protocol import (
+    ClusterUnreachable,
+    DaskCluster,
+    LocalPool,
+    Scheduler,
+)
 from plpuzzle.sudoku.grading.similarity import (
     ReaderUnavailable,
     Similarity,

@@ -8,7 +8,7 @@ import functools
 import re
 from typing import Any
 
-from plpuzzle.engine.sicstus_gaps import gap_words, not_emulated
+from plpuzzle.runtime.sicstus_gaps import gap_words, not_emulated
 from plpuzzle.sandbox.program import (
     LoadReport,
     Observation,

@@ -11,7 +11,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from plpuzzle import __version__
-from plpuzzle.engine import Dialect
+from plpuzzle.runtime import Dialect
 from plpuzzle.sandbox import jail
 from plpuzzle.sandbox.archives import archive_suffix
 from plpuzzle.sandbox.meter import accounting

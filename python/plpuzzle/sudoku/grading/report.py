@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from plpuzzle.engine.sicstus_gaps import NOT_EMULATED
+from plpuzzle.runtime.sicstus_gaps import NOT_EMULATED
 from plpuzzle.sudoku.grading.model import Grade, GradeSettings, TestGrade
 from plpuzzle.sudoku.services.suite_config import Points
 from plpuzzle.untrusted import json_for_pages, spreadsheet_cell

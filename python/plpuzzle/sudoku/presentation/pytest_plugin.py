@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from plpuzzle.engine import DEFAULT_DIALECT, DIALECTS, Dialect, EngineUnavailable
+from plpuzzle.runtime import DEFAULT_DIALECT, DIALECTS, Dialect, EngineUnavailable
 from plpuzzle.settings import DEFAULTS
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.domain.textformat import FormatError

@@ -3,7 +3,7 @@ run (the decisions are services.run_setup's)."""
 
 from __future__ import annotations
 
-from plpuzzle.engine import LoadReport, Status
+from plpuzzle.runtime import LoadReport, Status
 from plpuzzle.sudoku.grading.similarity.tokens import with_clause_start
 from plpuzzle.sudoku.services.run_setup import RulesChoice, SolverChoice
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from plpuzzle.engine import Dialect
+from plpuzzle.runtime import Dialect
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.engines.prolog_bridge import own_solver
 from plpuzzle.sudoku.services.suite import SuiteCase, SuiteError

@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from plpuzzle.engine import Dialect
+from plpuzzle.runtime import Dialect
 from plpuzzle.settings import DEFAULTS
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.domain.results import Status

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from plpuzzle.engine.sicstus_gaps import gap_words, not_emulated
+from plpuzzle.runtime.sicstus_gaps import gap_words, not_emulated
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.domain.results import BadAnswer, SolveResult, Status
 from plpuzzle.sudoku.domain.textformat import FormatError, load_puzzle, load_solutions

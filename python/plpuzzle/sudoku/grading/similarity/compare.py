@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from plpuzzle.engine import Dialect
+from plpuzzle.runtime import Dialect
 from plpuzzle.sudoku.grading.similarity.fingerprints import WINDOW, K, fingerprints
 from plpuzzle.sudoku.grading.similarity.index import Pair, groups, score_pairs
 from plpuzzle.sudoku.grading.similarity.normalise import Token, normalise

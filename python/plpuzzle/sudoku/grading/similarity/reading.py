@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from plpuzzle.confined import ProcessLimits, child_setup
-from plpuzzle.engine import Dialect, prolog_file
+from plpuzzle.runtime import Dialect, prolog_file
 from plpuzzle.sandbox import jail
 from plpuzzle.sudoku.grading.similarity.tokens import (
     MAX_TOKENS,

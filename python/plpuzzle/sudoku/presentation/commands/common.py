@@ -23,7 +23,7 @@ from plpuzzle.clitools import (
     warn,
     working,
 )
-from plpuzzle.engine import DEFAULT_DIALECT, DIALECTS
+from plpuzzle.runtime import DEFAULT_DIALECT, DIALECTS
 from plpuzzle.sudoku.domain.model import Puzzle, Rules
 from plpuzzle.sudoku.domain.textformat import (
     FormatError,

@@ -22,11 +22,11 @@ from plpuzzle.clitools import (
     warn,
     write_json,
 )
-from plpuzzle.engine import DEFAULT_DIALECT, DIALECTS, Dialect
+from plpuzzle.runtime import DEFAULT_DIALECT, DIALECTS, Dialect
 from plpuzzle.settings import DEFAULTS
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.grading import grader
-from plpuzzle.sudoku.grading.feedback import ShrinkPolicy
+from plpuzzle.sudoku.grading.feedback.build import ShrinkPolicy
 from plpuzzle.sudoku.grading.gradebook import GradebookError
 from plpuzzle.sudoku.grading.grader import GradingRequest
 from plpuzzle.sudoku.grading.model import GradeSettings

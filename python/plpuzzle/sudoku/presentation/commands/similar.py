@@ -24,7 +24,7 @@ from plpuzzle.clitools import (
     verbose,
     write_json,
 )
-from plpuzzle.engine import DEFAULT_DIALECT, DIALECTS
+from plpuzzle.runtime import DEFAULT_DIALECT, DIALECTS
 from plpuzzle.sudoku.grading import similarity
 from plpuzzle.sudoku.grading.model import GradingError
 from plpuzzle.sudoku.grading.similarity import report as similarity_report

@@ -1,0 +1,2 @@
+"""What the flag problem is, apart from any engine: the sequence of items,
+results and the validator."""

@@ -1,0 +1,1 @@
+"""The flag's command line: `plpuzzle flag`."""

@@ -1,0 +1,1 @@
+"""The knight's commands: one module per `plpuzzle knight` command."""
