@@ -31,8 +31,11 @@ from plpuzzle.clitools import (
 )
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.services.suite import CaseResult
-from plpuzzle_lab import bench as bm
 from plpuzzle_lab import knight_bench
+from plpuzzle_lab.bench import BenchRequestError, plan, run_bench
+from plpuzzle_lab.bench_model import RETIME_ROUNDS, RETIME_SHARE
+from plpuzzle_lab.bench_output import report_lines, to_json, write_outputs
+from plpuzzle_lab.bench_plot import PLOT_NAME, plots_available
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -107,11 +110,11 @@ def knight(out: Path) -> None:
 @click.option(
     "--retime-rounds",
     type=click.IntRange(min=0),
-    default=bm.RETIME_ROUNDS,
+    default=RETIME_ROUNDS,
     show_default=True,
     metavar="N",
     help="Time again, N rounds of engine then CP-SAT one test at a time, every test whose "
-    f"ratio is near its per-puzzle goal (at least {bm.RETIME_SHARE:g} of it); the per-test "
+    f"ratio is near its per-puzzle goal (at least {RETIME_SHARE:g} of it); the per-test "
     "ratios use the least CPU time of each side. 0: no re-timing.",
 )
 @format_option()
@@ -152,7 +155,7 @@ def sudoku(
         out_dir = out_dir / "partial"
         note(f"a partial run (--only): its reports go to {out_dir}, not over the full run's")
     try:
-        settings, references, cases = bm.plan(
+        settings, references, cases = plan(
             suite=suite,
             rules=Rules(rules),
             consecutive=consecutive,
@@ -166,7 +169,7 @@ def sudoku(
             stress=stress,
             retime_rounds=retime_rounds,
         )
-    except bm.BenchRequestError as e:
+    except BenchRequestError as e:
         raise InputError(str(e)) from None
     for line in settings.notes:
         note(line)
@@ -177,14 +180,14 @@ def sudoku(
             task = progress.add_task(description, total=total)
             return lambda _result: progress.advance(task)
 
-        run = bm.run_bench(settings, cases, references, on_start)
-    paths = bm.write_outputs(run)
-    if not bm.plots_available():
-        warn(f"{bm.PLOT_NAME} not drawn: it needs matplotlib (pip install matplotlib)")
+        run = run_bench(settings, cases, references, on_start)
+    paths = write_outputs(run)
+    if not plots_available():
+        warn(f"{PLOT_NAME} not drawn: it needs matplotlib (pip install matplotlib)")
     if fmt == "json":
-        write_json(bm.to_json(run, paths))
+        write_json(to_json(run, paths))
     else:
-        console.print("\n".join(bm.report_lines(run)), markup=False, soft_wrap=True)
+        console.print("\n".join(report_lines(run)), markup=False, soft_wrap=True)
         if not quiet():
             console.print("Wrote " + ", ".join(str(p) for p in paths), markup=False)
     sys.exit(1 if run.failed else 0)

@@ -12,7 +12,7 @@ pass. Times are CPU seconds of the search alone: of this process for the
 Python engine, as Prolog reports them (through pyswip, in a worker) for
 the Prolog engine; the validator is not timed. Run it on a quiet machine.
 
-    python -m plpuzzle.knight.bench [REPORT.md]
+    python -m plpuzzle_lab knight [REPORT.md]   (make bench-knight)
 """
 
 from __future__ import annotations

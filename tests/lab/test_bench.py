@@ -19,8 +19,16 @@ from run_plpuzzle import lab
 from plpuzzle.runtime import Worker
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.services.suite import Verdict
-from plpuzzle_lab import bench
-from plpuzzle_lab.bench import BenchRun, BenchSettings, Row, SuiteSpec
+from plpuzzle_lab import (
+    bench,
+    bench_markdown,
+    bench_measure,
+    bench_model,
+    bench_output,
+    bench_plot,
+    bench_ratios,
+)
+from plpuzzle_lab.bench_model import BenchRun, BenchSettings, Row, SuiteSpec
 
 REPO = Path(__file__).resolve().parents[2]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -36,7 +44,7 @@ test228,5,,,timeout,,timeout
 
 
 def test_reference_times_keep_timeouts_as_missing_seconds() -> None:
-    refs = bench.parse_reference(REFERENCE_CSV)
+    refs = bench_model.parse_reference(REFERENCE_CSV)
     assert set(refs) == {"test001", "test140", "test228"}
     assert refs["test001"].prolog_seconds == 0.0
     assert (refs["test140"].k, refs["test140"].solutions) == (4, 7)
@@ -49,7 +57,7 @@ def test_reference_times_keep_timeouts_as_missing_seconds() -> None:
 def test_a_malformed_reference_row_names_its_line() -> None:
     text = REFERENCE_CSV + "test229,five,1,0.1,correct,0.1,correct\n"
     with pytest.raises(ValueError, match="line 5"):
-        bench.parse_reference(text)
+        bench_model.parse_reference(text)
 
 
 def test_the_default_suite_is_found_as_the_tests_find_it(
@@ -63,7 +71,7 @@ def test_the_default_suite_is_found_as_the_tests_find_it(
 
 
 def test_the_official_reference_times_are_the_spec_figures(official_reference_times: Path) -> None:
-    refs = bench.load_reference(official_reference_times)
+    refs = bench_model.load_reference(official_reference_times)
     assert len(refs) == 271
     verdicts = [r.prolog_verdict for r in refs.values()]
     assert (verdicts.count("correct"), verdicts.count("timeout")) == (239, 32)
@@ -93,11 +101,15 @@ def _known_run(tmp_path: Path) -> BenchRun:
         _row("test228", "prolog", Verdict.WRONG, 0.25, k=5),
         _row("test228", "python", Verdict.CORRECT, 0.02, k=5),
     ]
-    return BenchRun(settings, [("CPU", "test machine")], rows, bench.parse_reference(REFERENCE_CSV))
+    return BenchRun(
+        settings, [("CPU", "test machine")], rows, bench_model.parse_reference(REFERENCE_CSV)
+    )
 
 
 def test_tallies_count_correct_answers_within_each_threshold(tmp_path: Path) -> None:
-    prolog, python, course_prolog, course_erlang = bench.tallies(_known_run(tmp_path), "official")
+    prolog, python, course_prolog, course_erlang = bench_markdown.tallies(
+        _known_run(tmp_path), "official"
+    )
     assert [prolog.within(t) for t in (1, 10, 60, 120)] == [0, 1, 1, None]  # limit is 60 s
     assert (prolog.correct, prolog.timeouts) == (1, 0)
     assert (python.correct, python.timeouts, python.within(1)) == (1, 1, 1)
@@ -106,7 +118,7 @@ def test_tallies_count_correct_answers_within_each_threshold(tmp_path: Path) -> 
 
 
 def test_the_report_shows_timeouts_and_wrong_answers(tmp_path: Path) -> None:
-    text = bench.render_report(_known_run(tmp_path), "plot.png")
+    text = bench_markdown.render_report(_known_run(tmp_path), "plot.png")
     assert "| test140 | 7 | 1.500 | timeout | timeout | 78.000 |" in text
     assert "| test228 | 7 | **wrong** 0.250 | 0.020 | timeout | timeout |" in text
     assert "| ours: prolog | 1/2 | 0 | 1 | 1 | - | 0 | 30 MB |" in text
@@ -115,7 +127,7 @@ def test_the_report_shows_timeouts_and_wrong_answers(tmp_path: Path) -> None:
 
 
 def test_the_csv_leaves_the_time_of_a_timeout_empty(tmp_path: Path) -> None:
-    rows = list(csv.DictReader(bench.to_csv(_known_run(tmp_path).rows).splitlines()))
+    rows = list(csv.DictReader(bench_output.to_csv(_known_run(tmp_path).rows).splitlines()))
     assert [r["verdict"] for r in rows] == ["correct", "timeout", "wrong", "correct"]
     assert rows[1]["cpu_seconds"] == ""
     assert float(rows[0]["cpu_seconds"]) == 1.5
@@ -124,7 +136,7 @@ def test_the_csv_leaves_the_time_of_a_timeout_empty(tmp_path: Path) -> None:
 def test_the_plot_is_a_png(tmp_path: Path) -> None:
     run = _known_run(tmp_path)
     path = tmp_path / "plot.png"
-    bench.write_plot(bench.plot_series(run, "official"), "title", path)
+    bench_plot.write_plot(bench_plot.plot_series(run, "official"), "title", path)
     data = path.read_bytes()
     assert data.startswith(PNG_MAGIC)
     assert len(data) > 10_000
@@ -140,7 +152,7 @@ def test_overhead_picks_tiny_and_large_tests() -> None:
         _row("test143", "python", Verdict.CORRECT, 5.0),
         _row("test144", "prolog", Verdict.CORRECT, 1.0),
     ]
-    tiny, large = bench.pick_overhead_cases(rows, count=2, cap=20.0)
+    tiny, large = bench_measure.pick_overhead_cases(rows, count=2, cap=20.0)
     assert [r.test for r in tiny] == ["test001", "test002"]
     assert [r.test for r in large] == ["test140", "test144"]
 
@@ -158,11 +170,11 @@ def test_the_overhead_is_judged_against_its_goal(
 ) -> None:
     run = _known_run(tmp_path)
     run.overhead = [
-        bench.Overhead("test001", 2, "tiny", 1, 20, 0.002, 0.002, 0.002, 0.005),
-        bench.Overhead("test140", 4, "large", 7, 3, 2.0, 2.0, 2.0, pyswip_wall),
+        bench_model.Overhead("test001", 2, "tiny", 1, 20, 0.002, 0.002, 0.002, 0.005),
+        bench_model.Overhead("test140", 4, "large", 7, 3, 2.0, 2.0, 2.0, pyswip_wall),
     ]
     run.overhead_load = (load, load, load)
-    text = bench.render_report(run, "plot.png")
+    text = bench_markdown.render_report(run, "plot.png")
     assert "| test001 | tiny | 2 | 1 | 20 | 0.002 | 0.002 | 0.002 | 0.005 | +3.0 |" in text
     assert "- Tiny tests: at most 3.0 ms extra wall time per test" in text
     assert words in text
@@ -189,13 +201,13 @@ def _ratio_rows() -> list[Row]:
 
 
 def test_per_test_ratios_count_times_under_50_ms_as_50_ms() -> None:
-    ratios = bench.ratios_for(_ratio_rows(), "official", "python")
+    ratios = bench_ratios.ratios_for(_ratio_rows(), "official", "python")
     by_test = {t.test: t.ratio for t in ratios.tests}
     assert by_test == pytest.approx({"test001": 1.0, "test002": 4.0, "test003": 0.5})
 
 
 def test_the_ratio_table_has_total_median_worst_and_failures_apart() -> None:
-    ratios = bench.ratios_for(_ratio_rows(), "official", "python")
+    ratios = bench_ratios.ratios_for(_ratio_rows(), "official", "python")
     # The total is raw CPU (no floor), over the three tests both solved.
     assert ratios.seconds == pytest.approx(1.21)
     assert ratios.peer_seconds == pytest.approx(2.012)
@@ -274,7 +286,7 @@ def test_the_k_target_takes_the_slowest_mostly_given_test_per_k(tmp_path: Path) 
         row("stress-oddsum", "test001", "cpsat", 0.3, k=9, given=0.8),
     ]
     run = bench_run(tmp_path, rows)
-    worst = {(w.k, w.engine): w for w in bench.worst_by_k(run)}
+    worst = {(w.k, w.engine): w for w in bench_ratios.worst_by_k(run)}
     assert set(worst) == {(k, e) for k in (2, 9) for e in ("prolog", "python", "cpsat")}
     assert worst[2, "prolog"].worst is not None and worst[2, "prolog"].worst.test == "test001"
     assert worst[2, "prolog"].within and not worst[9, "prolog"].within
@@ -312,7 +324,9 @@ def test_the_overhead_target_shows_the_load(
 ) -> None:
     run = bench_run(tmp_path, [])
     if pyswip_wall is not None:
-        run.overhead = [bench.Overhead("test140", 4, "large", 7, 3, 2.0, 2.0, 2.0, pyswip_wall)]
+        run.overhead = [
+            bench_model.Overhead("test140", 4, "large", 7, 3, 2.0, 2.0, 2.0, pyswip_wall)
+        ]
     run.overhead_load = (load, load, load)
     target = target_named(run, "pyswip overhead")
     assert target.status == status
@@ -324,16 +338,16 @@ def test_the_overhead_target_shows_the_load(
 
 def test_without_cp_sat_the_ratio_targets_are_not_measured(tmp_path: Path) -> None:
     run = _known_run(tmp_path)  # prolog and python only
-    assert bench.ratio_table(run) == []
+    assert bench_ratios.ratio_table(run) == []
     assert target_named(run, "python total").status == "not measured"
-    assert "Not measured: CP-SAT was not among the engines run." in bench.render_report(
+    assert "Not measured: CP-SAT was not among the engines run." in bench_markdown.render_report(
         run, "plot.png"
     )
 
 
 def test_the_report_and_the_terminal_show_ratios_and_targets(tmp_path: Path) -> None:
     run = bench_run(tmp_path, _ratio_rows())
-    text = bench.render_report(run, "plot.png")
+    text = bench_markdown.render_report(run, "plot.png")
     assert "## Engine / CP-SAT" in text
     assert (
         "| official | python | 3 | 0.60x (1.210 s / 2.012 s) | 1.00x | 4.00x (test002) "
@@ -344,18 +358,18 @@ def test_the_report_and_the_terminal_show_ratios_and_targets(tmp_path: Path) -> 
         "| python total ≤ 1x CP-SAT, official suite | 0.60x (1.210 s / 2.012 s) | not met |" in text
     )
     assert "| peer: cpsat |" in text  # the peer is a series of the summary table
-    terminal = "\n".join(bench.report_lines(run))
+    terminal = "\n".join(bench_output.report_lines(run))
     assert "official  python  3      0.60x (1.210 s / 2.012 s)  1.00x   4.00x (test002)" in terminal
     assert "Targets (reported, not enforced):" in terminal
 
 
 def test_the_plot_has_the_peer_as_a_series(tmp_path: Path) -> None:
     run = bench_run(tmp_path, _ratio_rows())
-    series = bench.plot_series(run, "official")
+    series = bench_plot.plot_series(run, "official")
     assert [s.label for s in series] == ["ours: prolog", "ours: python", "peer: cpsat"]
     assert len(series[2].points) == 5
     path = tmp_path / "plot.png"
-    bench.write_plot(series, "title", path)
+    bench_plot.write_plot(series, "title", path)
     assert path.read_bytes().startswith(PNG_MAGIC)
 
 
@@ -467,7 +481,7 @@ def slice_run(official_suite: Path, tmp_path_factory: pytest.TempPathFactory) ->
 def test_the_csv_has_a_row_per_suite_test_and_engine(slice_run: tuple[Path, str]) -> None:
     with (slice_run[0] / "results.csv").open() as f:
         rows = list(csv.DictReader(f))
-    assert list(rows[0]) == list(bench.CSV_FIELDS)
+    assert list(rows[0]) == list(bench_output.CSV_FIELDS)
     keys = [(r["suite"], r["test"], r["engine"]) for r in rows]
     assert keys == [
         (suite, test, engine)
@@ -666,6 +680,6 @@ def test_the_committed_report_names_folders_that_exist() -> None:
 
 def test_the_terminals_tables_keep_to_their_width() -> None:
     rows = [("Python engine total vs CP-SAT", "0.61x", "met", "a long note " * 20)]
-    lines = bench.text_table(("target", "measured", "status", "note"), rows, width=80)
+    lines = bench_output.text_table(("target", "measured", "status", "note"), rows, width=80)
     assert max(map(len, lines)) <= 80
     assert " ".join(" ".join(lines).split()).count("a long note") == 20

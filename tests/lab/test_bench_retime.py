@@ -16,8 +16,15 @@ from run_plpuzzle import lab
 
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.services.suite import Verdict, discover
-from plpuzzle_lab import bench
-from plpuzzle_lab.bench import BenchRun, BenchSettings, Retime, SuiteSpec
+from plpuzzle_lab import (
+    bench,
+    bench_markdown,
+    bench_model,
+    bench_output,
+    bench_ratios,
+    bench_retime,
+)
+from plpuzzle_lab.bench_model import BenchRun, BenchSettings, Retime, SuiteSpec
 
 # --- from known figures (no engine runs) ---------------------------------------------
 
@@ -27,7 +34,7 @@ def test_the_re_timed_ratio_is_the_least_time_of_each_side() -> None:
     assert again.ratio == pytest.approx(2.5)
     # Under 50 ms counts as 50 ms, as in the first pass.
     assert Retime("official", "t", "python", 1.0, (0.2,), (0.01,)).ratio == pytest.approx(4.0)
-    failed = bench.Failure("test001", "python", Verdict.WRONG, retimed=True)
+    failed = bench_model.Failure("test001", "python", Verdict.WRONG, retimed=True)
     assert Retime("official", "test001", "python", 3.5, (2.0,), (1.0,), failed).ratio is None
 
 
@@ -48,7 +55,7 @@ def test_only_tests_near_their_engines_goal_are_picked(tmp_path: Path) -> None:
         row("stress-oddsum", "test002", "cpsat", 1.0),
     ]
     run = bench_run(tmp_path, rows)
-    picked = [(e, t.suite, t.test, round(t.ratio, 2)) for e, t in bench.near_goal(run)]
+    picked = [(e, t.suite, t.test, round(t.ratio, 2)) for e, t in bench_retime.near_goal(run)]
     assert picked == [
         ("prolog", "official", "test001", 14.5),
         ("python", "official", "test002", 2.2),
@@ -72,16 +79,16 @@ def test_the_verdict_and_the_worst_test_use_the_re_timed_ratio(tmp_path: Path) -
     assert "1 re-timed near the goal" in each.note
     # The totals stay the first pass's.
     assert target_named(run, "python total").measured == "0.90x (0.900 s / 1.000 s)"
-    stress = next(r for r in bench.ratio_table(run) if r.suite == "stress-oddsum")
+    stress = next(r for r in bench_ratios.ratio_table(run) if r.suite == "stress-oddsum")
     assert (stress.total, stress.worst and stress.worst.ratio) == (3.5, pytest.approx(2.5))
-    text = bench.render_report(run, "plot.png")
+    text = bench_markdown.render_report(run, "plot.png")
     assert "## Re-timed near a per-puzzle goal" in text
     assert (
         "| stress-oddsum | test001 | python | 3.50x | 3.600, 2.500, 2.900 | 1.200, 1.000, 1.100 "
         "| 2.50x |"
     ) in text
     assert "2.50x (test001, re-timed)" in text
-    terminal = "\n".join(bench.report_lines(run))
+    terminal = "\n".join(bench_output.report_lines(run))
     assert "Re-timed 1 test(s) near a per-puzzle goal" in terminal
 
 
@@ -92,7 +99,7 @@ def test_a_wrong_answer_on_re_timing_is_a_failure(tmp_path: Path) -> None:
         row("official", "test002", "python", 1.0),
         row("official", "test002", "cpsat", 1.0),
     ]
-    failure = bench.Failure("test001", "python", Verdict.WRONG, retimed=True)
+    failure = bench_model.Failure("test001", "python", Verdict.WRONG, retimed=True)
     again = Retime("official", "test001", "python", 2.5, (2.4,), (1.0,), failure)
     run = bench_run(tmp_path, rows, [again])
     each = target_named(run, "python ≤ 3x")
@@ -101,7 +108,7 @@ def test_a_wrong_answer_on_re_timing_is_a_failure(tmp_path: Path) -> None:
     assert each.measured == "worst 1.00x (official/test002)"  # no ratio for the failed one
     assert run.failed
     assert "| official | test001 | python | 2.50x | 2.400 | 1.000 | **python: wrong** |" in (
-        bench.render_report(run, "plot.png")
+        bench_markdown.render_report(run, "plot.png")
     )
 
 
@@ -159,7 +166,7 @@ def test_tests_near_a_goal_are_re_timed_with_the_real_engines(
     for t in run.retimes:
         assert t.failure is None
         assert (len(t.seconds), len(t.peer_seconds)) == (2, 2)
-        assert t.ratio == bench.floored_ratio(min(t.seconds), min(t.peer_seconds))
+        assert t.ratio == bench_model.floored_ratio(min(t.seconds), min(t.peer_seconds))
     assert started[-1] == "re-timing 2 puzzles near a goal, 2 rounds (8)"
     assert not run.failed
 
@@ -171,7 +178,7 @@ def test_a_wrong_answer_on_re_timing_is_not_a_pass(
     folder = _copy_suite(official_suite, tmp_path / "suite")
     # test002 has one solution; expect another one instead.
     (folder / "test002s.txt").write_text("[[[1,2,3,4],[3,4,1,2],[2,1,4,3],[4,3,2,1]]].\n")
-    retimes = bench.retime_near_goal(first, {"official": discover(folder)})
+    retimes = bench_retime.retime_near_goal(first, {"official": discover(folder)})
     run = dataclasses.replace(first, retimes=retimes)
     by_test = {t.test: t for t in run.retimes}
     assert by_test["test001"].failure is None
@@ -220,5 +227,5 @@ def test_no_re_timing_with_zero_rounds(official_suite: Path, tmp_path: Path) -> 
 
 def test_the_help_shows_the_module_defaults() -> None:
     text = " ".join(lab("sudoku", "--help").stdout.split())
-    assert f"at least {bench.RETIME_SHARE:g} of it" in text
-    assert f"[default: {bench.RETIME_ROUNDS}; x>=0]" in text
+    assert f"at least {bench_model.RETIME_SHARE:g} of it" in text
+    assert f"[default: {bench_model.RETIME_ROUNDS}; x>=0]" in text

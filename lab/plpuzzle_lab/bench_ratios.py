@@ -1,0 +1,432 @@
+"""Ratios and targets: each engine against CP-SAT, and the goals judged on them.
+
+CP-SAT (OR-tools, one worker) runs in the same run as the peer a user would
+pick instead of our engines, so every engine is measured beside it, test by
+test, as ratios (engine / CP-SAT). The targets of targets.toml are judged
+from those ratios and from the measured rows: reported, never enforced.
+This module only computes; the reports format what it returns.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from plpuzzle.sudoku.domain.model import MAX_K
+from plpuzzle.sudoku.services.suite import natural_key
+from plpuzzle_lab.bench_model import (
+    OFFICIAL,
+    PEER,
+    TARGETS,
+    BenchRun,
+    Failure,
+    Retime,
+    Row,
+    floored_ratio,
+)
+from plpuzzle_lab.machine import load_text
+
+#: The K target: puzzles with at least this share of values given ...
+K_TARGET_GIVEN: float = TARGETS["k"]["given"]
+#: ... solved within this many CPU seconds, for every K up to MAX_K.
+K_TARGET_SECONDS: float = TARGETS["k"]["seconds"]
+#: The Ks the K target needs a test of: the ones beyond the official suite
+#: (K = 2..6), which only the stress suites have. Smaller Ks count where a
+#: suite has such a test (the official suite has none for K = 2).
+K_TARGET_REQUIRED = tuple(range(7, MAX_K + 1))
+
+#: The most the pyswip interface may add to plain swipl on large tests.
+OVERHEAD_GOAL: float = TARGETS["overhead"]["most"]
+
+
+def seconds_text(seconds: float) -> str:
+    """CPU seconds as every table and note writes them."""
+    return f"{seconds:.3f}" if seconds < 100 else f"{seconds:.1f}"
+
+
+def ratio_text(ratio: float | None) -> str:
+    """A ratio as every table writes it, "-" for none."""
+    return "-" if ratio is None else f"{ratio:.2f}x"
+
+
+# --- engine / CP-SAT ratios -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TestRatio:
+    """One test both sides solved correctly in the first pass: their CPU
+    seconds, and its re-timing if it was near the per-puzzle goal."""
+
+    suite: str
+    test: str
+    seconds: float
+    peer_seconds: float
+    retime: Retime | None = None
+
+    @property
+    def first_ratio(self) -> float:
+        """The first pass's ratio, each side counted as at least RATIO_FLOOR."""
+        return floored_ratio(self.seconds, self.peer_seconds)
+
+    @property
+    def ratio(self) -> float:
+        """The per-test ratio: the re-timed one where there is one."""
+        retimed = self.retime.ratio if self.retime is not None else None
+        return self.first_ratio if retimed is None else retimed
+
+    @property
+    def retimed(self) -> bool:
+        """Whether the ratio comes from re-timing."""
+        return self.retime is not None and self.retime.ratio is not None
+
+    @property
+    def failed_retime(self) -> bool:
+        return self.retime is not None and self.retime.failure is not None
+
+
+@dataclass(frozen=True)
+class Ratios:
+    """One engine against the peer on one suite."""
+
+    suite: str
+    engine: str
+    tests: list[TestRatio]  # every test both solved in the first pass (totals)
+    failures: list[Failure]
+
+    @property
+    def judged(self) -> list[TestRatio]:
+        """The tests with a per-test ratio: a failed re-timing has none."""
+        return [t for t in self.tests if not t.failed_retime]
+
+    @property
+    def seconds(self) -> float:
+        return sum(t.seconds for t in self.tests)
+
+    @property
+    def peer_seconds(self) -> float:
+        return sum(t.peer_seconds for t in self.tests)
+
+    @property
+    def total(self) -> float | None:
+        """Total CPU over total CPU (no floor), on the tests both solved,
+        first pass only."""
+        return self.seconds / self.peer_seconds if self.peer_seconds > 0 else None
+
+    @property
+    def median(self) -> float | None:
+        judged = self.judged
+        return statistics.median(t.ratio for t in judged) if judged else None
+
+    @property
+    def worst(self) -> TestRatio | None:
+        return max(self.judged, key=lambda t: t.ratio, default=None)
+
+    @property
+    def engine_failures(self) -> list[Failure]:
+        """The tests this engine itself failed (not only the peer)."""
+        return [f for f in self.failures if f.side == self.engine]
+
+
+def ratios_for(
+    rows: Sequence[Row], suite: str, engine: str, retimes: Sequence[Retime] = ()
+) -> Ratios:
+    """`engine` against the peer on `suite`, from the rows of one run and
+    the re-timings of its tests near the goal.
+
+    A test where either side did not answer correctly has no ratio: it is
+    listed as a failure, once per side that failed; so is a test whose
+    re-timing got a wrong answer (its first-pass times stay in the totals).
+    """
+    again = {t.test: t for t in retimes if t.suite == suite and t.engine == engine}
+    mine = {r.test: r for r in rows if r.suite == suite and r.engine == engine}
+    peer = {r.test: r for r in rows if r.suite == suite and r.engine == PEER}
+    tests, failures = [], []
+    for name in sorted(mine.keys() & peer.keys(), key=natural_key):
+        a, b = mine[name], peer[name]
+        ok = True
+        for side in (a, b):
+            if not side.correct or side.cpu_seconds is None:
+                failures.append(Failure(name, side.engine, side.verdict))
+                ok = False
+        if ok and a.cpu_seconds is not None and b.cpu_seconds is not None:
+            retime = again.get(name)
+            tests.append(TestRatio(suite, name, a.cpu_seconds, b.cpu_seconds, retime))
+            if retime is not None and retime.failure is not None:
+                failures.append(retime.failure)
+    return Ratios(suite, engine, tests, failures)
+
+
+def ratio_table(run: BenchRun, retimed: bool = True) -> list[Ratios]:
+    """Every suite and every engine of ours against the peer (none without
+    it); with `retimed` False, the first pass alone."""
+    if PEER not in run.settings.engines:
+        return []
+    retimes = run.retimes if retimed else []
+    return [
+        ratios_for(run.rows, spec.label, engine, retimes)
+        for spec in run.settings.suites
+        for engine in run.settings.ours
+        if run.engine_rows(engine, spec.label)
+    ]
+
+
+# --- the targets -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Target:
+    """One of the issue's performance goals, judged on this run."""
+
+    name: str
+    measured: str
+    status: str  # "met", "not met", "not measured", or "not judged" (busy machine)
+    note: str = ""
+
+
+MET, NOT_MET, NOT_MEASURED, NOT_JUDGED = "met", "not met", "not measured", "not judged"
+
+
+@dataclass(frozen=True)
+class RatioGoal:
+    """An engine's goals against CP-SAT: its total on the official suite,
+    and each puzzle of `suites` (None: every suite)."""
+
+    engine: str
+    total: float
+    each: float
+    suites: tuple[str, ...] | None = None
+
+    def covers(self, suite: str) -> bool:
+        return self.suites is None or suite in self.suites
+
+
+RATIO_GOALS = tuple(
+    RatioGoal(g["engine"], g["total"], g["each"], tuple(g["suites"]) if "suites" in g else None)
+    for g in TARGETS["ratio"]
+)
+
+#: (engine, suites (None: every suite but the official one), seconds, goal
+#: only): every test of those suites solved within that many CPU seconds.
+WITHIN_GOALS = tuple(
+    (w["engine"], tuple(w["suites"]) if "suites" in w else None, w["seconds"], w.get("goal", False))
+    for w in TARGETS["within"]
+)
+
+
+def per_puzzle_goal(engine: str, suite: str) -> float | None:
+    """The engine's per-puzzle ratio goal on `suite` (RATIO_GOALS), None
+    if it has none there."""
+    return next((g.each for g in RATIO_GOALS if g.engine == engine and g.covers(suite)), None)
+
+
+def _total_target(table: list[Ratios], engine: str, goal: float) -> Target:
+    name = f"{engine} total ≤ {goal:g}x CP-SAT, official suite"
+    found = [r for r in table if r.engine == engine and r.suite == OFFICIAL]
+    if not found or found[0].total is None:
+        return Target(name, "-", NOT_MEASURED, "no official test solved by both")
+    r = found[0]
+    assert r.total is not None
+    measured = f"{r.total:.2f}x ({seconds_text(r.seconds)} s / {seconds_text(r.peer_seconds)} s)"
+    failed = r.engine_failures
+    note = _failure_note(r.failures)
+    met = r.total <= goal and not failed
+    return Target(name, measured, MET if met else NOT_MET, note)
+
+
+def _each_target(table: list[Ratios], goal: RatioGoal) -> Target:
+    engine, each = goal.engine, goal.each
+    where = "every suite" if goal.suites is None else " and ".join(goal.suites) + " suite"
+    name = f"{engine} ≤ {each:g}x CP-SAT on every puzzle of {where}"
+    mine = [r for r in table if r.engine == engine and goal.covers(r.suite)]
+    every = [t for r in mine for t in r.judged]
+    failures = [f for r in mine for f in (_labelled(r.suite, x) for x in r.failures)]
+    if not every and not failures:
+        return Target(name, "-", NOT_MEASURED, "no test solved by both")
+    worst = max(every, key=lambda t: t.ratio, default=None)
+    measured = "-"
+    if worst is not None:
+        measured = f"worst {worst.ratio:.2f}x ({worst.suite}/{worst.test}{retimed_mark(worst)})"
+    over = sorted((t for t in every if t.ratio > each), key=lambda t: -t.ratio)
+    listed = ", ".join(f"{t.suite}/{t.test} {t.ratio:.1f}x" for t in over[:3])
+    more = f", +{len(over) - 3}" if len(over) > 3 else ""
+    notes = [f"{len(over)} of {len(every)} over: {listed}{more}"] if over else []
+    retimed = sum(1 for t in every if t.retimed)
+    if retimed:
+        notes.append(f"{retimed} re-timed near the goal")
+    if failures:
+        notes.append(_failure_note(failures))
+    met = not over and not any(f.side == engine for f in failures)
+    return Target(name, measured, MET if met else NOT_MET, "; ".join(notes))
+
+
+def _within_target(
+    run: BenchRun, engine: str, suites: tuple[str, ...] | None, seconds: float, goal_only: bool
+) -> Target:
+    """Every test of `suites` (None: all but the official suite) solved
+    correctly within `seconds` of CPU; a timeout or a wrong answer misses."""
+    labels = [spec.label for spec in run.settings.suites]
+    chosen = [lab for lab in labels if (lab in suites if suites else lab != OFFICIAL)]
+    where = " and ".join(suites) if suites else "every other suite"
+    kind = "goal: " if goal_only else ""
+    name = f"{kind}{engine} solves each test of {where} within {seconds:g} s"
+    rows = [r for r in run.rows if r.engine == engine and r.suite in chosen]
+    if not rows:
+        return Target(name, "-", NOT_MEASURED, "no such suite in this run")
+    late = [r for r in rows if not r.correct or r.cpu_seconds is None or r.cpu_seconds > seconds]
+    measured = f"{len(rows) - len(late)}/{len(rows)}"
+    worst = max(
+        (r for r in rows if r.cpu_seconds is not None),
+        key=lambda r: r.cpu_seconds or 0.0,
+        default=None,
+    )
+    notes = []
+    if worst is not None:
+        slowest = seconds_text(worst.cpu_seconds or 0.0)
+        notes.append(f"slowest {slowest} s ({worst.suite}/{worst.test})")
+    if late:
+        shown = ", ".join(
+            f"{r.suite}/{r.test} "
+            + (
+                r.verdict.value
+                if not r.correct or r.cpu_seconds is None
+                else f"{seconds_text(r.cpu_seconds)} s"
+            )
+            for r in late[:4]
+        )
+        more = f", +{len(late) - 4}" if len(late) > 4 else ""
+        notes.append(f"over: {shown}{more}")
+    return Target(name, measured, NOT_MET if late else MET, "; ".join(notes))
+
+
+def retimed_mark(t: TestRatio) -> str:
+    """What a table adds after a test whose ratio comes from re-timing."""
+    return ", re-timed" if t.retimed else ""
+
+
+def _labelled(suite: str, failure: Failure) -> Failure:
+    return Failure(f"{suite}/{failure.test}", failure.side, failure.verdict, failure.retimed)
+
+
+def _failure_note(failures: Sequence[Failure]) -> str:
+    if not failures:
+        return ""
+    shown_ = ", ".join(str(f) for f in failures[:5])
+    more = f" and {len(failures) - 5} more" if len(failures) > 5 else ""
+    return f"failed, counted apart: {shown_}{more}"
+
+
+@dataclass(frozen=True)
+class KWorst:
+    """The slowest test of one K for one engine, over the tests the K target
+    covers (at least K_TARGET_GIVEN of the values given), in every suite."""
+
+    k: int
+    engine: str
+    tests: int
+    worst: Row | None  # None when there are none
+    failures: list[Row]
+
+    @property
+    def within(self) -> bool:
+        return not self.failures and (
+            self.worst is None or (self.worst.cpu_seconds or 0.0) <= K_TARGET_SECONDS
+        )
+
+
+def worst_by_k(run: BenchRun) -> list[KWorst]:
+    """Per K and engine (the peer too, for comparison) the slowest test."""
+    covered = [r for r in run.rows if r.k is not None and (r.given or 0.0) >= K_TARGET_GIVEN]
+    out = []
+    for k in sorted({r.k for r in covered if r.k is not None}):
+        for engine in run.settings.engines:
+            rows = [r for r in covered if r.k == k and r.engine == engine]
+            solved = [r for r in rows if r.correct and r.cpu_seconds is not None]
+            worst = max(solved, key=lambda r: r.cpu_seconds or 0.0, default=None)
+            failures = [r for r in rows if r not in solved]
+            out.append(KWorst(k, engine, len(rows), worst, failures))
+    return out
+
+
+def _k_target(run: BenchRun) -> Target:
+    name = (
+        f"every K up to {MAX_K} within {K_TARGET_SECONDS:g} s in "
+        f"{' and '.join(run.settings.ours) or 'our engines'} "
+        f"(≥ {K_TARGET_GIVEN:.0%} of values given)"
+    )
+    cells = [w for w in worst_by_k(run) if w.engine in run.settings.ours]
+    if not cells:
+        return Target(name, "-", NOT_MEASURED, "no test with that many values given")
+    slow = [w for w in cells if not w.within]
+    solved = [(w, w.worst) for w in cells if w.worst is not None]
+    measured = "-"
+    if solved:
+        w, row = max(solved, key=lambda pair: pair[1].cpu_seconds or 0.0)
+        slowest = seconds_text(row.cpu_seconds or 0.0)
+        measured = f"worst {slowest} s ({w.engine}, K={w.k}, {row.suite}/{row.test})"
+    covered = {w.k for w in cells}
+    missing = [k for k in K_TARGET_REQUIRED if k not in covered]
+    notes = [f"K={w.k} {w.engine}: {k_cell(w)}" for w in slow]
+    if missing:
+        notes.append(f"no such test for K = {', '.join(map(str, missing))}")
+    small = [k for k in range(2, K_TARGET_REQUIRED[0]) if k not in covered]
+    if small:
+        notes.append(f"none for K = {', '.join(map(str, small))} either (not required)")
+    status = NOT_MET if slow else NOT_MEASURED if missing else MET
+    return Target(name, measured, status, "; ".join(notes))
+
+
+def k_cell(w: KWorst) -> str:
+    """The slowest test of a K, and the tests not solved correctly."""
+    parts = []
+    if w.worst is not None:
+        slowest = seconds_text(w.worst.cpu_seconds or 0.0)
+        parts.append(f"{slowest} ({w.worst.suite}/{w.worst.test})")
+    if w.failures:
+        parts.append(", ".join(f"{r.suite}/{r.test} {r.verdict.value}" for r in w.failures[:3]))
+    return "; ".join(parts) or "-"
+
+
+def _overhead_target(run: BenchRun) -> Target:
+    name = f"pyswip overhead vs plain swipl ≤ {OVERHEAD_GOAL:.0%} (large tests, wall)"
+    large = [o for o in run.overhead if o.size == "large"]
+    if not large:
+        return Target(name, "-", NOT_MEASURED, run.overhead_note or "no large test measured")
+    worst = max(large, key=lambda o: o.extra_fraction)
+    cores = os.cpu_count() or 1
+    load = run.overhead_load
+    measured = f"{worst.extra_fraction * 100:+.1f} % ({worst.test}); load {load_text(load)}"
+    note = f"needs an idle machine; {cores} cores"
+    if load and load[0] > cores:
+        # As in the overhead section: a busy machine inflates both sides unevenly.
+        note += ", load above that: unreliable, rerun idle"
+        return Target(name, measured, NOT_JUDGED, note)
+    met = worst.extra_fraction <= OVERHEAD_GOAL
+    return Target(name, measured, MET if met else NOT_MET, note)
+
+
+def targets(run: BenchRun) -> list[Target]:
+    """The issue's targets, measured on this run; reported, never enforced."""
+    table = ratio_table(run)
+    out = []
+    ours = run.settings.ours
+    for goal in RATIO_GOALS:
+        engine = goal.engine
+        if engine not in ours:
+            continue
+        if PEER not in run.settings.engines:
+            why = "CP-SAT was not run"
+            out.append(Target(f"{engine} total ≤ {goal.total:g}x CP-SAT", "-", NOT_MEASURED, why))
+            out.append(
+                Target(f"{engine} ≤ {goal.each:g}x CP-SAT on every puzzle", "-", NOT_MEASURED, why)
+            )
+            continue
+        out.append(_total_target(table, engine, goal.total))
+        out.append(_each_target(table, goal))
+    for engine, suites, seconds, goal_only in WITHIN_GOALS:
+        if engine in ours:
+            out.append(_within_target(run, engine, suites, seconds, goal_only))
+    out.append(_k_target(run))
+    out.append(_overhead_target(run))
+    return out
