@@ -565,98 +565,35 @@ class SandboxedProgram:
         """Send `request` and read replies until `take` says stop or a limit
         passes (`clock`: CPU and wall-clock seconds, a test's by default);
         neither the sending nor the reading ever blocks."""
-        assert proc.stdout is not None and proc.stdin is not None
-        meter, limits = self.meter, self.limits
-        cpu_limit, wall_limit = clock or (limits.cpu_seconds, limits.wall_seconds)
-        assert meter is not None
+        assert proc.stdout is not None and proc.stdin is not None and self.meter is not None
         if self._log is not None:
             os.ftruncate(self._log.fileno(), 0)
-        oom0 = meter.oom_kills()
-        meter.reset_peak()
-        cpu0 = meter.look()
-        delays0 = run_queue_seconds(meter.pids())
-        start = time.monotonic()
-        end: RunEnd | None = None
-        detail = ""
-        rfd, wfd = proc.stdout.fileno(), proc.stdin.fileno()
-        unsent = memoryview(request or b"")
-        next_look = start
-        used = 0.0
-        while end is None:
-            now = time.monotonic()
-            wall = now - start
-            if now >= next_look:  # at most every POLL_SECONDS: a look may scan /proc
-                next_look = now + POLL_SECONDS
-                used = meter.look() - cpu0
-            if used > cpu_limit:
-                end = RunEnd.CPU_LIMIT
-                detail = _cpu_limit_words(cpu_limit, len(unsent), len(request or b""))
-                break
-            if wall > wall_limit:
-                starved = self._starved(delays0)
-                stretched = wall - (starved or 0.0) <= wall_limit
-                if not stretched or wall > wall_limit * WALL_STRETCH:
-                    end = RunEnd.WALL_LIMIT
-                    sent = (len(unsent), len(request or b""))
-                    detail = _backstop_words(wall_limit, used, wall, starved, *sent)
-                    break
-            writing = [wfd] if unsent else []
-            try:
-                readable, writable, _ = select.select([rfd], writing, [], POLL_SECONDS)
-            except InterruptedError:
-                continue
-            if writable:
-                try:
-                    unsent = unsent[os.write(wfd, unsent[:WRITE_CHUNK]) :]
-                except BlockingIOError:
-                    pass
-                except OSError:  # the sandbox closed its end: what it says next tells why
-                    unsent = memoryview(b"")
-            if not readable:
-                continue
-            try:
-                chunk = os.read(rfd, 1 << 16)
-            except BlockingIOError:
-                continue
-            if not chunk:
-                end, detail = (
-                    RunEnd.SANDBOX_DIED,
-                    (
-                        "the sandbox ended in the middle of the run"
-                        if not unsent
-                        else "the sandbox had ended before it took its request"
-                    ),
-                )
-                break
-            try:
-                lines = reader.feed(chunk)
-                for i, (tag, text) in enumerate(lines):
-                    if take(tag, text):
-                        if i + 1 < len(lines) or reader.pending():
-                            raise ReplyError(RunEnd.BROKEN_REPLY, "replies after the run's end")
-                        end = RunEnd.FINISHED
-                        break
-            except ReplyError as e:
-                end = e.end
-                detail = (
-                    str(e)
-                    if e.end is RunEnd.TOO_MANY_ANSWERS
-                    else f"the program wrote {e} on the grader's reply channel"
-                )
-        wall = time.monotonic() - start
-        obs = Observation(end, wall_seconds=wall, detail=detail)
-        obs.cpu_seconds = max(0.0, meter.look() - cpu0)
-        obs.memory_mb = meter.memory_peak_mb()
-        if meter.oom_kills() > oom0:  # even if the loader said `done`: any kill counts
+        oom0 = self.meter.oom_kills()
+        self.meter.reset_peak()
+        watch = _Watch(self, clock or (self.limits.cpu_seconds, self.limits.wall_seconds))
+        channel = _Channel(proc.stdout.fileno(), proc.stdin.fileno(), request or b"")
+        ended: tuple[RunEnd, str] | None = None
+        while ended is None:
+            ended = watch.limit_passed(channel) or channel.exchange(reader, take)
+        return self._observed(ended, watch, oom0, request is not None)
+
+    def _observed(
+        self, ended: tuple[RunEnd, str], watch: _Watch, oom0: int, requested: bool
+    ) -> Observation:
+        """What the parent saw of a run; a sandbox that broke off a run, or
+        in which a run left processes behind, is closed, not used again."""
+        assert self.meter is not None
+        obs = Observation(ended[0], wall_seconds=time.monotonic() - watch.start, detail=ended[1])
+        obs.cpu_seconds = max(0.0, self.meter.look() - watch.cpu0)
+        obs.memory_mb = self.meter.memory_peak_mb()
+        if self.meter.oom_kills() > oom0:  # even if the loader said `done`: any kill counts
             obs.end = RunEnd.MEMORY_LIMIT
-            obs.detail = f"the kernel stopped it at the memory limit of {limits.memory_mb} MB"
+            obs.detail = f"the kernel stopped it at the memory limit of {self.limits.memory_mb} MB"
         obs.output = self._output_tail()
         if obs.end is not RunEnd.FINISHED or (
-            request is not None and self.meter and len(self.meter.pids()) > self._baseline
+            requested and self.meter and len(self.meter.pids()) > self._baseline
         ):
-            # A sandbox that broke off a run, or in which a run left processes
-            # behind, is not used again: the next test starts from a fresh load.
-            self.close()
+            self.close()  # the next test starts from a fresh load
         return obs
 
     def _starved(self, before: dict[int, float]) -> float | None:
@@ -711,3 +648,92 @@ def _loaded() -> bool:
         return os.getloadavg()[0] > (os.cpu_count() or 1)
     except OSError:
         return False
+
+
+class _Channel:
+    """The request going in and the replies coming out of a sandbox, a
+    chunk at a time, never blocking on either."""
+
+    def __init__(self, rfd: int, wfd: int, request: bytes) -> None:
+        self.rfd, self.wfd = rfd, wfd
+        self.size = len(request)
+        self.unsent = memoryview(request)
+
+    def exchange(
+        self, reader: ReplyReader, take: Callable[[str, str], bool]
+    ) -> tuple[RunEnd, str] | None:
+        """Send and read what can be, for at most POLL_SECONDS; how the run
+        ended when it did."""
+        writing = [self.wfd] if self.unsent else []
+        try:
+            readable, writable, _ = select.select([self.rfd], writing, [], POLL_SECONDS)
+        except InterruptedError:
+            return None
+        if writable:
+            try:
+                self.unsent = self.unsent[os.write(self.wfd, self.unsent[:WRITE_CHUNK]) :]
+            except BlockingIOError:
+                pass
+            except OSError:  # the sandbox closed its end: what it says next tells why
+                self.unsent = memoryview(b"")
+        if not readable:
+            return None
+        try:
+            chunk = os.read(self.rfd, 1 << 16)
+        except BlockingIOError:
+            return None
+        if not chunk:
+            if self.unsent:
+                return RunEnd.SANDBOX_DIED, "the sandbox had ended before it took its request"
+            return RunEnd.SANDBOX_DIED, "the sandbox ended in the middle of the run"
+        return self._replies(reader, take, chunk)
+
+    @staticmethod
+    def _replies(
+        reader: ReplyReader, take: Callable[[str, str], bool], chunk: bytes
+    ) -> tuple[RunEnd, str] | None:
+        try:
+            lines = reader.feed(chunk)
+            for i, (tag, text) in enumerate(lines):
+                if take(tag, text):
+                    if i + 1 < len(lines) or reader.pending():
+                        raise ReplyError(RunEnd.BROKEN_REPLY, "replies after the run's end")
+                    return RunEnd.FINISHED, ""
+        except ReplyError as e:
+            if e.end is RunEnd.TOO_MANY_ANSWERS:
+                return e.end, str(e)
+            return e.end, f"the program wrote {e} on the grader's reply channel"
+        return None
+
+
+class _Watch:
+    """A run's clocks: the CPU time of all the sandbox's processes, looked
+    at every POLL_SECONDS, and the wall clock, stretched by the time the
+    machine kept the sandbox waiting for a core."""
+
+    def __init__(self, program: SandboxedProgram, clock: tuple[float, float]) -> None:
+        assert program.meter is not None
+        self.program, self.meter = program, program.meter
+        self.cpu_limit, self.wall_limit = clock
+        self.cpu0 = self.meter.look()
+        self.delays0 = run_queue_seconds(self.meter.pids())
+        self.start = self.next_look = time.monotonic()
+        self.used = 0.0
+
+    def limit_passed(self, channel: _Channel) -> tuple[RunEnd, str] | None:
+        """How the run ended, when a limit has passed."""
+        now = time.monotonic()
+        wall = now - self.start
+        if now >= self.next_look:  # at most every POLL_SECONDS: a look may scan /proc
+            self.next_look = now + POLL_SECONDS
+            self.used = self.meter.look() - self.cpu0
+        sent = (len(channel.unsent), channel.size)
+        if self.used > self.cpu_limit:
+            return RunEnd.CPU_LIMIT, _cpu_limit_words(self.cpu_limit, *sent)
+        if wall > self.wall_limit:
+            starved = self.program._starved(self.delays0)
+            stretched = wall - (starved or 0.0) <= self.wall_limit
+            if not stretched or wall > self.wall_limit * WALL_STRETCH:
+                words = _backstop_words(self.wall_limit, self.used, wall, starved, *sent)
+                return RunEnd.WALL_LIMIT, words
+        return None

@@ -25,7 +25,14 @@ from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.domain.results import SolveResult, Status
 from plpuzzle.sudoku.domain.textformat import load_puzzle, load_solutions
 from plpuzzle.sudoku.engines import ENGINES, make_engine
-from plpuzzle.sudoku.grading.grader import GradingOutcome, GradingRequest
+from plpuzzle.sudoku.grading.feedback.build import ShrinkPolicy
+from plpuzzle.sudoku.grading.gradebook import GradebookError
+from plpuzzle.sudoku.grading.grader import (
+    GradingInterrupted,
+    GradingOutcome,
+    GradingRequest,
+    SetupProblem,
+)
 from plpuzzle.sudoku.grading.grader import grade as grade_request
 from plpuzzle.sudoku.grading.model import GradeSettings
 from plpuzzle.sudoku.grading.similarity import THRESHOLD, Similarity, compare_class
@@ -33,9 +40,29 @@ from plpuzzle.sudoku.grading.similarity import Settings as SimilaritySettings
 from plpuzzle.sudoku.services import generation, generator
 from plpuzzle.sudoku.services.crosscheck import CrossCheck, compare
 from plpuzzle.sudoku.services.generation import MadePuzzle
-from plpuzzle.sudoku.services.run_setup import choose_rules, choose_solver, rules_problem
+from plpuzzle.sudoku.services.run_setup import (
+    DEFAULT_RULES,
+    choose_rules,
+    choose_solver,
+    rules_problem,
+)
 from plpuzzle.sudoku.services.runner import SUITE_ENGINES, RunSettings, SuiteRunner
 from plpuzzle.sudoku.services.suite import CaseResult, SuiteError, suite_cases
+
+#: The calls, and the errors `grade` raises, for callers such as the
+#: command line (which catches them without reaching into grading/).
+__all__ = [
+    "GradebookError",
+    "GradingInterrupted",
+    "GradingOutcome",
+    "SetupProblem",
+    "check",
+    "generate",
+    "grade",
+    "similar",
+    "solve",
+    "test",
+]
 
 #: A file (its path as str or Path), or a parsed puzzle.
 PuzzleLike = str | os.PathLike[str] | Puzzle
@@ -301,16 +328,23 @@ def grade(
     rules: str | Rules | None = None,
     dialect: Dialect = DEFAULT_DIALECT,
     time_limit: float | None = None,
+    wall_limit: float | None = None,
     memory_mb: int | None = None,
     points: os.PathLike[str] | str | None = None,
     jobs: int = 1,
     students: Sequence[str] = (),
     roster: os.PathLike[str] | str | None = None,
     feedback: bool = True,
-    shrink_seconds: float = 40.0,
+    shrink_seconds: float = ShrinkPolicy().seconds_per_student,
     tell_identical: bool = False,
     similarity: bool = True,
     base: Sequence[os.PathLike[str] | str] = (),
+    only: str | None = None,
+    scheduler: str | None = None,
+    db: os.PathLike[str] | str | None = None,
+    on_start: Callable[[int], Callable[[bool], None]] | None = None,
+    on_phase: Callable[[str], None] | None = None,
+    on_warning: Callable[[str], None] | None = None,
 ) -> GradingOutcome:
     """Grade every submission in a folder against a suite, in the sandbox.
 
@@ -325,9 +359,17 @@ def grade(
     names no other student, unless `tell_identical` (those who handed in
     the same files). `similarity` compares
     the hand-ins too (see similar()), leaving out what they share with the
-    `base` files. Raises SetupProblem when this machine cannot
-    sandbox, GradingError for bad input (the suite, points, roster), and
-    GradingInterrupted (a KeyboardInterrupt) on Ctrl-C.
+    `base` files. `only` grades the tests whose name matches; `scheduler`
+    (tcp://HOST:PORT) runs on a Dask cluster instead of the local pool;
+    `db` is the gradebook (default: out/grades.sqlite); `wall_limit` the
+    wall-clock backstop per test. `on_start`, `on_phase` and `on_warning`
+    hear of the progress (see grading.grader.grade). Raises SetupProblem
+    when this machine cannot sandbox, GradingError for bad input (the
+    suite, points, roster), GradebookError for a gradebook that cannot be
+    used, and GradingInterrupted (a KeyboardInterrupt) on Ctrl-C.
+
+    This is what `plpuzzle sudoku grade` calls: the one place a grading
+    request is built.
 
     >>> import shutil, tempfile
     >>> from pathlib import Path
@@ -345,28 +387,19 @@ def grade(
     """
     given = {"rules": rules, "time_limit": time_limit, "memory_mb": memory_mb}
     settings = GradeSettings(
-        rules=as_rules(rules) if rules is not None else Rules.CONSECUTIVE,
-        dialect=dialect,
-        time_limit=time_limit if time_limit is not None else DEFAULT_TIME_LIMIT,
-        memory_mb=memory_mb if memory_mb is not None else DEFAULTS.memory_mb,
-    )
+        as_rules(rules) if rules is not None else DEFAULT_RULES, dialect,
+        time_limit if time_limit is not None else DEFAULT_TIME_LIMIT,
+        memory_mb if memory_mb is not None else DEFAULTS.memory_mb, wall_limit,
+    )  # fmt: skip
     request = GradingRequest(
-        submissions=Path(submissions),
-        suite=Path(suite),
-        settings=settings,
-        report_dir=Path(out),
-        points_file=Path(points) if points else None,
-        jobs=jobs,
+        Path(submissions), Path(suite), settings, Path(out), Path(db) if db else None,
+        Path(points) if points else None, jobs,
         given=frozenset(k for k, v in given.items() if v is not None),
-        students=tuple(students),
-        roster=Path(roster) if roster else None,
-        feedback=feedback,
-        tell_identical=tell_identical,
-        similarity=similarity,
-        base=tuple(Path(b) for b in base),
-        shrink_seconds=shrink_seconds,
-    )
-    return grade_request(request)
+        students=tuple(students), roster=Path(roster) if roster else None, feedback=feedback,
+        tell_identical=tell_identical, shrink_seconds=shrink_seconds, scheduler=scheduler,
+        only=only, similarity=similarity, base=tuple(Path(b) for b in base),
+    )  # fmt: skip
+    return grade_request(request, on_start, on_phase, on_warning)
 
 
 def similar(

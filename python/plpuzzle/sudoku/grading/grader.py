@@ -37,13 +37,9 @@ from plpuzzle.sudoku.grading.report import StudentGrades, write_wide_csv
 from plpuzzle.sudoku.grading.report import build as build_report
 from plpuzzle.sudoku.grading.report import to_csv as report_csv
 from plpuzzle.sudoku.grading.report import to_json as report_json
-from plpuzzle.sudoku.grading.scheduling.local_pool import ClassRun, Hooks, hidden_paths
-from plpuzzle.sudoku.grading.scheduling.protocol import (
-    ClusterUnreachable,
-    DaskCluster,
-    LocalPool,
-    Scheduler,
-)
+from plpuzzle.sudoku.grading.scheduling.local_pool import LocalPool, hidden_paths
+from plpuzzle.sudoku.grading.scheduling.on_dask import ClusterUnreachable, DaskCluster
+from plpuzzle.sudoku.grading.scheduling.protocol import ClassRun, Hooks, Scheduler
 from plpuzzle.sudoku.grading.similarity import (
     ReaderUnavailable,
     Similarity,
@@ -302,6 +298,34 @@ def in_words(
     ]
 
 
+@dataclass
+class Prepared:
+    """Everything checked before anyone is graded."""
+
+    intake: Intake
+    settings: GradeSettings
+    points: Points
+    cases: list[SuiteCase]
+    #: On the roster, with no submission; the students --student names.
+    missing: list[str]
+    selected: set[str]
+    warnings: list[str]
+    #: Whether this machine can sandbox (for the feedback's search).
+    local_sandbox: bool
+
+
+@dataclass
+class Graded:
+    """What the scheduled runs gave: each student's row, and the tallies."""
+
+    students: list[StudentGrades]
+    new: int
+    reused: int
+    db: Path
+    run: ClassRun
+    hidden: list[Path]
+
+
 def grade(
     request: GradingRequest,
     on_start: Callable[[int], Callable[[bool], None]] | None = None,
@@ -315,196 +339,259 @@ def grade(
     rules, what intake left out), at once rather than after a long run;
     the outcome's `told` says how many of its warnings it heard.
 
-    Everything that can be checked is checked before anyone is graded: the
-    machine, the suite (files, points, rules), the roster, --student.
-    Raises GradingInterrupted on Ctrl-C, with what was done by then.
+    The stages: prepare (the machine, the class, the suite, the roster,
+    --student: everything that can be checked, before anyone is graded),
+    schedule (the runs, through the gradebook), then the class report,
+    the similarity section and the feedback. Raises GradingInterrupted on
+    Ctrl-C, with what was done by then.
     """
-    local_sandbox = True
+    prepared = prepare(request)
+    if on_warning is not None:
+        for warning in prepared.warnings:
+            on_warning(warning)
+    told = len(prepared.warnings) if on_warning is not None else 0
+    graded = schedule(request, prepared, on_start)
+    students = graded.students + absent_rows(prepared)
+    warnings = prepared.warnings
+    alike = _similarity(request, prepared.intake.submissions, prepared.settings, warnings, on_phase)
+    report, paths = write_reports(request, prepared, students, alike)
+    if request.feedback:
+        paths.append(feedback(request, prepared, graded, students, on_phase))
+    warnings += graded.run.problems
+    return GradingOutcome(
+        report, graded.new, graded.reused, graded.db, paths, graded.run, warnings,
+        prepared.missing, [u.student for u in prepared.intake.ungradable], not_graded(students),
+        alike, told,
+    )  # fmt: skip
+
+
+def machine_warnings(request: GradingRequest) -> tuple[list[str], bool]:
+    """The machine's warnings, and whether it can sandbox; on a cluster the
+    workers sandbox the runs, and here only the feedback's search would."""
     if request.scheduler is None:
-        warnings = check_machine()
-    else:  # the workers sandbox the runs; here only the feedback's search would
-        try:
-            warnings = check_machine()
-        except SetupProblem as e:
-            local_sandbox = False
-            warnings = [f"no feedback counterexamples: this machine cannot sandbox ({e})"]
+        return check_machine(), True
+    try:
+        return check_machine(), True
+    except SetupProblem as e:
+        return [f"no feedback counterexamples: this machine cannot sandbox ({e})"], False
+
+
+def prepare(request: GradingRequest) -> Prepared:
+    """Check the machine, read the class, settle the settings and the
+    tests, check the rules, the roster and --student: all before any run."""
+    warnings, local_sandbox = machine_warnings(request)
     intake = read_class(request.submissions, request.jobs)
     settings, points, manifest = resolve(request)
     parsed: Loaded = {}
     cases = load_cases(request.suite, points, parsed, request.only)
     warnings += check_rules(cases, settings.rules, manifest, parsed)
-    parsed.clear()
     roster = load_roster(request.roster) if request.roster else []
     selected = _select(intake, roster, request.students)
     if request.similarity:
         read_base(request.base)  # a missing --base file is the user's error, found now
     present = set(intake.students)
-    missing = [r for r in roster if r not in present]
-    if roster:
-        strays = sorted(present - set(roster))
-        if strays:
-            warnings.append(
-                f"not on the roster {request.roster}, graded anyway: {', '.join(strays)}"
-            )
+    if roster and (strays := sorted(present - set(roster))):
+        warnings.append(f"not on the roster {request.roster}, graded anyway: {', '.join(strays)}")
     warnings += intake.skipped
-    if on_warning is not None:
-        for warning in warnings:
-            on_warning(warning)
-    told = len(warnings) if on_warning is not None else 0
-    subs = intake.submissions
+    missing = [r for r in roster if r not in present]
+    return Prepared(intake, settings, points, cases, missing, selected, warnings, local_sandbox)
+
+
+class BookHooks:
+    """The scheduler's hooks on one gradebook: stored grades (a twin's
+    too), claims shared with other graders, and every grade recorded."""
+
+    def __init__(
+        self, book: Gradebook, prepared: Prepared, tick: Callable[[bool], None], lease: float
+    ) -> None:
+        self.book, self.selected, self.tick, self.lease = book, prepared.selected, tick, lease
+        self.skey = prepared.settings.key()
+        self.ckeys = {c.name: case_key(c) for c in prepared.cases}
+        self.host = socket.gethostname()
+        self.owner = f"{self.host}:{new_run_id()}"
+        self.grades: dict[tuple[str, str], TestGrade] = {}
+        self.counts = {"new": 0, "reused": 0}
+
+    def hooks(self) -> Hooks:
+        return Hooks(self.stored, self.record, self.claim, self.loaded)
+
+    def stored(self, sub: Submission, case: SuiteCase) -> TestGrade | None:
+        own = self.book.get(sub, case.name, self.ckeys[case.name], self.skey)
+        if own is not None or sub.student in self.selected:
+            return own  # a student regraded with --student runs afresh
+        twin = self.book.get_twin(sub, case.name, self.ckeys[case.name], self.skey)
+        if twin is not None:  # the same files, run for another student: a row of their own
+            self.book.put(sub, self.ckeys[case.name], self.skey, twin)
+        return twin
+
+    def claim(self, sub: Submission, case: SuiteCase) -> bool:
+        key = (sub.digest, case.name, self.ckeys[case.name], self.skey)
+        if self.book.claim(*key, self.owner, self.lease, sub.student):
+            return True
+        release_dead_claims(self.book, self.host)  # a grader killed here need not hold us up
+        return self.book.claim(*key, self.owner, self.lease, sub.student)
+
+    def loaded(self, sub: Submission, report: LoadReport) -> None:
+        self.book.put_load(sub.digest, self.skey, "\n".join(report.messages))
+
+    def record(self, sub: Submission, case: SuiteCase, g: TestGrade, fresh: bool) -> None:
+        if fresh:
+            self.book.put(sub, self.ckeys[case.name], self.skey, g)
+        self.counts["new" if fresh else "reused"] += 1
+        self.grades[(sub.student, case.name)] = g
+        self.tick(fresh)
+
+    def interrupted(self, total: int, db: Path) -> GradingInterrupted:
+        tally: dict[str, int] = {}
+        for g in self.grades.values():
+            tally[g.grade.value] = tally.get(g.grade.value, 0) + 1
+        return GradingInterrupted(self.counts["new"], self.counts["reused"], total, tally, db)
+
+
+def forget_selected(book: Gradebook, prepared: Prepared, db: Path) -> None:
+    """--student: drop the named students' grades, once the rest of the
+    class is known to be fully graded with these settings."""
+    subs, skey = prepared.intake.submissions, prepared.settings.key()
+    ckeys = {c.name: case_key(c) for c in prepared.cases}
+    others = [
+        s.student
+        for s in subs
+        if s.student not in prepared.selected
+        and any(book.get(s, c.name, ckeys[c.name], skey) is None for c in prepared.cases)
+    ]
+    if others:
+        raise GradingError(
+            f"--student regrades students of a class graded before, but "
+            f"{len(others)} other student(s) are not fully graded in {db} with these "
+            f"settings ({', '.join(others[:5])}{', ...' if len(others) > 5 else ''}): "
+            "grade the whole class first"
+        )
+    for s in subs:
+        if s.student in prepared.selected:
+            book.forget(s.digest, skey, s.student)  # only theirs, not a twin's
+
+
+def schedule(
+    request: GradingRequest,
+    prepared: Prepared,
+    on_start: Callable[[int], Callable[[bool], None]] | None,
+) -> Graded:
+    """Run what the gradebook does not hold yet, on the local pool or a
+    cluster; each student's row, as named by them, with their notes."""
+    subs, cases, settings = prepared.intake.submissions, prepared.cases, prepared.settings
     request.report_dir.mkdir(parents=True, exist_ok=True)
     db = request.db or request.report_dir / "grades.sqlite"
-    skey = settings.key()
-    ckeys = {c.name: case_key(c) for c in cases}
-    host = socket.gethostname()
-    owner = f"{host}:{new_run_id()}"
-    lease = settings.wall_seconds * 2 + 120
-    grades: dict[tuple[str, str], TestGrade] = {}
-    counts = {"new": 0, "reused": 0}
+    total = len(subs) * len(cases)
+    hidden = hidden_paths(request.suite, request.report_dir, request.submissions, db)
     with Gradebook(db) as book:
-        if selected:
-            others = [
-                s.student
-                for s in subs
-                if s.student not in selected
-                and any(book.get(s, c.name, ckeys[c.name], skey) is None for c in cases)
-            ]
-            if others:
-                raise GradingError(
-                    f"--student regrades students of a class graded before, but "
-                    f"{len(others)} other student(s) are not fully graded in {db} with these "
-                    f"settings ({', '.join(others[:5])}{', ...' if len(others) > 5 else ''}): "
-                    "grade the whole class first"
-                )
-            for s in subs:
-                if s.student in selected:
-                    book.forget(s.digest, skey, s.student)  # only theirs, not a twin's
-        tick = on_start(len(subs) * len(cases)) if on_start else (lambda _fresh: None)
-
-        def stored(sub: Submission, case: SuiteCase) -> TestGrade | None:
-            own = book.get(sub, case.name, ckeys[case.name], skey)
-            if own is not None or sub.student in selected:
-                return own  # a student regraded with --student runs afresh
-            twin = book.get_twin(sub, case.name, ckeys[case.name], skey)
-            if twin is not None:  # the same files, run for another student: a row of their own
-                book.put(sub, ckeys[case.name], skey, twin)
-            return twin
-
-        def claim(sub: Submission, case: SuiteCase) -> bool:
-            key = (sub.digest, case.name, ckeys[case.name], skey)
-            if book.claim(*key, owner, lease, sub.student):
-                return True
-            release_dead_claims(book, host)  # a grader killed here need not hold us up
-            return book.claim(*key, owner, lease, sub.student)
-
-        def loaded(sub: Submission, report: LoadReport) -> None:
-            book.put_load(sub.digest, skey, "\n".join(report.messages))
-
-        def record(sub: Submission, case: SuiteCase, g: TestGrade, fresh: bool) -> None:
-            if fresh:
-                book.put(sub, ckeys[case.name], skey, g)
-            counts["new" if fresh else "reused"] += 1
-            grades[(sub.student, case.name)] = g
-            tick(fresh)
-
-        hidden = hidden_paths(request.suite, request.report_dir, request.submissions, db)
+        if prepared.selected:
+            forget_selected(book, prepared, db)
+        tick = on_start(total) if on_start else (lambda _fresh: None)
+        hooks = BookHooks(book, prepared, tick, lease=settings.wall_seconds * 2 + 120)
+        scheduler: Scheduler = (
+            LocalPool(request.jobs, hidden)
+            if request.scheduler is None
+            else DaskCluster(request.scheduler)
+        )
         try:
-            hooks = Hooks(stored, record, claim, loaded)
-            scheduler: Scheduler = (
-                LocalPool(request.jobs, hidden)
-                if request.scheduler is None
-                else DaskCluster(request.scheduler)
-            )
-            run = scheduler.run(subs, cases, settings, hooks)
+            run = scheduler.run(subs, cases, settings, hooks.hooks())
         except (SandboxSetupError, WorkspaceError, ClusterUnreachable) as e:
             raise SetupProblem(str(e)) from None
         except KeyboardInterrupt:
-            tally: dict[str, int] = {}
-            for g in grades.values():
-                tally[g.grade.value] = tally.get(g.grade.value, 0) + 1
-            raise GradingInterrupted(
-                counts["new"], counts["reused"], len(subs) * len(cases), tally, db
-            ) from None
+            raise hooks.interrupted(total, db) from None
         finally:
-            book.release_claims(owner)
+            book.release_claims(hooks.owner)
         twins = identical(subs)
         students = [
             StudentGrades(
                 s.student,
                 shown_path(s.solver),
-                [as_named(s, grades[(s.student, c.name)]) for c in cases],
-                s.notes(book.get_load(s.digest, skey) or ""),
+                [as_named(s, hooks.grades[(s.student, c.name)]) for c in cases],
+                s.notes(book.get_load(s.digest, hooks.skey) or ""),
                 twins.get(s.student, []),
             )
             for s in subs
         ]
-    for u in intake.ungradable:
+    return Graded(students, hooks.counts["new"], hooks.counts["reused"], db, run, hidden)
+
+
+def absent_rows(prepared: Prepared) -> list[StudentGrades]:
+    """Rows of zeros for the entries that could not be graded and for the
+    students on the roster who handed in nothing."""
+    cases = prepared.cases
+    rows = []
+    for u in prepared.intake.ungradable:
         zero = [TestGrade(u.student, c.name, u.grade, u.note) for c in cases]
-        students.append(StudentGrades(u.student, shown_path(u.source), zero, [u.note]))
-    for m in missing:
+        rows.append(StudentGrades(u.student, shown_path(u.source), zero, [u.note]))
+    for m in prepared.missing:
         none = [TestGrade(m, c.name, Grade.MISSING, "no submission") for c in cases]
-        students.append(StudentGrades(m, "", none, ["no submission: on the roster, not handed in"]))
-    shown = in_words(students, cases, settings.rules)
-    report = build_report(shown, [c.name for c in cases], points, settings)
-    report["missing"] = missing
-    report["ungradable"] = [u.student for u in intake.ungradable]
-    alike = _similarity(request, subs, settings, warnings, on_phase)
-    if alike is not None:
-        report["similarity"] = similarity_summary(alike)
-    paths = [request.report_dir / n for n in ("grades.csv", "grades.json", "grades.html")]
+        rows.append(StudentGrades(m, "", none, ["no submission: on the roster, not handed in"]))
+    return rows
+
+
+def write_reports(
+    request: GradingRequest,
+    prepared: Prepared,
+    students: list[StudentGrades],
+    alike: Similarity | None,
+) -> tuple[dict, list[Path]]:
+    """The class report (CSV, JSON, HTML, the wide CSV, similarity.csv)."""
     from plpuzzle.sudoku.grading.report_html import render_html
 
+    cases, settings = prepared.cases, prepared.settings
+    shown = in_words(students, cases, settings.rules)
+    report = build_report(shown, [c.name for c in cases], prepared.points, settings)
+    report["missing"] = prepared.missing
+    report["ungradable"] = [u.student for u in prepared.intake.ungradable]
+    if alike is not None:
+        report["similarity"] = similarity_summary(alike)
+    folder = request.report_dir
+    paths = [folder / n for n in ("grades.csv", "grades.json", "grades.html")]
     paths[0].write_text(report_csv(report))
     paths[1].write_text(report_json(report))
     paths[2].write_text(render_html(report, alike))
-    paths.append(write_wide_csv(report, request.report_dir / "grades-wide.csv"))
+    paths.append(write_wide_csv(report, folder / "grades-wide.csv"))
     if alike is not None:
-        paths.append(request.report_dir / SIMILARITY_CSV)
+        paths.append(folder / SIMILARITY_CSV)
         paths[-1].write_text(similarity_csv(alike), encoding="utf-8")
-    if request.feedback:
+    return report, paths
 
-        def on_search(searched: int) -> None:
-            if on_phase is not None:
-                on_phase(
-                    f"writing feedback: looking for the smallest failing puzzle of {searched} "
-                    f"student(s) with wrong answers, up to {request.shrink_seconds:g} s each"
-                )
 
-        policy = (
-            ShrinkPolicy(seconds_per_student=request.shrink_seconds)
-            if request.shrink_seconds > 0 and local_sandbox
-            else None
-        )
-        paths.append(
-            write_feedback(
-                request.report_dir,
-                students,
-                cases,
-                settings,
-                points=points,
-                submissions=subs,
-                policy=policy,
-                hidden=hidden,
-                jobs=request.jobs,
-                on_search=on_search,
-                problems=warnings,
-                tell_identical=request.tell_identical,
+def feedback(
+    request: GradingRequest,
+    prepared: Prepared,
+    graded: Graded,
+    students: list[StudentGrades],
+    on_phase: Callable[[str], None] | None,
+) -> Path:
+    """A feedback file per student, with the smallest failing puzzle
+    found within the budget when this machine can sandbox."""
+
+    def on_search(searched: int) -> None:
+        if on_phase is not None:
+            on_phase(
+                f"writing feedback: looking for the smallest failing puzzle of {searched} "
+                f"student(s) with wrong answers, up to {request.shrink_seconds:g} s each"
             )
-        )
-    warnings += run.problems
-    return GradingOutcome(
-        report,
-        counts["new"],
-        counts["reused"],
-        db,
-        paths,
-        run,
-        warnings,
-        missing,
-        [u.student for u in intake.ungradable],
-        not_graded(students),
-        alike,
-        told,
+
+    policy = (
+        ShrinkPolicy(seconds_per_student=request.shrink_seconds)
+        if request.shrink_seconds > 0 and prepared.local_sandbox
+        else None
+    )
+    return write_feedback(
+        request.report_dir,
+        students,
+        prepared.cases,
+        prepared.settings,
+        points=prepared.points,
+        submissions=prepared.intake.submissions,
+        policy=policy,
+        hidden=graded.hidden,
+        jobs=request.jobs,
+        on_search=on_search,
+        problems=prepared.warnings,
+        tell_identical=request.tell_identical,
     )
 
 

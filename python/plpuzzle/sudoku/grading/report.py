@@ -66,61 +66,76 @@ def build(
     places; the summary leaves those out.
     """
     max_score = sum(points.of(t) for t in tests)
+    ordered = sorted(students, key=lambda s: s.student)
     per_test: dict[str, list[TestGrade]] = {t: [] for t in tests}
-    rows = []
-    for s in sorted(students, key=lambda s: s.student):
-        results = []
-        score = 0.0
-        for g in s.grades:
-            per_test[g.test].append(g)
-            earned = points.of(g.test) if g.grade is Grade.CORRECT else 0.0
-            score += earned
-            results.append(
-                {
-                    "test": g.test,
-                    "grade": g.grade.value,
-                    "points": _points(points.of(g.test)),
-                    "earned": _points(earned),
-                    "detail": g.detail,
-                    "evidence": g.evidence,
-                    "solutions": g.solutions,
-                    "cpu_seconds": round(g.cpu_seconds, 3),
-                    "wall_seconds": round(g.wall_seconds, 3),
-                    "ran_on": g.ran_on,
-                }
-            )
-        counts = {grade.value: sum(1 for g in s.grades if g.grade is grade) for grade in Grade}
-        rows.append(
-            {
-                "id": s.student,
-                "submission": s.submission,
-                "score": _points(score),
-                "max_score": _points(max_score),
-                "counts": counts,
-                "notes": list(s.notes),
-                "identical_to": list(s.identical_to),
-                "results": results,
-            }
-        )
-    test_rows = []
-    for t in tests:
-        graded = per_test[t]
-        correct = sum(1 for g in graded if g.grade is Grade.CORRECT)
-        cpus = [g.cpu_seconds for g in graded]
-        test_rows.append(
-            {
-                "name": t,
-                "points": _points(points.of(t)),
-                "correct": correct,
-                "total": len(graded),
-                "pass_rate": round(correct / len(graded), 4) if graded else 0.0,
-                "median_cpu_seconds": round(statistics.median(cpus), 3) if cpus else 0.0,
-            }
-        )
-    # A run made for identical hand-ins is one run: each group counts once.
+    for g in (g for s in students for g in s.grades):
+        per_test[g.test].append(g)
+    return {
+        "not_emulated": _gaps(students),
+        "settings": _settings(settings),
+        # Near the top of grades.json, not after 100,000 results.
+        "ran_on": _places(students),
+        "grades": [g.value for g in Grade],
+        "tests": [_test_row(t, points, per_test[t]) for t in tests],
+        "max_score": _points(max_score),
+        "students": [_student_row(s, points, max_score) for s in ordered],
+    }
+
+
+def _student_row(s: StudentGrades, points: Points, max_score: float) -> dict[str, Any]:
+    score = sum(points.of(g.test) for g in s.grades if g.grade is Grade.CORRECT)
+    return {
+        "id": s.student,
+        "submission": s.submission,
+        "score": _points(score),
+        "max_score": _points(max_score),
+        "counts": {grade.value: sum(1 for g in s.grades if g.grade is grade) for grade in Grade},
+        "notes": list(s.notes),
+        "identical_to": list(s.identical_to),
+        "results": [_result(g, points) for g in s.grades],
+    }
+
+
+def _result(g: TestGrade, points: Points) -> dict[str, Any]:
+    earned = points.of(g.test) if g.grade is Grade.CORRECT else 0.0
+    return {
+        "test": g.test,
+        "grade": g.grade.value,
+        "points": _points(points.of(g.test)),
+        "earned": _points(earned),
+        "detail": g.detail,
+        "evidence": g.evidence,
+        "solutions": g.solutions,
+        "cpu_seconds": round(g.cpu_seconds, 3),
+        "wall_seconds": round(g.wall_seconds, 3),
+        "ran_on": g.ran_on,
+    }
+
+
+def _test_row(test: str, points: Points, graded: list[TestGrade]) -> dict[str, Any]:
+    correct = sum(1 for g in graded if g.grade is Grade.CORRECT)
+    cpus = [g.cpu_seconds for g in graded]
+    return {
+        "name": test,
+        "points": _points(points.of(test)),
+        "correct": correct,
+        "total": len(graded),
+        "pass_rate": round(correct / len(graded), 4) if graded else 0.0,
+        "median_cpu_seconds": round(statistics.median(cpus), 3) if cpus else 0.0,
+    }
+
+
+def _places(students: list[StudentGrades]) -> list[dict[str, Any]]:
+    """How many runs ran where; a run made for identical hand-ins is one
+    run: each group counts once."""
     counted = [s for s in students if not any(other < s.student for other in s.identical_to)]
     places = Counter(g.ran_on for s in counted for g in s.grades if g.ran_on)
-    gaps = sorted(
+    return [{"place": p, "runs": n} for p, n in sorted(places.items())]
+
+
+def _gaps(students: list[StudentGrades]) -> list[str]:
+    """The SICStus library predicates plpuzzle lacks that stopped a run."""
+    return sorted(
         {
             g.detail[len(NOT_EMULATED) :].split()[0]
             for s in students
@@ -128,23 +143,17 @@ def build(
             if g.detail.startswith(NOT_EMULATED)
         }
     )
+
+
+def _settings(settings: GradeSettings) -> dict[str, Any]:
     return {
-        "not_emulated": gaps,
-        "settings": {
-            "rules": settings.rules.value,
-            "dialect": settings.dialect,
-            "time_limit": settings.time_limit,
-            "wall_limit": settings.wall_seconds,
-            "memory_limit_mb": settings.memory_mb,
-            "policy": settings.policy(),
-            "accounting": settings.accounting(),
-        },
-        # Near the top of grades.json, not after 100,000 results.
-        "ran_on": [{"place": p, "runs": n} for p, n in sorted(places.items())],
-        "grades": [g.value for g in Grade],
-        "tests": test_rows,
-        "max_score": _points(max_score),
-        "students": rows,
+        "rules": settings.rules.value,
+        "dialect": settings.dialect,
+        "time_limit": settings.time_limit,
+        "wall_limit": settings.wall_seconds,
+        "memory_limit_mb": settings.memory_mb,
+        "policy": settings.policy(),
+        "accounting": settings.accounting(),
     }
 
 

@@ -10,15 +10,14 @@ settings, so an interrupted grading resumes where it stopped.
 
 from __future__ import annotations
 
-import queue
 import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from plpuzzle.sandbox import jail
 from plpuzzle.sandbox.program import (
@@ -26,9 +25,7 @@ from plpuzzle.sandbox.program import (
     SandboxedProgram,
     SandboxSetupError,
 )
-from plpuzzle.sandbox.workspace import (
-    RunFolder,
-)
+from plpuzzle.sandbox.workspace import RunFolder
 from plpuzzle.sudoku.grading.judging import (
     answer_cap,
     goal_for,
@@ -38,6 +35,13 @@ from plpuzzle.sudoku.grading.judging import (
     text_budget,
 )
 from plpuzzle.sudoku.grading.model import GradeSettings, Submission, TestGrade
+from plpuzzle.sudoku.grading.scheduling.protocol import (
+    ClassRun,
+    Hooks,
+    Pair,
+    share_runs,
+    still_to_grade,
+)
 from plpuzzle.sudoku.services.suite import SuiteCase, load_case
 
 
@@ -87,30 +91,8 @@ class _Plan:
             self.deferred.append(pair)
 
 
-@dataclass
-class Hooks:
-    """How grading talks to its gradebook and its caller.
-
-    `stored` returns a grade kept from before (or None); `claim` says
-    whether this grader may run a pair now (another grader sharing the
-    gradebook may be running it); `record` gets every grade, with
-    whether it is new, and is always called from the calling thread;
-    `loaded` gets the first load report of every submission loaded.
-    """
-
-    stored: Callable[[Submission, SuiteCase], TestGrade | None]
-    record: Callable[[Submission, SuiteCase, TestGrade, bool], None]
-    claim: Callable[[Submission, SuiteCase], bool] = lambda sub, case: True
-    #: Called once per submission loaded in this run (from a job slot's thread).
-    loaded: Callable[[Submission, LoadReport], None] = lambda sub, report: None
-
-
-@dataclass
-class ClassRun:
-    """What a grading run learnt besides the grades."""
-
-    load_reports: dict[str, LoadReport] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)
+#: The machine a run here happened on, for each fresh grade's `ran_on`.
+PLACE = socket.gethostname()
 
 
 def hidden_paths(*extra: Path) -> list[Path]:
@@ -118,50 +100,167 @@ def hidden_paths(*extra: Path) -> list[Path]:
     return jail.own_paths(*extra)
 
 
-def still_to_grade(
-    submissions: list[Submission], cases: list[SuiteCase], hooks: Hooks
-) -> list[tuple[Submission, SuiteCase]]:
-    """The pairs with no stored grade; the stored ones are recorded on the way,
-    so a resumed grading reports them as it would have."""
-    todo = []
-    for sub in submissions:
-        for case in cases:
-            stored = hooks.stored(sub, case)
-            if stored is not None:
-                hooks.record(sub, case, stored, False)
-            else:
-                todo.append((sub, case))
-    return todo
+@dataclass
+class _Shared:
+    """What the job slots of one local grading run share."""
+
+    plan: _Plan
+    hooks: Hooks
+    settings: GradeSettings
+    folder: RunFolder
+    hidden: list[Path] | None
+    summary: ClassRun
+    #: A future per pair to run, resolved by the slot that grades it.
+    outcomes: dict[tuple[str, str], Future[tuple[TestGrade, bool]]]
+    goals: dict[str, str]
+    caps: dict[str, int]
+    budget: int
+    failed_loads: dict[str, LoadReport] = field(default_factory=dict)
+    #: Ctrl-C: no new tests, and the running ones are killed.
+    stop: threading.Event = field(default_factory=threading.Event)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    running: dict[int, SandboxedProgram] = field(default_factory=dict)
+
+    def tell(self, sub: Submission, case: SuiteCase, grade: TestGrade, fresh: bool) -> None:
+        """Resolve a pair's future: the collector records it."""
+        self.outcomes[sub.student, case.name].set_result((grade, fresh))
+
+    def abort(self) -> None:
+        """Kill every running sandbox (Ctrl-C)."""
+        self.stop.set()
+        with self.lock:
+            for program in self.running.values():
+                program.abort()
 
 
-Pair = tuple[Submission, SuiteCase]
+class _Stopped(Exception):
+    """Ctrl-C reached a job slot: it stops without grading its test."""
 
 
-def share_runs(todo: list[Pair], hooks: Hooks) -> tuple[list[Pair], Hooks]:
-    """Identical submissions (the same digest) run each test once: the
-    pairs to run, and hooks that record the first student's grade for
-    each twin too, as a row of the twin's own."""
-    first: dict[tuple[str, str], Submission] = {}
-    twins: dict[tuple[str, str], list[Submission]] = {}
-    unique = []
-    for sub, case in todo:
-        key = (sub.digest, case.name)
-        if key in first:
-            twins.setdefault(key, []).append(sub)
+class _Slot:
+    """One job slot: a sandbox uid of its own, one submission loaded at a
+    time, its tests run one after the other in that sandbox."""
+
+    def __init__(self, shared: _Shared, index: int, uid_slot: int) -> None:
+        self.shared = shared
+        self.index = index
+        self.uid_slot = uid_slot
+        self.program: SandboxedProgram | None = None
+
+    def work(self) -> None:
+        """Grade pairs until the plan has none left (or Ctrl-C)."""
+        shared, current = self.shared, None
+        try:
+            while not shared.stop.is_set() and (pair := shared.plan.next(current)) is not None:
+                if current != pair[0].student:
+                    self.close()
+                current = pair[0].student
+                self.grade(pair)
+        except _Stopped:
+            pass  # the running test is graded again by the next run, never as crashed
+        finally:
+            self.close()
+
+    def grade(self, pair: Pair) -> None:
+        """Grade one pair, or leave it to the grader that claimed it."""
+        shared, (sub, case) = self.shared, pair
+        if (done := shared.hooks.stored(sub, case)) is not None:  # another grader's
+            shared.tell(sub, case, done, False)
+        elif not shared.hooks.claim(sub, case):
+            shared.plan.defer(pair)
+            if shared.plan.only_deferred():  # wait for the other grader
+                time.sleep(0.5)
+        elif sub.student in shared.failed_loads:
+            report = shared.failed_loads[sub.student]
+            shared.tell(sub, case, load_error_grade(sub, case, report, shared.budget), True)
         else:
-            first[key] = sub
-            unique.append((sub, case))
-    if not twins:
-        return todo, hooks
+            self.run(pair)
 
-    def record(sub: Submission, case: SuiteCase, grade: TestGrade, fresh: bool) -> None:
-        hooks.record(sub, case, grade, fresh)
-        key = (sub.digest, case.name)
-        if first.get(key) is sub:
-            for twin in twins.get(key, []):
-                hooks.record(twin, case, replace(grade, student=twin.student), fresh)
+    def run(self, pair: Pair) -> None:
+        """Run one test in the submission's sandbox, loading it first if needed."""
+        shared, (sub, case) = self.shared, pair
+        try:
+            program = self.program
+            if program is None or not program.alive:
+                program = self.load(pair)
+                if program is None:
+                    return  # did not load: its pairs are graded for that
+            obs = program.run(shared.goals[case.name], "Sol", shared.caps[case.name])
+            self.check_stop()  # killed by Ctrl-C, or finished in the meantime
+            grade = grade_observation(sub, case, obs, shared.settings.rules, shared.budget)
+        except (_Stopped, SandboxSetupError):
+            raise  # Ctrl-C; or the machine's, decided by a control sandbox
+        except Exception as e:  # this test's, never the class's
+            self.close()
+            grade = grader_failed(sub, case, e)
+            shared.summary.problems.append(f"{sub.student}/{case.name}: {grade.detail}")
+        shared.tell(sub, case, grade, True)
 
-    return unique, replace(hooks, record=record)
+    def load(self, pair: Pair) -> SandboxedProgram | None:
+        """The pair's submission loaded in a fresh sandbox; None when it
+        does not load, and then every pair of it is graded for that."""
+        shared, (sub, _) = self.shared, pair
+        self.close()
+        program = self.program = SandboxedProgram(
+            shared.folder, sub.files, sub.files.main, "sudoku/2", shared.settings.dialect,
+            shared.settings.limits(), self.uid_slot, shared.hidden,
+        )  # fmt: skip
+        with shared.lock:
+            shared.running[self.index] = program
+        self.check_stop()
+        report = program.load()
+        self.check_stop()
+        with shared.lock:
+            first = sub.student not in shared.summary.load_reports
+            shared.summary.load_reports.setdefault(sub.student, report)
+        if first:
+            shared.hooks.loaded(sub, report)
+        if report.loaded:
+            return program
+        shared.failed_loads[sub.student] = report
+        for other, case in [pair, *shared.plan.drop(sub.student)]:
+            shared.tell(other, case, load_error_grade(other, case, report, shared.budget), True)
+        return None
+
+    def check_stop(self) -> None:
+        if self.shared.stop.is_set():
+            raise _Stopped
+
+    def close(self) -> None:
+        """Close the loaded sandbox, keeping what went wrong with it."""
+        if self.program is not None:
+            self.program.close()
+            self.shared.summary.problems.extend(self.program.problems)
+            self.program = None
+
+
+def _run_slot(shared: _Shared, index: int) -> None:
+    # The slot (the sandboxes' uid) is claimed machine-wide: another
+    # grader on this machine never runs a sandbox under the same uid.
+    with jail.claim_slot() as uid_slot:
+        _Slot(shared, index, uid_slot).work()
+
+
+def _collect(shared: _Shared, pending: dict[Future[Any], Pair], slots: list[Future[None]]) -> None:
+    """Record every pair's grade as its future resolves, in this thread,
+    taking it out of `pending`; a slot that fails ends the run with its
+    exception."""
+    waiting: set[Future[Any]] = set(pending) | set(slots)
+    while pending:
+        if not waiting:
+            raise RuntimeError("the job slots stopped with tests left to grade")
+        done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+        for future in done:
+            if future in pending:
+                _record(shared.hooks, *pending.pop(future), *future.result())
+            else:
+                future.result()  # a slot's own failure is the run's
+
+
+def _record(hooks: Hooks, sub: Submission, case: SuiteCase, grade: TestGrade, fresh: bool) -> None:
+    if fresh:  # run here, now
+        grade.ran_on = PLACE
+    hooks.record(sub, case, grade, fresh)
 
 
 def grade_class(
@@ -175,127 +274,45 @@ def grade_class(
 ) -> ClassRun:
     """Grade every submission on every case, `jobs` runs at a time."""
     summary = ClassRun()
-    results: queue.Queue[tuple[Submission, SuiteCase, TestGrade, bool] | None] = queue.Queue()
     todo = still_to_grade(submissions, cases, hooks)
     if not todo:
         return summary
     todo, hooks = share_runs(todo, hooks)
-    plan = _Plan(todo)
-    goals = {case.name: goal_for(case) for case in cases}
-    failed_loads: dict[str, LoadReport] = {}
-    lock = threading.Lock()
-    stop = threading.Event()  # Ctrl-C: no new tests, and the running ones are killed
-    running: dict[int, SandboxedProgram] = {}
-    place = socket.gethostname()
-
-    budget = text_budget(len(cases))
-    caps = {case.name: answer_cap(len(load_case(case)[1] or [])) for case in cases}
-
-    with RunFolder(workspace) as run:
-
-        def slot_work(index: int) -> None:
-            # The slot (the sandboxes' uid) is claimed machine-wide: another
-            # grader on this machine never runs a sandbox under the same uid.
-            with jail.claim_slot() as slot:
-                work(index, slot)
-
-        def work(index: int, slot: int) -> None:
-            program: SandboxedProgram | None = None
-            current: str | None = None
-            try:
-                while not stop.is_set() and (pair := plan.next(current)) is not None:
-                    sub, case = pair
-                    if current != sub.student and program is not None:
-                        program.close()
-                        summary.problems.extend(program.problems)
-                        program = None
-                    current = sub.student
-                    if (done := hooks.stored(sub, case)) is not None:  # another grader's
-                        results.put((sub, case, done, False))
-                        continue
-                    if not hooks.claim(sub, case):
-                        plan.defer(pair)
-                        if plan.only_deferred():  # wait for the other grader
-                            time.sleep(0.5)
-                        continue
-                    if sub.student in failed_loads:
-                        report = failed_loads[sub.student]
-                        grade = load_error_grade(sub, case, report, budget)
-                        results.put((sub, case, grade, True))
-                        continue
-                    try:
-                        if program is None or not program.alive:
-                            if program is not None:
-                                summary.problems.extend(program.problems)
-                            program = SandboxedProgram(
-                                run, sub.files, sub.files.main, "sudoku/2", settings.dialect,
-                                settings.limits(), slot, hidden,
-                            )  # fmt: skip
-                            with lock:
-                                running[index] = program
-                            if stop.is_set():
-                                break
-                            report = program.load()
-                            if stop.is_set():
-                                break
-                            with lock:
-                                first = sub.student not in summary.load_reports
-                                summary.load_reports.setdefault(sub.student, report)
-                            if first:
-                                hooks.loaded(sub, report)
-                            if not report.loaded:
-                                failed_loads[sub.student] = report
-                                for pending in [pair, *plan.drop(sub.student)]:
-                                    grade = load_error_grade(pending[0], pending[1], report, budget)
-                                    results.put((pending[0], pending[1], grade, True))
-                                continue
-                        obs = program.run(goals[case.name], "Sol", caps[case.name])
-                        if stop.is_set():  # killed by Ctrl-C, or finished in the meantime:
-                            break  # graded again by the next run, never as crashed
-                        grade = grade_observation(sub, case, obs, settings.rules, budget)
-                    except SandboxSetupError:
-                        raise  # the machine's: decided by a control sandbox (SandboxedProgram.load)
-                    except Exception as e:  # this test's, never the class's
-                        if program is not None:
-                            program.close()
-                            summary.problems.extend(program.problems)
-                            program = None
-                        grade = grader_failed(sub, case, e)
-                        summary.problems.append(f"{sub.student}/{case.name}: {grade.detail}")
-                    results.put((sub, case, grade, True))
-            finally:
-                if program is not None:
-                    program.close()
-                    summary.problems.extend(program.problems)
-
+    with RunFolder(workspace) as folder:
+        shared = _Shared(
+            _Plan(todo), hooks, settings, folder, hidden, summary,
+            {(sub.student, case.name): Future() for sub, case in todo},
+            {case.name: goal_for(case) for case in cases},
+            {case.name: answer_cap(len(load_case(case)[1] or [])) for case in cases},
+            text_budget(len(cases)),
+        )  # fmt: skip
+        pending = {shared.outcomes[sub.student, case.name]: (sub, case) for sub, case in todo}
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            futures = [pool.submit(slot_work, slot) for slot in range(max(1, jobs))]
-            received = 0
+            slots = [pool.submit(_run_slot, shared, index) for index in range(max(1, jobs))]
             try:
-                while received < len(todo):
-                    try:
-                        item = results.get(timeout=0.2)
-                    except queue.Empty:
-                        for f in futures:  # a slot that failed would otherwise hang us
-                            if f.done() and f.exception() is not None:
-                                f.result()
-                        continue
-                    if item is not None:
-                        if item[3]:  # run here, now
-                            item[2].ran_on = place
-                        hooks.record(*item)
-                        received += 1
+                _collect(shared, pending, slots)
             except KeyboardInterrupt:
                 # Keep what is graded; the running tests are killed, not
                 # waited for (a limit can be minutes), and not graded: the
                 # next run grades them.
-                stop.set()
-                with lock:
-                    for program in running.values():
-                        program.abort()
+                shared.abort()
                 pool.shutdown(wait=True)
-                while not results.empty():
-                    if (item := results.get()) is not None:
-                        hooks.record(*item)
+                for future, pair in pending.items():
+                    if future.done():
+                        _record(hooks, *pair, *future.result())
                 raise
     return summary
+
+
+@dataclass(frozen=True)
+class LocalPool:
+    """`jobs` sandboxes at once on this machine (the default)."""
+
+    jobs: int = 1
+    #: Folders the sandboxes must not see (the suite, the reports...).
+    hidden: list[Path] = field(default_factory=list)
+
+    def run(
+        self, subs: list[Submission], cases: list[SuiteCase], settings: GradeSettings, hooks: Hooks
+    ) -> ClassRun:
+        return grade_class(subs, cases, settings, hooks, self.jobs, self.hidden)

@@ -30,9 +30,10 @@ import json
 import time
 from collections import Counter, deque
 from concurrent.futures import CancelledError
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from plpuzzle.cluster.client_side import ClusterError, admit, nudge_stuck, ship
+from plpuzzle.cluster.client_side import ClusterError, admit, connect, nudge_stuck, ship
 from plpuzzle.cluster.worker_side import (
     RESOURCE,
     RemoteRun,
@@ -52,9 +53,10 @@ from plpuzzle.sudoku.grading.judging import (
     text_budget,
 )
 from plpuzzle.sudoku.grading.model import SOLVER_NAME, Grade, GradeSettings, Submission, TestGrade
-from plpuzzle.sudoku.grading.scheduling.local_pool import (
+from plpuzzle.sudoku.grading.scheduling.protocol import (
     ClassRun,
     Hooks,
+    Pair,
     share_runs,
     still_to_grade,
 )
@@ -64,8 +66,6 @@ from plpuzzle.untrusted import printable
 if TYPE_CHECKING:
     from distributed import Client, Future
 
-Pair = tuple[Submission, SuiteCase]
-
 #: How often the cluster may lose one run (its task cancelled by no one)
 #: before grading gives up on the cluster.
 MAX_LOST = 3
@@ -73,6 +73,27 @@ MAX_LOST = 3
 #: After this long without a result, runs the scheduler could not place
 #: are looked at again (see client_side.nudge_stuck).
 NUDGE_SECONDS = 5.0
+
+
+class ClusterUnreachable(Exception):
+    """The Dask scheduler could not be reached or used."""
+
+
+@dataclass(frozen=True)
+class DaskCluster:
+    """The workers of the Dask scheduler at `address` (tcp://HOST:PORT);
+    Dask itself is imported only when it runs, since it is an optional extra."""
+
+    address: str
+
+    def run(
+        self, subs: list[Submission], cases: list[SuiteCase], settings: GradeSettings, hooks: Hooks
+    ) -> ClassRun:
+        try:
+            with connect(self.address) as client:
+                return grade_class_on_cluster(subs, cases, settings, hooks, client)
+        except ClusterError as e:
+            raise ClusterUnreachable(str(e)) from None
 
 
 def grade_class_on_cluster(

@@ -1,17 +1,49 @@
-"""Where a class's runs go: the local pool or a Dask cluster, behind one
-protocol. The grader builds one `Scheduler` from the request and hands it
-the submissions, the cases, the settings and the gradebook's hooks; how
-the (submission, test) pairs are spread is the scheduler's business."""
+"""What every scheduler shares: the `Scheduler` protocol, the hooks to the
+gradebook, and the two steps before any run (what is still to grade, and
+identical hand-ins run once).
+
+The grader builds one `Scheduler` from the request and hands it the
+submissions, the cases, the settings and the gradebook's hooks; how the
+(submission, test) pairs are spread is the scheduler's business.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
-from plpuzzle.sudoku.grading.model import GradeSettings, Submission
-from plpuzzle.sudoku.grading.scheduling.local_pool import ClassRun, Hooks, grade_class
+from plpuzzle.sandbox.program import LoadReport
+from plpuzzle.sudoku.grading.model import GradeSettings, Submission, TestGrade
 from plpuzzle.sudoku.services.suite import SuiteCase
+
+Pair = tuple[Submission, SuiteCase]
+
+
+@dataclass
+class Hooks:
+    """How grading talks to its gradebook and its caller.
+
+    `stored` returns a grade kept from before (or None); `claim` says
+    whether this grader may run a pair now (another grader sharing the
+    gradebook may be running it); `record` gets every grade, with
+    whether it is new, and is always called from the calling thread;
+    `loaded` gets the first load report of every submission loaded.
+    """
+
+    stored: Callable[[Submission, SuiteCase], TestGrade | None]
+    record: Callable[[Submission, SuiteCase, TestGrade, bool], None]
+    claim: Callable[[Submission, SuiteCase], bool] = lambda sub, case: True
+    #: Called once per submission loaded in this run (from a job slot's thread).
+    loaded: Callable[[Submission, LoadReport], None] = lambda sub, report: None
+
+
+@dataclass
+class ClassRun:
+    """What a grading run learnt besides the grades."""
+
+    load_reports: dict[str, LoadReport] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
 
 
 class Scheduler(Protocol):
@@ -26,39 +58,44 @@ class Scheduler(Protocol):
     ) -> ClassRun: ...
 
 
-@dataclass(frozen=True)
-class LocalPool:
-    """`jobs` sandboxes at once on this machine (the default)."""
-
-    jobs: int = 1
-    #: Folders the sandboxes must not see (the suite, the reports...).
-    hidden: list[Path] = field(default_factory=list)
-
-    def run(
-        self, subs: list[Submission], cases: list[SuiteCase], settings: GradeSettings, hooks: Hooks
-    ) -> ClassRun:
-        return grade_class(subs, cases, settings, hooks, self.jobs, self.hidden)
-
-
-class ClusterUnreachable(Exception):
-    """The Dask scheduler could not be reached or used."""
+def still_to_grade(
+    submissions: list[Submission], cases: list[SuiteCase], hooks: Hooks
+) -> list[Pair]:
+    """The pairs with no stored grade; the stored ones are recorded on the way,
+    so a resumed grading reports them as it would have."""
+    todo = []
+    for sub in submissions:
+        for case in cases:
+            stored = hooks.stored(sub, case)
+            if stored is not None:
+                hooks.record(sub, case, stored, False)
+            else:
+                todo.append((sub, case))
+    return todo
 
 
-@dataclass(frozen=True)
-class DaskCluster:
-    """The workers of the Dask scheduler at `address` (tcp://HOST:PORT);
-    Dask is imported only here, since it is an optional extra."""
+def share_runs(todo: list[Pair], hooks: Hooks) -> tuple[list[Pair], Hooks]:
+    """Identical submissions (the same digest) run each test once: the
+    pairs to run, and hooks that record the first student's grade for
+    each twin too, as a row of the twin's own."""
+    first: dict[tuple[str, str], Submission] = {}
+    twins: dict[tuple[str, str], list[Submission]] = {}
+    unique = []
+    for sub, case in todo:
+        key = (sub.digest, case.name)
+        if key in first:
+            twins.setdefault(key, []).append(sub)
+        else:
+            first[key] = sub
+            unique.append((sub, case))
+    if not twins:
+        return todo, hooks
 
-    address: str
+    def record(sub: Submission, case: SuiteCase, grade: TestGrade, fresh: bool) -> None:
+        hooks.record(sub, case, grade, fresh)
+        key = (sub.digest, case.name)
+        if first.get(key) is sub:
+            for twin in twins.get(key, []):
+                hooks.record(twin, case, replace(grade, student=twin.student), fresh)
 
-    def run(
-        self, subs: list[Submission], cases: list[SuiteCase], settings: GradeSettings, hooks: Hooks
-    ) -> ClassRun:
-        from plpuzzle.cluster.client_side import ClusterError, connect
-        from plpuzzle.sudoku.grading.scheduling.on_dask import grade_class_on_cluster
-
-        try:
-            with connect(self.address) as client:
-                return grade_class_on_cluster(subs, cases, settings, hooks, client)
-        except ClusterError as e:
-            raise ClusterUnreachable(str(e)) from None
+    return unique, replace(hooks, record=record)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import cast
+from typing import Any
 
 import click
 
@@ -16,20 +16,15 @@ from plpuzzle.clitools import (
     jobs_option,
     note,
     out_dir_option,
-    stderr_console,
     stdout_console,
     time_limit_option_with,
     warn,
     write_json,
 )
-from plpuzzle.runtime import DEFAULT_DIALECT, DIALECTS, Dialect
+from plpuzzle.runtime import DEFAULT_DIALECT, DIALECTS
 from plpuzzle.settings import DEFAULTS
-from plpuzzle.sudoku.domain.model import Rules
-from plpuzzle.sudoku.grading import grader
+from plpuzzle.sudoku import api
 from plpuzzle.sudoku.grading.feedback.build import ShrinkPolicy
-from plpuzzle.sudoku.grading.gradebook import GradebookError
-from plpuzzle.sudoku.grading.grader import GradingRequest
-from plpuzzle.sudoku.grading.model import GradeSettings
 from plpuzzle.sudoku.presentation.commands.common import (
     chosen_suite,
     only_option,
@@ -42,7 +37,6 @@ from plpuzzle.sudoku.presentation.commands.grade_progress import (
     print_interrupted,
 )
 from plpuzzle.sudoku.presentation.commands.similar import base_option
-from plpuzzle.sudoku.services.run_setup import DEFAULT_RULES
 from plpuzzle.sudoku.services.suite import SuiteError
 
 
@@ -52,7 +46,7 @@ from plpuzzle.sudoku.services.suite import SuiteError
 @rules_option
 @click.option(
     "--points",
-    "points_file",
+    "points",
     type=click.Path(path_type=Path, dir_okay=False),
     metavar="FILE.toml",
     help="Points per test (default: 1 per correct test); may name the subset that counts.",
@@ -66,6 +60,7 @@ from plpuzzle.sudoku.services.suite import SuiteError
 )
 @click.option(
     "--memory-limit",
+    "memory_mb",
     type=click.IntRange(min=64),
     default=DEFAULTS.memory_mb,
     show_default=True,
@@ -153,26 +148,9 @@ def grade(
     ctx: click.Context,
     submissions: Path,
     suite: Path | None,
-    rules: str | None,
-    points_file: Path | None,
-    time_limit: float,
-    wall_limit: float | None,
-    memory_limit: int,
-    jobs: int,
-    scheduler: str | None,
-    out_dir: Path,
     old_report_dir: Path | None,
-    db: Path | None,
-    dialect: str,
-    students: tuple[str, ...],
-    roster: Path | None,
-    feedback: bool,
-    tell_identical: bool,
-    shrink_seconds: float,
-    only: str | None,
-    similarity: bool,
-    base: tuple[Path, ...],
     fmt: str,
+    **options: Any,
 ) -> None:
     """Grade a class: every student's sudoku.pl on every test, sandboxed.
 
@@ -202,49 +180,25 @@ def grade(
     """
     if old_report_dir is not None:
         warn("--report is deprecated: use --out")
-        out_dir = old_report_dir
-    chosen = Rules(rules or DEFAULT_RULES)
-    settings = GradeSettings(chosen, cast(Dialect, dialect), time_limit, memory_limit, wall_limit)
-    given = frozenset(
-        field
-        for field, option in (
-            ("rules", "rules"),
-            ("time_limit", "time_limit"),
-            ("memory_mb", "memory_limit"),
-        )
-        if ctx.get_parameter_source(option) is not click.core.ParameterSource.DEFAULT
-    )
-    request = GradingRequest(
-        submissions,
-        chosen_suite(None, suite),
-        settings,
-        out_dir,
-        db,
-        points_file,
-        jobs,
-        given=given,
-        students=students,
-        roster=roster,
-        feedback=feedback,
-        tell_identical=tell_identical,
-        shrink_seconds=shrink_seconds,
-        scheduler=scheduler,
-        only=only,
-        similarity=similarity,
-        base=base,
-    )
-    console = stdout_console() if fmt == "text" else stderr_console()
+        options["out_dir"] = old_report_dir
+    options["out"] = options.pop("out_dir")
+    for name in ("rules", "time_limit", "memory_mb"):  # not given: the suite.toml decides
+        if ctx.get_parameter_source(name) is click.core.ParameterSource.DEFAULT:
+            options[name] = None
     # The summary of an interrupted run is printed once the live display
     # has stopped: printed during it, the bar is drawn again below it.
-    stopped: grader.GradingInterrupted | None = None
+    stopped: api.GradingInterrupted | None = None
     with grading_progress() as on_start:
         try:
-            outcome = grader.grade(request, on_start, note, warn)
-        except (SuiteError, GradebookError) as e:
+            outcome = api.grade(
+                submissions, chosen_suite(None, suite), on_start=on_start, on_phase=note,
+                on_warning=warn, **options,
+            )  # fmt: skip
+        except (SuiteError, api.GradebookError) as e:
             raise InputError(str(e)) from None
-        except grader.SetupProblem as e:
+        except api.SetupProblem as e:
             raise SetupError(str(e)) from None
-        except grader.GradingInterrupted as e:
+        except api.GradingInterrupted as e:
             stopped = e
     if stopped is not None:
         print_interrupted(stopped)
@@ -261,4 +215,4 @@ def grade(
             }
         )
     else:
-        print_class_summary(console, outcome)
+        print_class_summary(stdout_console(), outcome)

@@ -22,7 +22,7 @@ from plpuzzle.clitools import (
     stderr_console,
     verbose,
 )
-from plpuzzle.sudoku.grading import grader
+from plpuzzle.sudoku import api
 from plpuzzle.sudoku.presentation.commands.similar import summary_lines
 from plpuzzle.untrusted import printable
 
@@ -98,7 +98,7 @@ def grading_progress() -> Iterator[Callable[[int], Callable[[bool], None]]]:
             thread.join()
 
 
-def print_interrupted(stopped: grader.GradingInterrupted) -> None:
+def print_interrupted(stopped: api.GradingInterrupted) -> None:
     """What an interrupted run did; all of it is kept for the next run."""
     done = stopped.new + stopped.reused
     tally = ", ".join(f"{n} {g}" for g, n in sorted(stopped.counts.items()))
@@ -121,7 +121,7 @@ SHORT_GRADES = {
 }
 
 
-def print_class_summary(console: Console, outcome: grader.GradingOutcome) -> None:
+def print_class_summary(console: Console, outcome: api.GradingOutcome) -> None:
     """One screen: a row per student, then where the reports are."""
     table = Table(
         title="Grades",
