@@ -342,34 +342,25 @@ def grade(
     only: str | None = None,
     scheduler: str | None = None,
     db: os.PathLike[str] | str | None = None,
+    feedback_views: Sequence[tuple[str, Sequence[str]]] = (),
     on_start: Callable[[int], Callable[[bool], None]] | None = None,
     on_phase: Callable[[str], None] | None = None,
     on_warning: Callable[[str], None] | None = None,
 ) -> GradingOutcome:
-    """Grade every submission in a folder against a suite, in the sandbox.
+    """Grade every submission in a folder against a suite, in the sandbox,
+    as `plpuzzle sudoku grade` does: the command calls this, the one
+    place a grading request is built; each keyword is one of its options.
 
-    Writes grades.csv, grades.json, grades.html and the resumable
-    gradebook grades.sqlite into `out`; grades already in the gradebook
-    are reused. `rules`, `time_limit` and `memory_mb` left as None come
-    from the suite's suite.toml, else the defaults (consecutive, 120 s,
-    2048 MB). `students` regrades only those; `roster` names who should
-    have handed in. `feedback` writes a file per student into
-    out/feedback, with the smallest failing puzzle found within
-    `shrink_seconds` per student (0: no search); a student's feedback
-    names no other student, unless `tell_identical` (those who handed in
-    the same files). `similarity` compares
-    the hand-ins too (see similar()), leaving out what they share with the
-    `base` files. `only` grades the tests whose name matches; `scheduler`
-    (tcp://HOST:PORT) runs on a Dask cluster instead of the local pool;
-    `db` is the gradebook (default: out/grades.sqlite); `wall_limit` the
-    wall-clock backstop per test. `on_start`, `on_phase` and `on_warning`
-    hear of the progress (see grading.grader.grade). Raises SetupProblem
-    when this machine cannot sandbox, GradingError for bad input (the
-    suite, points, roster), GradebookError for a gradebook that cannot be
-    used, and GradingInterrupted (a KeyboardInterrupt) on Ctrl-C.
-
-    This is what `plpuzzle sudoku grade` calls: the one place a grading
-    request is built.
+    Writes grades.csv, grades.json, grades.html, feedback/ and the
+    resumable gradebook (`db`, default out/grades.sqlite) into `out`.
+    `rules`, `time_limit` and `memory_mb` left as None come from the
+    suite's suite.toml, else the defaults. `feedback_views` adds feedback
+    on some tests only: each (folder, tests) into out/folder/feedback.
+    `on_start`, `on_phase` and `on_warning` hear of the progress (see
+    grading.grader.grade). Raises SetupProblem when this machine cannot
+    sandbox, GradingError for bad input (the suite, points, roster),
+    GradebookError for an unusable gradebook, and GradingInterrupted (a
+    KeyboardInterrupt) on Ctrl-C.
 
     >>> import shutil, tempfile
     >>> from pathlib import Path
@@ -398,6 +389,7 @@ def grade(
         students=tuple(students), roster=Path(roster) if roster else None, feedback=feedback,
         tell_identical=tell_identical, shrink_seconds=shrink_seconds, scheduler=scheduler,
         only=only, similarity=similarity, base=tuple(Path(b) for b in base),
+        feedback_views=tuple((folder, tuple(tests)) for folder, tests in feedback_views),
     )  # fmt: skip
     return grade_request(request, on_start, on_phase, on_warning)
 

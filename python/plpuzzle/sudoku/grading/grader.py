@@ -24,7 +24,7 @@ from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.domain.textformat import FormatError
 from plpuzzle.sudoku.grading.feedback.build import ShrinkPolicy, write_feedback
 from plpuzzle.sudoku.grading.gradebook import Gradebook
-from plpuzzle.sudoku.grading.intake import Intake, id_problem, read_class
+from plpuzzle.sudoku.grading.intake import Intake, load_roster, read_class
 from plpuzzle.sudoku.grading.model import (
     Grade,
     GradeSettings,
@@ -97,6 +97,9 @@ class GradingRequest:
     #: handed in the same files (the reports always do).
     feedback: bool = True
     tell_identical: bool = False
+    #: More feedback, on a subset of the tests each: (folder, tests); the
+    #: files go to report_dir/folder/feedback (the service's public view).
+    feedback_views: tuple[tuple[str, tuple[str, ...]], ...] = ()
     shrink_seconds: float = ShrinkPolicy().seconds_per_student
     #: A Dask scheduler (tcp://HOST:PORT) to run on, instead of the local pool.
     scheduler: str | None = None
@@ -228,24 +231,6 @@ def load_cases(
     return cases
 
 
-def load_roster(path: Path) -> list[str]:
-    """Student ids, one a line; blank lines and # comments are skipped.
-    A line that is no student id is an error naming it (file:line)."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as e:
-        raise GradingError(f"{path}: cannot read the roster: {e.strerror}") from None
-    except UnicodeDecodeError:
-        raise GradingError(f"{path}: the roster is not UTF-8 text") from None
-    ids = [line.split("#", 1)[0].strip() for line in lines]
-    for number, student in enumerate(ids, 1):
-        if student and (problem := id_problem(student)) is not None:
-            raise GradingError(
-                f"{path}:{number}: '{one_line(student, 80)}' cannot be a student id ({problem})"
-            )
-    return list(dict.fromkeys(i for i in ids if i))
-
-
 def resolve(request: GradingRequest) -> tuple[GradeSettings, Points, Manifest | None]:
     """The settings and points to grade with: the command line's where
     given, else the suite's suite.toml, else the defaults."""
@@ -357,6 +342,9 @@ def grade(
     report, paths = write_reports(request, prepared, students, alike)
     if request.feedback:
         paths.append(feedback(request, prepared, graded, students, on_phase))
+        for folder, tests in request.feedback_views:
+            view = _view(prepared, students, tests)
+            feedback(request, view, graded, _rows_on(students, tests), on_phase, folder)
     warnings += graded.run.problems
     return GradingOutcome(
         report, graded.new, graded.reused, graded.db, paths, graded.run, warnings,
@@ -529,6 +517,16 @@ def absent_rows(prepared: Prepared) -> list[StudentGrades]:
     return rows
 
 
+def _view(prepared: Prepared, students: list[StudentGrades], tests: tuple[str, ...]) -> Prepared:
+    """`prepared` seen through a subset of its tests."""
+    return replace(prepared, cases=[c for c in prepared.cases if c.name in tests])
+
+
+def _rows_on(students: list[StudentGrades], tests: tuple[str, ...]) -> list[StudentGrades]:
+    """Each student's row with the grades of `tests` only."""
+    return [replace(s, grades=[g for g in s.grades if g.test in tests]) for s in students]
+
+
 def write_reports(
     request: GradingRequest,
     prepared: Prepared,
@@ -563,9 +561,11 @@ def feedback(
     graded: Graded,
     students: list[StudentGrades],
     on_phase: Callable[[str], None] | None,
+    folder: str = "",
 ) -> Path:
     """A feedback file per student, with the smallest failing puzzle
-    found within the budget when this machine can sandbox."""
+    found within the budget when this machine can sandbox; into the
+    report folder's `folder` (a view on some tests) when given."""
 
     def on_search(searched: int) -> None:
         if on_phase is not None:
@@ -580,7 +580,7 @@ def feedback(
         else None
     )
     return write_feedback(
-        request.report_dir,
+        request.report_dir / folder,
         students,
         prepared.cases,
         prepared.settings,

@@ -28,7 +28,7 @@ from plpuzzle.sandbox.workspace import (
     shown_path,
 )
 from plpuzzle.sudoku.grading.model import SOLVER_NAME, Grade, GradingError, Submission
-from plpuzzle.untrusted import clip, printable
+from plpuzzle.untrusted import clip, one_line, printable
 
 _STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 #: The longest student id (a course's ids are a few characters; a file
@@ -323,3 +323,21 @@ def _note_look_alikes(intake: Intake, as_named: dict[str, str]) -> None:
 def find_submissions(folder: Path) -> list[Submission]:
     """The gradable submissions of `folder` (see read_class for the rest)."""
     return read_class(folder).submissions
+
+
+def load_roster(path: Path) -> list[str]:
+    """Student ids, one a line; blank lines and # comments are skipped.
+    A line that is no student id is an error naming it (file:line)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as e:
+        raise GradingError(f"{path}: cannot read the roster: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise GradingError(f"{path}: the roster is not UTF-8 text") from None
+    ids = [line.split("#", 1)[0].strip() for line in lines]
+    for number, student in enumerate(ids, 1):
+        if student and (problem := id_problem(student)) is not None:
+            raise GradingError(
+                f"{path}:{number}: '{one_line(student, 80)}' cannot be a student id ({problem})"
+            )
+    return list(dict.fromkeys(i for i in ids if i))

@@ -82,7 +82,7 @@ DETAIL_CHARS = 200
 DETAILS_SHOWN = 3
 
 
-def _slug(grade: str) -> str:
+def grade_slug(grade: str) -> str:
     """A CSS class name for a grade: 'memory limit' -> 'memory-limit'."""
     return re.sub(r"[^a-z0-9]+", "-", grade.lower()).strip("-") or "other"
 
@@ -358,7 +358,7 @@ def _class_rows(report: dict[str, Any], anchors: Sequence[str]) -> list[dict[str
         cells = []
         for g in report["grades"]:
             n = student["counts"].get(g, 0)
-            cells.append({"n": n, "cls": f"num c-{_slug(g)}" if n else "num zero"})
+            cells.append({"n": n, "cls": f"num c-{grade_slug(g)}" if n else "num zero"})
         rows.append(
             {
                 "i": i,
@@ -388,7 +388,7 @@ def _png(width: int, rows: Sequence[bytes], palette: Sequence[str]) -> bytes:
     return out.getvalue()
 
 
-def _matrix(report: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def verdict_matrix(report: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Students by tests, one coloured cell a result, in suite order; and
     the legend.
 
@@ -408,7 +408,7 @@ def _matrix(report: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]
     for s in report["students"]:
         for r in s["results"]:
             totals[r["grade"]] += 1
-    legend = [{"name": g, "slug": _slug(g), "n": n} for g, n in totals.items()]
+    legend = [{"name": g, "slug": grade_slug(g), "n": n} for g, n in totals.items()]
     width = (CELL_W + 1) * len(tests)
     rows = []
     for i, s in enumerate(report["students"]):
@@ -498,7 +498,13 @@ def _student(student: dict[str, Any], anchor: str, index: int) -> dict[str, Any]
         if len(details) > DETAILS_SHOWN:
             said += f"; and {len(details) - DETAILS_SHOWN} more"
         fails.append(
-            {"name": grade, "slug": _slug(grade), "count": len(tests), "tests": tests, "said": said}
+            {
+                "name": grade,
+                "slug": grade_slug(grade),
+                "count": len(tests),
+                "tests": tests,
+                "said": said,
+            }
         )
     return {
         "anchor": anchor,
@@ -507,7 +513,7 @@ def _student(student: dict[str, Any], anchor: str, index: int) -> dict[str, Any]
         "score": student["score"],
         "max_score": student["max_score"],
         "counts": [
-            {"name": g, "slug": _slug(g), "n": n} for g, n in student["counts"].items() if n
+            {"name": g, "slug": grade_slug(g), "n": n} for g, n in student["counts"].items() if n
         ],
         "submission": student["submission"],
         "notes": student.get("notes", []),
@@ -522,17 +528,17 @@ def render_html(report: dict[str, Any], similarity: Similarity | None = None) ->
     students = sorted(report["students"], key=lambda s: s["id"])
     report = {**report, "students": students}
     anchors = _anchors([s["id"] for s in students])
-    matrix, legend = _matrix(report)
+    matrix, legend = verdict_matrix(report)
     tests, charts = _tests(report)
     page = {
         "title": f"Sudoku grading report \u2013 {len(students)} students",
         "grade_colours": [
-            {"slug": _slug(g), "colour": GRADE_COLOURS[g]}
+            {"slug": grade_slug(g), "colour": GRADE_COLOURS[g]}
             for g in report["grades"]
             if g in GRADE_COLOURS
         ],
         "facts": _facts(report),
-        "grades": [{"name": g, "slug": _slug(g)} for g in report["grades"]],
+        "grades": [{"name": g, "slug": grade_slug(g)} for g in report["grades"]],
         "class_rows": _class_rows(report, anchors),
         "legend": legend,
         "matrix": matrix,

@@ -38,7 +38,7 @@ class Points:
         return self.per_test.get(test, self.default)
 
 
-def _read_toml(path: Path) -> tuple[str, dict[str, Any]]:
+def read_toml(path: Path) -> tuple[str, dict[str, Any]]:
     """The text and table of a TOML file; errors name the file (and the
     line, where tomllib gives one)."""
     try:
@@ -72,7 +72,8 @@ def key_line(text: str, key: str, table: str | None = None) -> int | None:
     return None
 
 
-def _at(path: Path, text: str, key: str, table: str | None = None) -> str:
+def key_place(path: Path, text: str, key: str, table: str | None = None) -> str:
+    """`path:line` of `key` (in `[table]`), or the path alone."""
     line = key_line(text, key, table)
     return f"{path}:{line}" if line else str(path)
 
@@ -91,20 +92,21 @@ def load_points(path: Path) -> Points:
 
     Test names are checked against the suite later (check_points).
     """
-    text, data = _read_toml(path)
+    text, data = read_toml(path)
     for key in data:
         if key not in ("default", "only", "points"):
             raise SuiteError(
-                f"{_at(path, text, key)}: unknown key {key!r} (known: default, only, [points])"
+                f"{key_place(path, text, key)}: unknown key {key!r} "
+                "(known: default, only, [points])"
             )
     default = data.get("default", 1)
     per_test = data.get("points", {})
     only = data.get("only")
     if not _number(default) or default < 0:
-        raise SuiteError(f"{_at(path, text, 'default')}: 'default' must be a number >= 0")
+        raise SuiteError(f"{key_place(path, text, 'default')}: 'default' must be a number >= 0")
     per_test = _points_table(path, text, per_test)
     if only is not None and not (isinstance(only, list) and all(isinstance(t, str) for t in only)):
-        raise SuiteError(f"{_at(path, text, 'only')}: 'only' must be a list of test names")
+        raise SuiteError(f"{key_place(path, text, 'only')}: 'only' must be a list of test names")
     return Points(float(default), per_test, tuple(only) if only is not None else None, source=path)
 
 
@@ -112,11 +114,14 @@ def _points_table(path: Path, text: str, table: object) -> dict[str, float]:
     """A TOML [points] table as test -> points, each checked to be a number
     >= 0 (an error names the file and the line)."""
     if not isinstance(table, dict):
-        raise SuiteError(f"{_at(path, text, 'points')}: [points] must map test names to numbers")
+        raise SuiteError(
+            f"{key_place(path, text, 'points')}: [points] must map test names to numbers"
+        )
     for test, value in table.items():
         if not _number(value) or value < 0:
             raise SuiteError(
-                f"{_at(path, text, test, 'points')}: the points of {test} must be a number >= 0"
+                f"{key_place(path, text, test, 'points')}: "
+                f"the points of {test} must be a number >= 0"
             )
     return {k: float(v) for k, v in table.items()}
 
@@ -136,13 +141,13 @@ def check_points(points: Points, tests: list[str]) -> None:
     for test in points.per_test:
         if test not in known:
             raise SuiteError(
-                f"{_at(where, text, test, 'points')}: no test {test} in the suite"
+                f"{key_place(where, text, test, 'points')}: no test {test} in the suite"
                 + near(test, known)
             )
     for test in points.only or ():
         if test not in known:
             raise SuiteError(
-                f"{_at(where, text, 'only')}: 'only' names {test}, which is not in the "
+                f"{key_place(where, text, 'only')}: 'only' names {test}, which is not in the "
                 f"suite{near(test, known)}"
             )
 
@@ -175,26 +180,26 @@ def load_manifest(suite: Path) -> Manifest | None:
     path = suite / MANIFEST_NAME
     if not path.exists():
         return None
-    text, data = _read_toml(path)
-    known = ("rules", "time_limit", "memory_limit", "points")
+    text, data = read_toml(path)
+    known = ("rules", "time_limit", "memory_limit", "points", "course")
     for key in data:
         if key not in known:
             raise SuiteError(
-                f"{_at(path, text, key)}: unknown key {key!r}{near(key, known)} "
-                f"(known: rules, time_limit, memory_limit, [points])"
+                f"{key_place(path, text, key)}: unknown key {key!r}{near(key, known)} "
+                f"(known: rules, time_limit, memory_limit, [points], [course])"
             )
     rules = data.get("rules")
     if rules is not None and rules not in [r.value for r in Rules]:
         raise SuiteError(
-            f"{_at(path, text, 'rules')}: rules must be one of "
+            f"{key_place(path, text, 'rules')}: rules must be one of "
             f"{', '.join(repr(r.value) for r in Rules)}, not {rules!r}"
         )
     time_limit = data.get("time_limit")
     if time_limit is not None and (not _number(time_limit) or time_limit <= 0):
-        raise SuiteError(f"{_at(path, text, 'time_limit')}: time_limit must be seconds > 0")
+        raise SuiteError(f"{key_place(path, text, 'time_limit')}: time_limit must be seconds > 0")
     memory = data.get("memory_limit")
     if memory is not None and (type(memory) is not int or memory < 64):
-        raise SuiteError(f"{_at(path, text, 'memory_limit')}: memory_limit must be MB >= 64")
+        raise SuiteError(f"{key_place(path, text, 'memory_limit')}: memory_limit must be MB >= 64")
     points = None
     if "points" in data:
         table = _points_table(path, text, data["points"])

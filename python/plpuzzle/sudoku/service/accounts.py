@@ -1,0 +1,184 @@
+"""Accounts, sign-in and tokens: who may see what.
+
+Passwords are kept as argon2 hashes; one-time sign-in links, sessions and
+API tokens as the SHA-256 of a random token, so that the database alone
+lets nobody in. A session's cookie is the token signed with the service's
+secret (itsdangerous), so a forged or stale cookie is refused before the
+database is asked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from itsdangerous import BadSignature, TimestampSigner
+from sqlalchemy import delete, select
+
+from plpuzzle.sudoku.grading.intake import id_problem
+from plpuzzle.sudoku.service.store import ApiToken, Store, User, WebSession, now
+
+#: How long a session lasts without signing in again.
+SESSION_HOURS = 12
+#: How long a one-time sign-in link stays valid.
+WELCOME_DAYS = 14
+#: The shortest password a user may set.
+MIN_PASSWORD = 10
+
+_hasher = PasswordHasher()
+#: Verified against when a login is unknown, so that a wrong login costs
+#: what a wrong password costs.
+_DUMMY = _hasher.hash(secrets.token_urlsafe(16))
+
+
+class AccountError(Exception):
+    """A request about accounts that cannot be met; the message says why."""
+
+
+def digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class NewAccount:
+    login: str
+    role: str
+    #: The one-time sign-in token (None: the account existed already).
+    token: str | None
+
+
+@dataclass(frozen=True)
+class SignedIn:
+    user: User
+    session: WebSession
+
+
+class Accounts:
+    """The accounts of one service's database."""
+
+    def __init__(self, store: Store, secret: bytes) -> None:
+        self.store = store
+        self.signer = TimestampSigner(secret, salt="plpuzzle-session")
+
+    def create(self, logins: list[str], role: str, renew: bool = False) -> list[NewAccount]:
+        """Accounts for `logins` (each a student id), each with a one-time
+        sign-in token; an existing account gets a new token only with
+        `renew` (its password is then cleared)."""
+        for login in logins:
+            if (problem := id_problem(login)) is not None:
+                raise AccountError(f"{login!r} cannot be a login ({problem})")
+        made = []
+        with self.store.session() as db:
+            for login in logins:
+                user = db.scalar(select(User).where(User.login == login))
+                if user is not None and not renew:
+                    made.append(NewAccount(login, user.role, None))
+                    continue
+                if user is None:
+                    user = User(login=login, role=role)
+                    db.add(user)
+                token = secrets.token_urlsafe(32)
+                user.password_hash = None
+                user.welcome_digest = digest(token)
+                user.welcome_expires = now() + timedelta(days=WELCOME_DAYS)
+                made.append(NewAccount(login, user.role, token))
+        return made
+
+    def welcome(self, token: str) -> User | None:
+        """The user a valid, unused one-time token belongs to."""
+        with self.store.session() as db:
+            user = db.scalar(select(User).where(User.welcome_digest == digest(token)))
+            if user is None or user.welcome_expires is None or user.welcome_expires < now():
+                return None
+            return user
+
+    def set_password(self, user_id: int, password: str, token: str | None = None) -> None:
+        """Set a password (a welcome token, if given, is used up)."""
+        if len(password) < MIN_PASSWORD:
+            raise AccountError(f"a password has at least {MIN_PASSWORD} characters")
+        with self.store.session() as db:
+            user = db.get(User, user_id)
+            if user is None:
+                raise AccountError("no such account")
+            if token is not None and user.welcome_digest != digest(token):
+                raise AccountError("this sign-in link has been used already")
+            user.password_hash = _hasher.hash(password)
+            user.welcome_digest = None
+            user.welcome_expires = None
+
+    def check_password(self, login: str, password: str) -> User | None:
+        """The user, when `password` is theirs."""
+        with self.store.session() as db:
+            user = db.scalar(select(User).where(User.login == login))
+            stored = user.password_hash if user is not None and user.password_hash else _DUMMY
+            try:
+                _hasher.verify(stored, password)
+            except (VerificationError, InvalidHashError):
+                return None
+            return user if stored is not _DUMMY else None
+
+    def open_session(self, user: User) -> tuple[str, WebSession]:
+        """A new session (a sign-in always makes a new one: a session id
+        known before signing in is worth nothing after); its cookie value."""
+        token = secrets.token_urlsafe(32)
+        with self.store.session() as db:
+            db.execute(delete(WebSession).where(WebSession.expires < now()))
+            session = WebSession(
+                digest=digest(token), user_id=user.id, csrf=secrets.token_urlsafe(32),
+                expires=now() + timedelta(hours=SESSION_HOURS),
+            )  # fmt: skip
+            db.add(session)
+        return self.signer.sign(token).decode(), session
+
+    def session_of(self, cookie: str | None) -> SignedIn | None:
+        """Who a session cookie belongs to, when it is valid."""
+        if not cookie:
+            return None
+        try:
+            token = self.signer.unsign(cookie, max_age=SESSION_HOURS * 3600).decode()
+        except (BadSignature, UnicodeDecodeError):
+            return None
+        with self.store.session() as db:
+            session = db.get(WebSession, digest(token))
+            if session is None or session.expires < now():
+                return None
+            user = db.get(User, session.user_id)
+            return None if user is None else SignedIn(user, session)
+
+    def close_session(self, cookie: str | None) -> None:
+        if (signed := self.session_of(cookie)) is not None:
+            with self.store.session() as db:
+                db.execute(delete(WebSession).where(WebSession.digest == signed.session.digest))
+
+    def new_token(self, user_id: int, label: str) -> str:
+        """A new API token of the user (shown once: only its digest is kept)."""
+        token = "plp_" + secrets.token_urlsafe(32)
+        with self.store.session() as db:
+            db.add(ApiToken(user_id=user_id, digest=digest(token), label=label[:100]))
+        return token
+
+    def token_user(self, token: str) -> User | None:
+        with self.store.session() as db:
+            row = db.scalar(select(ApiToken).where(ApiToken.digest == digest(token)))
+            if row is None:
+                return None
+            row.last_used = now()
+            return db.get(User, row.user_id)
+
+    def tokens(self, user_id: int) -> list[ApiToken]:
+        with self.store.session() as db:
+            return list(db.scalars(select(ApiToken).where(ApiToken.user_id == user_id)))
+
+    def revoke_token(self, user_id: int, token_id: int) -> None:
+        with self.store.session() as db:
+            db.execute(delete(ApiToken).where(ApiToken.id == token_id, ApiToken.user_id == user_id))
+
+
+def same(a: str, b: str) -> bool:
+    """Compare secrets in constant time."""
+    return hmac.compare_digest(a.encode(), b.encode())

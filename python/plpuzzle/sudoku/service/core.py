@@ -1,0 +1,134 @@
+"""One running service: its course, its data folder and what lives there.
+
+DATA/service.sqlite   accounts, sessions, tokens, uploads (store.py)
+DATA/grades.sqlite    the grading gradebook: every test's result
+DATA/blobs/ab/abcd…   every uploaded file, once, by its SHA-256
+DATA/reports/ID/N/    upload ID's Nth grading: grades.json, feedback/
+DATA/secret.key       signs the session cookies (made at first start)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+import shutil
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from sqlalchemy import select
+
+from plpuzzle.sudoku.grading.grader import GradingRequest, resolve
+from plpuzzle.sudoku.grading.model import GradeSettings
+from plpuzzle.sudoku.service.accounts import Accounts
+from plpuzzle.sudoku.service.course import CourseRules, load_course
+from plpuzzle.sudoku.service.store import CourseState, Store, now
+from plpuzzle.sudoku.services.suite import SuiteError
+from plpuzzle.sudoku.services.suite_config import Points
+
+
+@dataclass(frozen=True)
+class ServiceSettings:
+    """How a service runs (the options of `plpuzzle sudoku serve`)."""
+
+    suite: Path
+    data: Path
+    #: A SQLAlchemy URL; None: DATA/service.sqlite.
+    database_url: str | None = None
+    jobs: int = 1
+    #: A Dask scheduler (tcp://HOST:PORT) to grade on; None: this machine.
+    scheduler: str | None = None
+    #: Mark cookies Secure (behind a TLS proxy).
+    secure_cookies: bool = False
+
+
+class Blobs:
+    """Uploaded files by content: stored once, never executed, never served
+    as anything a browser would run."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def path(self, digest: str) -> Path:
+        return self.folder / digest[:2] / digest
+
+    def put(self, data: bytes) -> str:
+        digest = hashlib.sha256(data).hexdigest()
+        path = self.path(digest)
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{secrets.token_hex(4)}.tmp")
+            tmp.write_bytes(data)
+            os.replace(tmp, path)
+        return digest
+
+    def read(self, digest: str) -> bytes:
+        return self.path(digest).read_bytes()
+
+
+def _secret(path: Path) -> bytes:
+    """The service's signing key, made once (readable by its owner only)."""
+    if not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            out.write(secrets.token_bytes(32))
+    return path.read_bytes()
+
+
+class Service:
+    """The course, the database and the files of one running service."""
+
+    def __init__(self, settings: ServiceSettings) -> None:
+        self.settings = settings
+        self.suite = settings.suite
+        if not settings.suite.is_dir():
+            raise SuiteError(f"{settings.suite}: no such course folder (a suite with suite.toml)")
+        self.course: CourseRules = load_course(settings.suite)
+        self.grade_settings, self.points = self._grading()
+        settings.data.mkdir(parents=True, exist_ok=True)
+        self.data = settings.data.resolve()
+        url = settings.database_url or f"sqlite:///{self.data / 'service.sqlite'}"
+        self.store = Store(url)
+        self.accounts = Accounts(self.store, _secret(self.data / "secret.key"))
+        self.blobs = Blobs(self.data / "blobs")
+        self.gradebook = self.data / "grades.sqlite"
+
+    def _grading(self) -> tuple[GradeSettings, Points]:
+        """The settings and points the suite declares (suite.toml)."""
+        request = GradingRequest(self.suite, self.suite, GradeSettings(), self.suite,
+                                 given=frozenset())  # fmt: skip
+        settings, points, _ = resolve(request)
+        return settings, points
+
+    def reports_folder(self, upload_id: int, attempt: int) -> Path:
+        return self.data / "reports" / str(upload_id) / str(attempt)
+
+    def released(self, when: datetime | None = None) -> bool:
+        """Whether students see every test's result (else the public ones)."""
+        if self.course.release is not None and (when or now()) >= self.course.release:
+            return True
+        with self.store.session() as db:
+            state = db.scalar(select(CourseState).where(CourseState.key == "released"))
+            return state is not None and state.value == "yes"
+
+    def release(self) -> None:
+        with self.store.session() as db:
+            db.merge(CourseState(key="released", value="yes"))
+
+    def disk_used(self) -> int:
+        """Bytes under the data folder."""
+        return sum(p.stat().st_size for p in self.data.rglob("*") if p.is_file())
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def place_upload(service: Service, digest: str, suffix: str, login: str, folder: Path) -> Path:
+    """Put an uploaded file into `folder` as a class entry of `login`, the
+    way intake reads it: a .pl file as the student's sudoku.pl (so that
+    messages name it so), an archive as it came. The entry's path."""
+    target = folder / login / "sudoku.pl" if suffix == ".pl" else folder / f"{login}{suffix}"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(service.blobs.path(digest), target)
+    return target

@@ -1,0 +1,141 @@
+"""The course a service runs: its suite, and the `[course]` table of the
+suite's suite.toml (the deadline, what students see before it, fair use).
+
+    [course]
+    deadline = 2026-12-15T23:59:00+01:00   # a TOML date-time with its offset
+    public = ["test001", "test002"]        # results students see before release
+    release = "manual"                     # or a date-time: full results shown then
+    late = "ignored"                       # after the deadline: ignored, counted, refused
+    uploads_per_hour = 12                  # per student
+    max_upload_kb = 512
+    shrink_seconds = 10                    # counterexample search per upload
+
+Every key is optional; a bad one is an error naming the file and line.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from plpuzzle.sudoku.services.suite import SuiteError, discover
+from plpuzzle.sudoku.services.suite_config import (
+    MANIFEST_NAME,
+    key_place,
+    near,
+    read_toml,
+)
+
+#: What a late upload does: "ignored" (graded, marked late, never counts),
+#: "counted" (counts as any other) or "refused" (not taken).
+LATE_POLICIES = ("ignored", "counted", "refused")
+
+KNOWN = ("deadline", "public", "release", "late", "uploads_per_hour", "max_upload_kb",
+         "shrink_seconds")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class CourseRules:
+    """The `[course]` table, checked; defaults where a key is absent."""
+
+    deadline: datetime | None = None
+    #: Patterns (test names or shell patterns) of the tests shown before release.
+    public: tuple[str, ...] = ()
+    #: None: released by the teacher's action; else released at that time.
+    release: datetime | None = None
+    late: str = "ignored"
+    uploads_per_hour: int = 12
+    max_upload_kb: int = 512
+    shrink_seconds: float = 10.0
+    #: The tests of the suite that `public` selects, in suite order.
+    public_tests: tuple[str, ...] = field(default=(), compare=False)
+
+    def is_public(self, test: str) -> bool:
+        return test in self.public_tests
+
+    def late_at(self, when: datetime) -> bool:
+        return self.deadline is not None and when > self.deadline
+
+
+def load_course(suite: Path) -> CourseRules:
+    """The `[course]` table of `suite`/suite.toml (defaults without one)."""
+    path = suite / MANIFEST_NAME
+    if not path.exists():
+        return CourseRules()
+    text, data = read_toml(path)
+    table = data.get("course", {})
+    if not isinstance(table, dict):
+        raise SuiteError(f"{key_place(path, text, 'course')}: 'course' must be a [course] table")
+
+    def where(key: str) -> str:
+        return key_place(path, text, key, "course")
+
+    for key in table:
+        if key not in KNOWN:
+            raise SuiteError(
+                f"{where(key)}: unknown key {key!r} in [course]{near(key, KNOWN)} "
+                f"(known: {', '.join(KNOWN)})"
+            )
+    rules = CourseRules(
+        deadline=_moment(table, "deadline", where),
+        public=_patterns(table, where),
+        release=None if table.get("release", "manual") == "manual" else _moment(
+            table, "release", where),
+        late=_choice(table, "late", LATE_POLICIES, "ignored", where),
+        uploads_per_hour=_count(table, "uploads_per_hour", 12, where),
+        max_upload_kb=_count(table, "max_upload_kb", 512, where),
+        shrink_seconds=_seconds(table, "shrink_seconds", 10.0, where),
+    )  # fmt: skip
+    names = [c.name for c in discover(suite)]
+    chosen = tuple(n for n in names if any(fnmatch.fnmatchcase(n, p) for p in rules.public))
+    for pattern in rules.public:
+        if not any(fnmatch.fnmatchcase(n, pattern) for n in names):
+            raise SuiteError(
+                f"{where('public')}: 'public' names {pattern!r}, which matches no test of "
+                f"the suite{near(pattern, names)}"
+            )
+    return CourseRules(**{**rules.__dict__, "public_tests": chosen})
+
+
+def _moment(table: dict[str, Any], key: str, where: Any) -> datetime | None:
+    value = table.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, datetime) or value.tzinfo is None:
+        raise SuiteError(
+            f"{where(key)}: {key} must be a date-time with its offset, unquoted, "
+            f"such as 2026-12-15T23:59:00+01:00"
+        )
+    return value.astimezone(UTC)
+
+
+def _patterns(table: dict[str, Any], where: Any) -> tuple[str, ...]:
+    value = table.get("public", [])
+    if not (isinstance(value, list) and all(isinstance(v, str) and v for v in value)):
+        raise SuiteError(f"{where('public')}: 'public' must be a list of test names or patterns")
+    return tuple(value)
+
+
+def _choice(table: dict[str, Any], key: str, choices: tuple[str, ...], default: str,
+            where: Any) -> str:  # fmt: skip
+    value = table.get(key, default)
+    if value not in choices:
+        raise SuiteError(f"{where(key)}: {key} must be one of {', '.join(choices)}, not {value!r}")
+    return str(value)
+
+
+def _count(table: dict[str, Any], key: str, default: int, where: Any) -> int:
+    value = table.get(key, default)
+    if type(value) is not int or value < 1:
+        raise SuiteError(f"{where(key)}: {key} must be a whole number >= 1")
+    return value
+
+
+def _seconds(table: dict[str, Any], key: str, default: float, where: Any) -> float:
+    value = table.get(key, default)
+    if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
+        raise SuiteError(f"{where(key)}: {key} must be seconds >= 0")
+    return float(value)

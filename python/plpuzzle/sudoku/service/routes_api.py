@@ -1,0 +1,77 @@
+"""The JSON API for scripts (`plpuzzle sudoku submit`): upload, list my
+uploads, one upload's state and results; a bearer token names the user,
+who sees what their pages show them, no more."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, File, HTTPException, Request, UploadFile
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse, Response
+
+from plpuzzle.sudoku.service.accounts import SignedIn
+from plpuzzle.sudoku.service.results import results_for
+from plpuzzle.sudoku.service.routes_student import history, status_json, take_upload, visible_upload
+from plpuzzle.sudoku.service.store import Upload, User, WebSession
+from plpuzzle.sudoku.service.uploads import UploadRefused
+from plpuzzle.sudoku.service.web import api_user, deps
+
+router = APIRouter(prefix="/api")
+
+ApiUser = Annotated[User, Depends(api_user)]
+
+
+def _as_signed(user: User) -> SignedIn:
+    """The API user as the pages' reader (no session: the token is the key)."""
+    return SignedIn(user, WebSession(digest="", user_id=user.id, csrf=""))
+
+
+def upload_json(request: Request, user: User, upload: Upload, owner: User) -> dict[str, Any]:
+    service = deps(request).service
+    results = results_for(service, upload, owner.login, user.teacher or service.released())
+    return {
+        **status_json(request, upload),
+        "name": upload.name,
+        "size": upload.size,
+        "created": upload.created.isoformat(),
+        "load_messages": upload.load_messages.splitlines(),
+        "notes": upload.notes.splitlines(),
+        "score": results.score,
+        "max_score": results.max_score,
+        "complete": results.complete,
+        "hidden_tests": results.hidden,
+        "results": [
+            {k: r[k] for k in ("test", "grade", "detail", "points", "earned")} for r in results.rows
+        ],
+        "page": f"/uploads/{upload.id}",
+    }
+
+
+@router.post("/uploads")
+async def api_upload(
+    request: Request, user: ApiUser, file: Annotated[UploadFile, File()]
+) -> Response:
+    d = deps(request)
+    if user.teacher:
+        raise HTTPException(403, "teachers do not hand in")
+    data = await file.read(d.service.course.max_upload_kb * 1024 + 1)
+    try:
+        taken = await run_in_threadpool(take_upload, d, user, file.filename or "", data)
+    except UploadRefused as e:
+        return JSONResponse({"error": str(e)}, status_code=e.status)
+    d.queue.wake()
+    upload, owner = visible_upload(d.service, _as_signed(user), taken.upload_id)
+    return JSONResponse(upload_json(request, user, upload, owner), status_code=201)
+
+
+@router.get("/uploads")
+def api_uploads(request: Request, user: ApiUser) -> Response:
+    uploads = history(deps(request).service, user)
+    return JSONResponse([status_json(request, u) for u in uploads])
+
+
+@router.get("/uploads/{upload_id}")
+def api_upload_one(request: Request, upload_id: int, user: ApiUser) -> Response:
+    upload, owner = visible_upload(deps(request).service, _as_signed(user), upload_id)
+    return JSONResponse(upload_json(request, user, upload, owner))

@@ -1,0 +1,137 @@
+"""Signing in and out, the one-time welcome link, API tokens."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from plpuzzle.sudoku.service.accounts import MIN_PASSWORD, AccountError, SignedIn
+from plpuzzle.sudoku.service.web import (
+    SESSION_COOKIE,
+    check_csrf,
+    check_pre_token,
+    deps,
+    grade_styles,
+    render,
+    set_pre_cookie,
+    set_session,
+    signed_in,
+)
+
+router = APIRouter()
+
+
+@router.get("/")
+def home(request: Request) -> Response:
+    signed = request.state.signed
+    if signed is None:
+        return RedirectResponse("/signin", status_code=303)
+    return RedirectResponse("/class" if signed.user.teacher else "/me", status_code=303)
+
+
+def _sign_in_page(request: Request, status: int = 200, error: str = "") -> HTMLResponse:
+    token = secrets.token_urlsafe(24)
+    page = render(request, "signin.html.j2", status=status, error=error, pre=token)
+    set_pre_cookie(request, page, token)
+    return page
+
+
+@router.get("/grades.css")
+def grade_css() -> Response:
+    return Response(grade_styles(), media_type="text/css",
+                    headers={"Cache-Control": "max-age=3600"})  # fmt: skip
+
+
+@router.get("/signin")
+def sign_in_form(request: Request) -> Response:
+    if request.state.signed is not None:
+        return RedirectResponse("/", status_code=303)
+    return _sign_in_page(request)
+
+
+@router.post("/signin")
+def sign_in(
+    request: Request,
+    login: Annotated[str, Form(max_length=64)],
+    password: Annotated[str, Form(max_length=1000)],
+    pre: Annotated[str, Form(max_length=100)] = "",
+) -> Response:
+    if not check_pre_token(request, pre):
+        return _sign_in_page(request, 403, "the sign-in form expired: please try again")
+    user = deps(request).service.accounts.check_password(login.strip(), password)
+    if user is None:
+        return _sign_in_page(request, 401, "wrong login or password")
+    cookie, _ = deps(request).service.accounts.open_session(user)
+    response = RedirectResponse("/", status_code=303)
+    set_session(request, response, cookie)
+    return response
+
+
+@router.post("/signout", dependencies=[Depends(check_csrf)])
+def sign_out(request: Request) -> Response:
+    deps(request).service.accounts.close_session(request.cookies.get(SESSION_COOKIE))
+    response = RedirectResponse("/signin", status_code=303)
+    response.delete_cookie(SESSION_COOKIE)
+    return response
+
+
+@router.get("/welcome/{token}")
+def welcome_form(request: Request, token: str) -> Response:
+    user = deps(request).service.accounts.welcome(token)
+    if user is None:
+        raise HTTPException(404, "this sign-in link is not valid: it was used, or it expired")
+    return render(request, "welcome.html.j2", login=user.login, token=token,
+                  min_password=MIN_PASSWORD, error="")  # fmt: skip
+
+
+@router.post("/welcome/{token}")
+def welcome(
+    request: Request,
+    token: str,
+    password: Annotated[str, Form(max_length=1000)],
+    again: Annotated[str, Form(max_length=1000)],
+) -> Response:
+    accounts = deps(request).service.accounts
+    user = accounts.welcome(token)
+    if user is None:
+        raise HTTPException(404, "this sign-in link is not valid: it was used, or it expired")
+    try:
+        if password != again:
+            raise AccountError("the two passwords differ")
+        accounts.set_password(user.id, password, token)
+    except AccountError as e:
+        return render(request, "welcome.html.j2", status=400, login=user.login, token=token,
+                      min_password=MIN_PASSWORD, error=str(e))  # fmt: skip
+    cookie, _ = accounts.open_session(user)
+    response = RedirectResponse("/", status_code=303)
+    set_session(request, response, cookie)
+    return response
+
+
+@router.get("/tokens")
+def tokens(request: Request, signed: Annotated[SignedIn, Depends(signed_in)]) -> Response:
+    return render(request, "tokens.html.j2", tokens=deps(request).service.accounts.tokens(
+        signed.user.id), new_token="")  # fmt: skip
+
+
+@router.post("/tokens", dependencies=[Depends(check_csrf)])
+def new_token(
+    request: Request,
+    signed: Annotated[SignedIn, Depends(signed_in)],
+    label: Annotated[str, Form(max_length=100)] = "",
+) -> Response:
+    accounts = deps(request).service.accounts
+    token = accounts.new_token(signed.user.id, label or "token")
+    return render(request, "tokens.html.j2", tokens=accounts.tokens(signed.user.id),
+                  new_token=token)  # fmt: skip
+
+
+@router.post("/tokens/{token_id}/revoke", dependencies=[Depends(check_csrf)])
+def revoke_token(
+    request: Request, token_id: int, signed: Annotated[SignedIn, Depends(signed_in)]
+) -> Response:
+    deps(request).service.accounts.revoke_token(signed.user.id, token_id)
+    return RedirectResponse("/tokens", status_code=303)

@@ -1,0 +1,194 @@
+"""A student's pages: the upload form and history, one upload's state and
+results, its feedback, its file and its difference from the one before.
+
+Every upload route answers 404 for an upload the reader may not see (a
+student sees their own only), the same answer as for no upload at all.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, File, HTTPException, Request, UploadFile
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Response
+from sqlalchemy import select
+
+from plpuzzle.sudoku.service.accounts import SignedIn
+from plpuzzle.sudoku.service.core import Service
+from plpuzzle.sudoku.service.results import counting, results_for
+from plpuzzle.sudoku.service.store import Upload, User
+from plpuzzle.sudoku.service.uploads import UploadRefused, take
+from plpuzzle.sudoku.service.web import check_csrf, deps, render, signed_in
+
+router = APIRouter()
+
+#: The feedback page is our own file: no script at all, its inline style.
+FEEDBACK_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+#: Lines of a difference shown at most.
+DIFF_LINES = 2000
+
+
+def history(service: Service, user: User) -> list[Upload]:
+    with service.store.session() as db:
+        return list(
+            db.scalars(select(Upload).where(Upload.user_id == user.id).order_by(Upload.id.desc()))
+        )
+
+
+def visible_upload(service: Service, signed: SignedIn, upload_id: int) -> tuple[Upload, User]:
+    """The upload and its owner, when the reader may see it; else 404."""
+    with service.store.session() as db:
+        upload = db.get(Upload, upload_id)
+        owner = db.get(User, upload.user_id) if upload is not None else None
+    if upload is None or owner is None or not (signed.user.teacher or owner.id == signed.user.id):
+        raise HTTPException(404, "no such upload")
+    return upload, owner
+
+
+def upload_context(
+    request: Request, signed: SignedIn, upload: Upload, owner: User
+) -> dict[str, Any]:
+    """What the upload page (and its live part) shows."""
+    d = deps(request)
+    everything = signed.user.teacher or d.service.released()
+    progress = d.queue.progress.get(upload.id)
+    mine = history(d.service, owner)
+    return {
+        "upload": upload,
+        "owner": owner,
+        "results": results_for(d.service, upload, owner.login, everything),
+        "progress": progress,
+        "counts": counting(d.service, mine) is upload,
+        "previous": next((u for u in mine if u.id < upload.id), None),
+        "version": status_json(request, upload)["version"],
+    }
+
+
+@router.get("/me")
+def me(request: Request, signed: Annotated[SignedIn, Depends(signed_in)]) -> Response:
+    if signed.user.teacher:
+        return RedirectResponse("/class", status_code=303)
+    return student_page(request, signed.user, "me.html.j2")
+
+
+def student_page(request: Request, user: User, template: str, status: int = 200,
+                 error: str = "") -> Response:  # fmt: skip
+    service = deps(request).service
+    uploads = history(service, user)
+    return render(request, template, status=status, student=user, uploads=uploads,
+                  counting=counting(service, uploads), released=service.released(),
+                  error=error)  # fmt: skip
+
+
+@router.post("/uploads", dependencies=[Depends(check_csrf)])
+async def upload(
+    request: Request,
+    signed: Annotated[SignedIn, Depends(signed_in)],
+    file: Annotated[UploadFile, File()],
+) -> Response:
+    d = deps(request)
+    if signed.user.teacher:
+        raise HTTPException(403, "teachers do not hand in")
+    data = await file.read(d.service.course.max_upload_kb * 1024 + 1)
+    try:
+        taken = await run_in_threadpool(take_upload, d, signed.user, file.filename or "", data)
+    except UploadRefused as e:
+        return student_page(request, signed.user, "me.html.j2", e.status, str(e))
+    d.queue.wake()
+    return RedirectResponse(f"/uploads/{taken.upload_id}", status_code=303)
+
+
+def take_upload(d: Any, user: User, name: str, data: bytes) -> Any:
+    with d.checks:
+        return take(d.service, user, name, data)
+
+
+@router.get("/uploads/{upload_id}")
+def upload_page(
+    request: Request, upload_id: int, signed: Annotated[SignedIn, Depends(signed_in)]
+) -> Response:
+    upload, owner = visible_upload(deps(request).service, signed, upload_id)
+    return render(request, "upload.html.j2", **upload_context(request, signed, upload, owner))
+
+
+@router.get("/uploads/{upload_id}/live")
+def upload_live(
+    request: Request, upload_id: int, signed: Annotated[SignedIn, Depends(signed_in)]
+) -> Response:
+    """The changing part of the upload page, for the page's script."""
+    upload, owner = visible_upload(deps(request).service, signed, upload_id)
+    return render(request, "upload_live.html.j2", **upload_context(request, signed, upload, owner))
+
+
+@router.get("/uploads/{upload_id}/status.json")
+def upload_status(
+    request: Request, upload_id: int, signed: Annotated[SignedIn, Depends(signed_in)]
+) -> Response:
+    upload, _ = visible_upload(deps(request).service, signed, upload_id)
+    return JSONResponse(status_json(request, upload))
+
+
+def status_json(request: Request, upload: Upload) -> dict[str, Any]:
+    progress = deps(request).queue.progress.get(upload.id)
+    done, total = (progress.done, progress.total) if progress else (0, 0)
+    version = f"{upload.state}:{upload.attempt}:{done}"
+    return {"id": upload.id, "state": upload.state, "done": done, "total": total,
+            "late": upload.late, "loaded": upload.loaded, "version": version}  # fmt: skip
+
+
+@router.get("/uploads/{upload_id}/feedback")
+def feedback(
+    request: Request, upload_id: int, signed: Annotated[SignedIn, Depends(signed_in)]
+) -> Response:
+    d = deps(request)
+    upload, owner = visible_upload(d.service, signed, upload_id)
+    everything = signed.user.teacher or d.service.released()
+    found = results_for(d.service, upload, owner.login, everything).feedback
+    if found is None:
+        raise HTTPException(404, "no feedback for this upload yet")
+    return FileResponse(found, media_type="text/html; charset=utf-8",
+                        headers={"Content-Security-Policy": FEEDBACK_POLICY})  # fmt: skip
+
+
+@router.get("/uploads/{upload_id}/file")
+def download(
+    request: Request, upload_id: int, signed: Annotated[SignedIn, Depends(signed_in)]
+) -> Response:
+    """The uploaded file as it came, as a download a browser never runs."""
+    d = deps(request)
+    upload, owner = visible_upload(d.service, signed, upload_id)
+    name = f"{owner.login}-upload{upload.id}{upload.suffix}"
+    policy = {"Content-Security-Policy": "default-src 'none'; sandbox"}
+    path = d.service.blobs.path(upload.blob)
+    return FileResponse(path, media_type="application/octet-stream", filename=name, headers=policy)
+
+
+@router.get("/uploads/{upload_id}/diff")
+def diff(
+    request: Request, upload_id: int, signed: Annotated[SignedIn, Depends(signed_in)]
+) -> Response:
+    """The upload's difference from the same student's upload before it."""
+    d = deps(request)
+    upload, owner = visible_upload(d.service, signed, upload_id)
+    previous = next((u for u in history(d.service, owner) if u.id < upload.id), None)
+    lines = diff_lines(d.service, previous, upload)
+    return render(request, "diff.html.j2", upload=upload, owner=owner, previous=previous,
+                  lines=lines[:DIFF_LINES], more=max(0, len(lines) - DIFF_LINES))  # fmt: skip
+
+
+def diff_lines(service: Service, old: Upload | None, new: Upload) -> list[tuple[str, str]]:
+    """(kind, text) lines of a unified diff of two uploads' files; an
+    archive is compared as bytes would be meaningless, so only .pl files."""
+    if new.suffix != ".pl" or (old is not None and old.suffix != ".pl"):
+        return [("note", "archives are not compared line by line; download them to compare")]
+    before = service.blobs.read(old.blob).decode("utf-8", "replace") if old else ""
+    after = service.blobs.read(new.blob).decode("utf-8", "replace")
+    out = []
+    names = (f"upload {old.id}" if old else "nothing", f"upload {new.id}")
+    for line in difflib.unified_diff(before.splitlines(), after.splitlines(), *names,
+                                     lineterm=""):  # fmt: skip
+        kind = {"+": "add", "-": "del", "@": "hunk"}.get(line[:1], "same")
+        out.append((kind, line))
+    return out or [("note", "the two files are the same")]

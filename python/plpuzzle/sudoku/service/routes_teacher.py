@@ -1,0 +1,183 @@
+"""The teacher's pages: the class as it grades, a student's history,
+regrading, the release, exports, similarity and the service's status."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from sqlalchemy import func, select
+
+from plpuzzle.sudoku import api
+from plpuzzle.sudoku.grading.pages import script_digest
+from plpuzzle.sudoku.grading.report import to_csv, to_wide_csv
+from plpuzzle.sudoku.grading.report_html import render_html
+from plpuzzle.sudoku.grading.similarity.html import page as similarity_page
+from plpuzzle.sudoku.service.accounts import SignedIn
+from plpuzzle.sudoku.service.core import Service, place_upload
+from plpuzzle.sudoku.service.results import class_report, counting_uploads
+from plpuzzle.sudoku.service.routes_student import student_page
+from plpuzzle.sudoku.service.store import Upload, User
+from plpuzzle.sudoku.service.web import check_csrf, deps, render, teacher
+from plpuzzle.untrusted import one_line
+
+router = APIRouter()
+
+Teacher = Annotated[SignedIn, Depends(teacher)]
+
+
+def class_context(request: Request) -> dict[str, Any]:
+    service = deps(request).service
+    report = class_report(service)
+    uploads = counting_uploads(service)
+    return {"report": report, "uploads": uploads, "version": class_version(service),
+            "released": service.released(), "queued": _queued(service)}  # fmt: skip
+
+
+def class_version(service: Service) -> str:
+    """Changes whenever anything the class page shows may have changed."""
+    with service.store.session() as db:
+        row = db.execute(
+            select(func.count(Upload.id), func.max(Upload.id), func.max(Upload.graded),
+                   func.sum(Upload.attempt))
+        ).one()  # fmt: skip
+        states = db.execute(select(Upload.state, func.count()).group_by(Upload.state)).all()
+    return f"{tuple(row)}{sorted(tuple(s) for s in states)}{service.released()}"
+
+
+def _queued(service: Service) -> int:
+    with service.store.session() as db:
+        found = db.scalar(select(func.count()).where(Upload.state.in_(("queued", "running"))))
+    return int(found or 0)
+
+
+@router.get("/class")
+def class_page(request: Request, signed: Teacher) -> Response:
+    return render(request, "class.html.j2", **class_context(request))
+
+
+@router.get("/class/live")
+def class_live(request: Request, signed: Teacher) -> Response:
+    return render(request, "class_live.html.j2", **class_context(request))
+
+
+@router.get("/class/status.json")
+def class_status(request: Request, signed: Teacher) -> Response:
+    return JSONResponse({"version": class_version(deps(request).service)})
+
+
+@router.get("/class/report")
+def class_report_page(request: Request, signed: Teacher) -> Response:
+    """The class report, as `sudoku grade` writes it, of the counting uploads."""
+    page = render_html(class_report(deps(request).service))
+    policy = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+              f"script-src {script_digest('report.js')}")  # fmt: skip
+    return HTMLResponse(page, headers={"Content-Security-Policy": policy})
+
+
+@router.get("/students/{login}")
+def student(request: Request, login: str, signed: Teacher) -> Response:
+    with deps(request).service.store.session() as db:
+        user = db.scalar(select(User).where(User.login == login))
+    if user is None:
+        raise HTTPException(404, "no such student")
+    return student_page(request, user, "student.html.j2")
+
+
+@router.post("/regrade", dependencies=[Depends(check_csrf)])
+def regrade(request: Request, signed: Teacher,
+            login: Annotated[str, Form(max_length=64)] = "") -> Response:  # fmt: skip
+    """Grade again, from scratch, every student's counting upload (or one
+    student's): after a fix of the suite, say."""
+    d = deps(request)
+    chosen = {k: u for k, u in counting_uploads(d.service).items() if not login or k == login}
+    if login and login not in chosen:
+        raise HTTPException(404, "no such student")
+    d.queue.regrade([u.id for u in chosen.values() if u is not None])
+    return RedirectResponse(f"/students/{login}" if login else "/class", status_code=303)
+
+
+@router.post("/release", dependencies=[Depends(check_csrf)])
+def release(request: Request, signed: Teacher) -> Response:
+    deps(request).service.release()
+    return RedirectResponse("/class", status_code=303)
+
+
+@router.get("/export/{name}")
+def export(request: Request, name: str, signed: Teacher) -> Response:
+    """grades.csv or grades-wide.csv of the counting uploads."""
+    writers = {"grades.csv": to_csv, "grades-wide.csv": to_wide_csv}
+    if name not in writers:
+        raise HTTPException(404, "no such export")
+    text = writers[name](class_report(deps(request).service))
+    return Response(text, media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})  # fmt: skip
+
+
+_similarity_lock = threading.Lock()
+
+
+@router.get("/similarity")
+def similarity(request: Request, signed: Teacher) -> Response:
+    found = deps(request).service.data / "similarity.html"
+    state = deps(request).service.data / "similarity.state"
+    return render(request, "similarity.html.j2", ready=found.is_file(),
+                  state=state.read_text() if state.is_file() else "")  # fmt: skip
+
+
+@router.get("/similarity/report")
+def similarity_report(request: Request, signed: Teacher) -> Response:
+    found = deps(request).service.data / "similarity.html"
+    if not found.is_file():
+        raise HTTPException(404, "the similarity report has not been made yet")
+    policy = "default-src 'none'; style-src 'unsafe-inline'"
+    return HTMLResponse(found.read_text(encoding="utf-8"),
+                        headers={"Content-Security-Policy": policy})  # fmt: skip
+
+
+@router.post("/similarity", dependencies=[Depends(check_csrf)])
+def compare(request: Request, signed: Teacher) -> Response:
+    """Compare the counting uploads, in the background."""
+    service = deps(request).service
+    if _similarity_lock.acquire(blocking=False):
+        threading.Thread(target=_compare, args=(service,), daemon=True).start()
+    return RedirectResponse("/similarity", status_code=303)
+
+
+def _compare(service: Service) -> None:
+    state = service.data / "similarity.state"
+    try:
+        state.write_text("comparing the counting uploads...")
+        with tempfile.TemporaryDirectory(prefix="plpuzzle-similar-") as tmp:
+            folder = Path(tmp) / "class"
+            folder.mkdir()
+            for login, upload in counting_uploads(service).items():
+                if upload is not None:
+                    place_upload(service, upload.blob, upload.suffix, login, folder)
+            sim = api.similar(folder, dialect=service.grade_settings.dialect,
+                              jobs=service.settings.jobs)  # fmt: skip
+            out = service.data / "similarity.html.tmp"
+            out.write_text(similarity_page(sim), encoding="utf-8")
+            shutil.move(out, service.data / "similarity.html")
+        state.write_text("")
+    except Exception as e:  # said on the page, never the service's end
+        state.write_text(f"the comparison failed: {one_line(f'{type(e).__name__}: {e}', 300)}")
+    finally:
+        _similarity_lock.release()
+
+
+@router.get("/status")
+def status(request: Request, signed: Teacher) -> Response:
+    d = deps(request)
+    with d.service.store.session() as db:
+        states = dict(db.execute(select(Upload.state, func.count()).group_by(Upload.state)).all())
+        users = db.scalar(select(func.count(User.id))) or 0
+    where = d.service.settings.scheduler or f"this machine, {d.service.settings.jobs} job(s)"
+    return render(request, "status.html.j2", states=states, users=users, where=where,
+                  rate=d.queue.rate(), disk=d.service.disk_used(),
+                  running=dict(d.queue.progress))  # fmt: skip

@@ -1,0 +1,191 @@
+"""The service's database: accounts, sessions, API tokens, uploads and the
+course's state, through SQLAlchemy (SQLite by default, any URL it takes).
+
+Results are not kept here: a test's grade lives in the grading gradebook
+(grades.sqlite, the one `sudoku grade` keeps), and an upload row only says
+where its grading's reports are and what they summed up to, written once
+per grading from those reports. The schema is made and upgraded by the
+migrations beside this module (alembic), never by create_all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sqlalchemy import (
+    DateTime,
+    Engine,
+    ForeignKey,
+    String,
+    Text,
+    TypeDecorator,
+    create_engine,
+    event,
+)
+from sqlalchemy.engine.interfaces import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """Aware UTC datetimes in, aware UTC datetimes out, whatever the database
+    keeps (SQLite keeps no offset)."""
+
+    impl = DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to the database")
+        return value.astimezone(UTC).replace(tzinfo=None)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        return None if value is None else value.replace(tzinfo=UTC)
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class User(Base):
+    """A student or a teacher; a student's login is their id in the reports."""
+
+    __tablename__ = "users"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    login: Mapped[str] = mapped_column(String(64), unique=True)
+    role: Mapped[str] = mapped_column(String(16))
+    password_hash: Mapped[str | None] = mapped_column(String(200))
+    #: The SHA-256 of the one-time sign-in token, until it is used.
+    welcome_digest: Mapped[str | None] = mapped_column(String(64), unique=True)
+    welcome_expires: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    created: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
+
+    @property
+    def teacher(self) -> bool:
+        return self.role == "teacher"
+
+
+class WebSession(Base):
+    """A signed-in browser; the cookie holds the token, this its digest."""
+
+    __tablename__ = "sessions"
+    digest: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    csrf: Mapped[str] = mapped_column(String(64))
+    created: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
+    expires: Mapped[datetime] = mapped_column(UtcDateTime())
+
+
+class ApiToken(Base):
+    """A token for scripts (`sudoku submit`); only its digest is kept."""
+
+    __tablename__ = "api_tokens"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    digest: Mapped[str] = mapped_column(String(64), unique=True)
+    label: Mapped[str] = mapped_column(String(100))
+    created: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
+    last_used: Mapped[datetime | None] = mapped_column(UtcDateTime())
+
+
+class Upload(Base):
+    """One hand-in: its file (stored by content hash), its state in the
+    queue, and where its grading's reports are."""
+
+    __tablename__ = "uploads"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    created: Mapped[datetime] = mapped_column(UtcDateTime(), default=now, index=True)
+    #: The file name as uploaded (shown escaped, never used as a path).
+    name: Mapped[str] = mapped_column(String(300))
+    #: ".pl", ".zip", ".tar.gz" or ".tgz": how intake reads the file.
+    suffix: Mapped[str] = mapped_column(String(10))
+    size: Mapped[int]
+    blob: Mapped[str] = mapped_column(String(64))
+    late: Mapped[bool] = mapped_column(default=False)
+    #: queued, running, done, failed (plpuzzle's fault, said in `error`).
+    state: Mapped[str] = mapped_column(String(16), default="queued", index=True)
+    #: Bumped by a regrade: a grading of an older attempt is not recorded.
+    attempt: Mapped[int] = mapped_column(default=0)
+    #: Whether the sandbox loaded it at upload time, and what loading said.
+    loaded: Mapped[bool | None]
+    load_messages: Mapped[str] = mapped_column(Text, default="")
+    #: Regrade from scratch (a teacher's regrade), not from the gradebook.
+    fresh: Mapped[bool] = mapped_column(default=False)
+    error: Mapped[str] = mapped_column(Text, default="")
+    #: What intake noted (a misnamed file...), one note a line.
+    notes: Mapped[str] = mapped_column(Text, default="")
+    #: The sums of its latest grading's report: on every test, and on the
+    #: public ones (what a student sees before the release).
+    score: Mapped[float | None]
+    max_score: Mapped[float | None]
+    public_score: Mapped[float | None]
+    public_max: Mapped[float | None]
+    #: The folder of this upload's latest reports, relative to the data folder.
+    reports: Mapped[str | None] = mapped_column(String(300))
+    graded: Mapped[datetime | None] = mapped_column(UtcDateTime())
+
+
+class CourseState(Base):
+    """What the teacher decided while the service ran (e.g. a release)."""
+
+    __tablename__ = "course_state"
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+
+
+def _sqlite_pragmas(dbapi_connection: object, _record: object) -> None:
+    cursor = dbapi_connection.cursor()  # type: ignore[attr-defined]
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+def open_engine(url: str) -> Engine:
+    """An engine for `url`; SQLite gets foreign keys, WAL and a busy timeout,
+    so the web server's threads and the grading loop can share it."""
+    engine = create_engine(url, future=True)
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", _sqlite_pragmas)
+    return engine
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the schema to the newest migration (a no-op when it is there)."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+
+
+class Store:
+    """The database of one service: sessions of the ORM, one per unit of work."""
+
+    def __init__(self, url: str) -> None:
+        self.engine = open_engine(url)
+        migrate(self.engine)
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """A unit of work: committed when the block ends, rolled back on error."""
+        with self._sessions.begin() as session:
+            yield session
+
+    def close(self) -> None:
+        self.engine.dispose()
