@@ -275,3 +275,35 @@ def test_no_password_or_token_reaches_a_log(quiet: tuple, caplog: pytest.LogCapt
     assert "/welcome/{token}" in logged  # the route, never the link
     for secret in (made.token, PASSWORD, token, client.cookies.get("plpuzzle_session")):
         assert secret and secret not in logged
+
+
+def test_an_archive_is_read_as_grading_reads_it(quiet: tuple) -> None:
+    import io
+    import zipfile
+
+    service, app = quiet
+    alice = person(app, service, "alice")
+    packed = io.BytesIO()
+    with zipfile.ZipFile(packed, "w") as z:
+        z.writestr("sudoku.pl", ALICE)
+    upload = alice.upload_id("handin.zip", packed.getvalue())
+    page = alice.page(f"/uploads/{upload}")
+    assert "It does not load" not in page and "queued" in page
+
+
+def test_archive_bombs_and_traversals_are_read_under_the_intakes_guards(quiet: tuple) -> None:
+    from hostile import Member, honest_code, make_bzip2_bomb, raw_zip
+
+    service, app = quiet
+    alice = person(app, service, "alice")
+    folder = Path("bomb")
+    folder.mkdir()
+    make_bzip2_bomb(folder)
+    bomb = alice.upload_id("bomb.zip", (folder / "bzbomb.zip").read_bytes())
+    notes = alice.page(f"/uploads/{bomb}")
+    assert "It does not load" not in notes  # the solver beside the bomb loads
+    assert "not graded" in notes  # what the unpacking budget left out, said
+    traversal = raw_zip([Member(b"sudoku.pl", honest_code()), Member(b"../../evil.pl", b"x.")])
+    upload = alice.upload_id("climb.zip", traversal)
+    assert "evil.pl" in alice.page(f"/uploads/{upload}")  # named in a note, never written
+    assert not any(Path("/").glob("evil.pl")) and not Path("../evil.pl").exists()

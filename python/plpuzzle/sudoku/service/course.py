@@ -82,8 +82,7 @@ def load_course(suite: Path) -> CourseRules:
     rules = CourseRules(
         deadline=_moment(table, "deadline", where),
         public=_patterns(table, where),
-        release=None if table.get("release", "manual") == "manual" else _moment(
-            table, "release", where),
+        release=_release(table, where),
         late=_choice(table, "late", LATE_POLICIES, "ignored", where),
         uploads_per_hour=_count(table, "uploads_per_hour", 12, where),
         max_upload_kb=_count(table, "max_upload_kb", 512, where),
@@ -110,6 +109,18 @@ def _moment(table: dict[str, Any], key: str, where: Any) -> datetime | None:
             f"such as 2026-12-15T23:59:00+01:00"
         )
     return value.astimezone(UTC)
+
+
+def _release(table: dict[str, Any], where: Any) -> datetime | None:
+    value = table.get("release", "manual")
+    if value == "manual":
+        return None
+    if not isinstance(value, datetime):
+        raise SuiteError(
+            f'{where("release")}: release must be "manual" (the teacher releases) or a '
+            "date-time with its offset, unquoted, such as 2026-12-16T10:00:00+01:00"
+        )
+    return _moment(table, "release", where)
 
 
 def _patterns(table: dict[str, Any], where: Any) -> tuple[str, ...]:
