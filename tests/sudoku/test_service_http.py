@@ -307,3 +307,31 @@ def test_archive_bombs_and_traversals_are_read_under_the_intakes_guards(quiet: t
     upload = alice.upload_id("climb.zip", traversal)
     assert "evil.pl" in alice.page(f"/uploads/{upload}")  # named in a note, never written
     assert not any(Path("/").glob("evil.pl")) and not Path("../evil.pl").exists()
+
+
+def test_an_expired_session_signs_out(quiet: tuple) -> None:
+    from sqlalchemy import update
+
+    from plpuzzle.sudoku.service.store import WebSession
+
+    service, app = quiet
+    alice = person(app, service, "alice")
+    assert alice.client.get("/me", follow_redirects=False).status_code == 200
+    with service.store.session() as db:
+        db.execute(update(WebSession).values(expires=WebSession.created))
+    r = alice.client.get("/me", follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/signin"
+
+
+def test_the_database_can_be_named_by_a_url(tmp_path: Path) -> None:
+    from service_kit import make_course
+
+    from plpuzzle.sudoku.service.core import Service, ServiceSettings
+
+    url = f"sqlite:///{tmp_path / 'elsewhere.sqlite'}"
+    settings = ServiceSettings(make_course(tmp_path / "course"), tmp_path / "data", url)
+    service = Service(settings)
+    service.accounts.create(["alice"], "student")
+    service.close()
+    assert (tmp_path / "elsewhere.sqlite").stat().st_size > 0
+    assert not (tmp_path / "data" / "service.sqlite").exists()
