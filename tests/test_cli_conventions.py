@@ -338,7 +338,14 @@ def json_runs(tmp: Path, tiny_class: tuple[Path, Path]) -> dict[str, tuple[str |
         "knight survey": ("knight", "survey", "--size", "5"),
         "flag": ("flag", "RWBWR"),
         "cluster local": ("cluster", "local", "--workers", "1", "--port", "0", "--check"),
-    }
+        "sudoku serve": ("sudoku", "serve", suite, "--data", tmp / "d", "--check"),
+        "sudoku accounts": ("sudoku", "accounts", suite, "--data", tmp / "d", "--teacher", "t",
+                            "-o", tmp / "links.csv"),
+    }  # fmt: skip
+
+
+#: Commands whose JSON run needs a running service: in tests/sudoku/test_service_cli.py.
+JSON_WITH_A_SERVER = {"sudoku submit"}
 
 
 #: The commands whose JSON run takes long: covered by the full run.
@@ -346,7 +353,8 @@ SLOW_JSON = {"sudoku generate", "sudoku grade", "knight survey"}
 
 
 def test_every_command_has_a_json_run(tmp_path: Path, tiny_class: tuple[Path, Path]) -> None:
-    assert set(json_runs(tmp_path, tiny_class)) == {name for name, _ in all_commands()}
+    covered = set(json_runs(tmp_path, tiny_class)) | JSON_WITH_A_SERVER
+    assert covered == {name for name, _ in all_commands()}
 
 
 @pytest.mark.parametrize(

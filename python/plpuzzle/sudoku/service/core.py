@@ -16,14 +16,15 @@ import shutil
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from plpuzzle.sudoku.grading.grader import GradingRequest, resolve
 from plpuzzle.sudoku.grading.model import GradeSettings
 from plpuzzle.sudoku.service.accounts import Accounts
 from plpuzzle.sudoku.service.course import CourseRules, load_course
-from plpuzzle.sudoku.service.store import CourseState, Store, now
+from plpuzzle.sudoku.service.store import CourseState, Store, Upload, User, now
 from plpuzzle.sudoku.services.suite import SuiteError
 from plpuzzle.sudoku.services.suite_config import Points
 
@@ -119,6 +120,30 @@ class Service:
     def disk_used(self) -> int:
         """Bytes under the data folder."""
         return sum(p.stat().st_size for p in self.data.rglob("*") if p.is_file())
+
+    def summary(self) -> dict[str, Any]:
+        """What `serve --check` reports: the course's rules as read, and
+        what the data folder holds (accounts by role, uploads by state)."""
+        c = self.course
+        with self.store.session() as db:
+            roles = dict(db.execute(select(User.role, func.count()).group_by(User.role)).all())
+            states = dict(
+                db.execute(select(Upload.state, func.count()).group_by(Upload.state)).all()
+            )
+        return {
+            "course": str(self.suite),
+            "data": str(self.data),
+            "deadline": c.deadline.isoformat() if c.deadline else None,
+            "public_tests": list(c.public_tests),
+            "release": c.release.isoformat() if c.release else "manual",
+            "released": self.released(),
+            "late": c.late,
+            "uploads_per_hour": c.uploads_per_hour,
+            "max_upload_kb": c.max_upload_kb,
+            "accounts": {role: roles.get(role, 0) for role in ("student", "teacher")},
+            "uploads": {state: states.get(state, 0)
+                        for state in ("queued", "running", "done", "failed")},
+        }  # fmt: skip
 
     def close(self) -> None:
         self.store.close()

@@ -13,9 +13,9 @@ from fastapi.responses import JSONResponse, Response
 from plpuzzle.sudoku.service.accounts import SignedIn
 from plpuzzle.sudoku.service.results import results_for
 from plpuzzle.sudoku.service.routes_student import history, status_json, take_upload, visible_upload
+from plpuzzle.sudoku.service.routing import api_user, deps
 from plpuzzle.sudoku.service.store import Upload, User, WebSession
 from plpuzzle.sudoku.service.uploads import UploadRefused
-from plpuzzle.sudoku.service.web import api_user, deps
 
 router = APIRouter(prefix="/api")
 

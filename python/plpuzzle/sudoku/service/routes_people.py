@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from plpuzzle.sudoku.service.accounts import MIN_PASSWORD, AccountError, SignedIn
-from plpuzzle.sudoku.service.web import (
+from plpuzzle.sudoku.service.routing import (
     SESSION_COOKIE,
     check_csrf,
     check_pre_token,

@@ -18,9 +18,9 @@ from sqlalchemy import select
 from plpuzzle.sudoku.service.accounts import SignedIn
 from plpuzzle.sudoku.service.core import Service
 from plpuzzle.sudoku.service.results import counting, results_for
+from plpuzzle.sudoku.service.routing import check_csrf, deps, render, signed_in
 from plpuzzle.sudoku.service.store import Upload, User
 from plpuzzle.sudoku.service.uploads import UploadRefused, take
-from plpuzzle.sudoku.service.web import check_csrf, deps, render, signed_in
 
 router = APIRouter()
 

@@ -22,8 +22,8 @@ from plpuzzle.sudoku.service.accounts import SignedIn
 from plpuzzle.sudoku.service.core import Service, place_upload
 from plpuzzle.sudoku.service.results import class_report, counting_uploads
 from plpuzzle.sudoku.service.routes_student import student_page
+from plpuzzle.sudoku.service.routing import check_csrf, deps, render, teacher
 from plpuzzle.sudoku.service.store import Upload, User
-from plpuzzle.sudoku.service.web import check_csrf, deps, render, teacher
 from plpuzzle.untrusted import one_line
 
 router = APIRouter()

@@ -13,7 +13,16 @@ from typing import Any
 
 import click
 
-from plpuzzle.clitools import InputError, SetupError, jobs_option, note, warn, write_output
+from plpuzzle.clitools import (
+    InputError,
+    SetupError,
+    format_option,
+    jobs_option,
+    note,
+    warn,
+    write_json,
+    write_output,
+)
 
 #: Where the service keeps its data unless told otherwise.
 DEFAULT_DATA = Path("plpuzzle-service")
@@ -75,8 +84,15 @@ def _service(course: Path, data: Path, database_url: str | None, **more: Any) ->
     is_flag=True,
     help="Mark cookies Secure: for a service reached through HTTPS (a TLS proxy).",
 )
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Read the course and open the data folder, report what they hold, and stop.",
+)
+@format_option(("text", "json"), "text: for people; json: the address (or --check's report) "
+               "on stdout.")  # fmt: skip
 def serve(course: Path, data: Path, database_url: str | None, host: str, port: int, jobs: int,
-          scheduler: str | None, secure_cookies: bool) -> None:  # fmt: skip
+          scheduler: str | None, secure_cookies: bool, check: bool, fmt: str) -> None:  # fmt: skip
     """Run the course's submission service: students upload, see their
     results in minutes, upload again; teachers watch the class.
 
@@ -85,21 +101,47 @@ def serve(course: Path, data: Path, database_url: str | None, host: str, port: i
     the fair-use limits. Uploads are graded by the grader of `sudoku
     grade`, in the sandbox, one after the other; a service stopped (even
     killed) and started again goes on where it was. Make accounts first
-    with `plpuzzle sudoku accounts`. Exit code 2 for a bad course, 3 when
-    a part is missing.
+    with `plpuzzle sudoku accounts`. --check reads the course and the data
+    folder (making it, and upgrading its database, if needed) and stops.
+    Exit code 0 after --check, 2 for a bad course, 3 when a part is
+    missing.
     """
     service = _service(course, data, database_url, jobs=jobs, scheduler=scheduler,
                        secure_cookies=secure_cookies)  # fmt: skip
+    if check:
+        summary = service.summary()
+        service.close()
+        write_json(summary) if fmt == "json" else click.echo(_summary_text(summary))
+        return
     import uvicorn
 
     from plpuzzle.sudoku.service.web import create_app
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
-    note(f"serving {course} on http://{host}:{port}/ (data: {service.data}); Ctrl-C stops")
+    url = f"http://{host}:{port}/"
+    if fmt == "json":
+        write_json({"url": url, "course": str(course), "data": str(service.data)})
+    note(f"serving {course} on {url} (data: {service.data}); Ctrl-C stops")
     config = uvicorn.Config(create_app(service), host=host, port=port, access_log=False,
                             log_level="warning", server_header=False)  # fmt: skip
     uvicorn.Server(config).run()
     service.close()
+
+
+def _summary_text(summary: dict[str, Any]) -> str:
+    deadline = summary["deadline"] or "none"
+    released = "released" if summary["released"] else "not released yet"
+    accounts, uploads = summary["accounts"], summary["uploads"]
+    return "\n".join([
+        f"course    {summary['course']}",
+        f"data      {summary['data']}",
+        f"deadline  {deadline} (late uploads: {summary['late']})",
+        f"public    {', '.join(summary['public_tests']) or 'no test'}",
+        f"release   {summary['release']} ({released})",
+        f"limits    {summary['uploads_per_hour']} uploads an hour, {summary['max_upload_kb']} KB",
+        f"accounts  {accounts['student']} student(s), {accounts['teacher']} teacher(s)",
+        "uploads   " + ", ".join(f"{n} {state}" for state, n in uploads.items()),
+    ])  # fmt: skip
 
 
 @click.command()
@@ -129,13 +171,17 @@ def serve(course: Path, data: Path, database_url: str | None, host: str, port: i
     "-o",
     "--output",
     type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
     default=Path("signin-links.csv"),
     show_default=True,
     help="The CSV of one-time sign-in links (login, role, link), readable by you only; "
     "'-' for stdout.",
 )
+@format_option(("text", "json"), "text: for people; json: the accounts on stdout (with their "
+               "links when -o is '-').")  # fmt: skip
 def accounts(course: Path, data: Path, database_url: str | None, roster: Path | None,
-             teachers: tuple[str, ...], renew: bool, url: str, output: Path) -> None:  # fmt: skip
+             teachers: tuple[str, ...], renew: bool, url: str, output: Path,
+             fmt: str) -> None:  # fmt: skip
     """Make the accounts of a course: one per student of the roster and
     per --teacher, each with a one-time sign-in link where the user sets a
     password. Accounts that exist are kept (with --renew, they get a new
@@ -160,17 +206,30 @@ def accounts(course: Path, data: Path, database_url: str | None, roster: Path | 
         raise InputError(str(e)) from None
     finally:
         service.close()
-    _write_links(made, url, output)
+    _write_links(made, url, output, fmt)
 
 
-def _write_links(made: list[Any], url: str, output: Path) -> None:
+def _write_links(made: list[Any], url: str, output: Path, fmt: str) -> None:
+    def link(token: str) -> str:
+        return f"{url.rstrip('/')}/welcome/{token}"
+
+    to_stdout = str(output) == "-"
+    if fmt == "json":
+        write_json({
+            "output": None if to_stdout else str(output),
+            "accounts": [{"login": a.login, "role": a.role, "new_link": bool(a.token)}
+                         | ({"link": link(a.token)} if to_stdout and a.token else {})
+                         for a in made],
+        })  # fmt: skip
+        if to_stdout:
+            return
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["login", "role", "link"])
     fresh = [a for a in made if a.token]
     for a in fresh:
-        writer.writerow([a.login, a.role, f"{url.rstrip('/')}/welcome/{a.token}"])
-    if str(output) == "-":
+        writer.writerow([a.login, a.role, link(a.token)])
+    if to_stdout:
         write_output(None, out.getvalue())
     else:
         fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -199,7 +258,9 @@ def _write_links(made: list[Any], url: str, output: Path) -> None:
     show_default=True,
     help="Wait for the grading and print the results.",
 )
-def submit(file: Path, server: str, token: str | None, wait: bool) -> None:
+@format_option(("text", "json"), "text: for people; json: the service's answer about the "
+               "upload on stdout.")  # fmt: skip
+def submit(file: Path, server: str, token: str | None, wait: bool, fmt: str) -> None:
     """Hand in FILE (sudoku.pl, or a .zip or .tar.gz holding it) to the
     course's service, as the upload page does, and print what it says:
     at once whether it loads, then (with --wait) the tests it may show.
@@ -213,10 +274,14 @@ def submit(file: Path, server: str, token: str | None, wait: bool) -> None:
         raise InputError("--token: no API token (make one on the service's 'API tokens' page)")
     try:
         answer = client.submit(server, token, file)
-        _print_upload(answer)
+        if fmt == "text":
+            _print_upload(answer)
         if wait and answer.get("loaded") is not False:
             answer = client.wait(server, token, answer["id"], _print_progress)
-            _print_results(answer)
+            if fmt == "text":
+                _print_results(answer)
+        if fmt == "json":
+            write_json(answer)
     except client.ClientError as e:
         if e.status == 0:
             raise SetupError(str(e)) from None

@@ -1,0 +1,153 @@
+"""What every route reaches: the service and its pages (`deps`), the
+signed-in user, rendering a page, CSRF and the sign-in form's token.
+
+Apart from web.py (which wires the routes together) so that the routes
+modules import this and web.py imports them, never the other way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import HTTPException, Request
+from fastapi.responses import HTMLResponse, Response
+from itsdangerous import BadSignature, TimestampSigner
+from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined, select_autoescape
+
+from plpuzzle.sudoku.grading.report_html import GRADE_COLOURS, grade_slug, verdict_matrix
+from plpuzzle.sudoku.service.accounts import SignedIn, same
+from plpuzzle.sudoku.service.core import Service
+from plpuzzle.sudoku.service.queue import GradingQueue
+from plpuzzle.sudoku.service.store import User
+
+SESSION_COOKIE = "plpuzzle_session"
+#: Before signing in: the double-submitted token of the sign-in form.
+PRE_COOKIE = "plpuzzle_pre"
+#: What a page may load: our style sheet and script, nothing inline, no frames.
+PAGE_POLICY = (
+    "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+#: Bytes of a request beyond the largest upload (the form's other fields).
+FORM_SLACK = 64 * 1024
+
+
+@dataclass
+class Deps:
+    """What the routes reach: the service, its queue, its pages."""
+
+    service: Service
+    queue: GradingQueue
+    pages: Environment
+    pre_signer: TimestampSigner
+    #: Load checks at once (each a sandbox): at most this many at a time.
+    checks: Any
+
+
+def deps(request: Request) -> Deps:
+    return request.app.state.deps
+
+
+def page_environment() -> Environment:
+    """The service's templates, with the grader's (macros, the class report)."""
+    env = Environment(
+        loader=ChoiceLoader([
+            PackageLoader("plpuzzle.sudoku.service", "templates"),
+            PackageLoader("plpuzzle.sudoku.grading.pages", "templates"),
+        ]),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )  # fmt: skip
+    env.globals.update(verdict_matrix=verdict_matrix, slug=grade_slug)
+    return env
+
+
+def render(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
+    """A page, with the signed-in user and their CSRF token when there is one."""
+    signed: SignedIn | None = getattr(request.state, "signed", None)
+    d = deps(request)
+    text = d.pages.get_template(template).render(
+        me=signed.user if signed else None,
+        csrf=signed.session.csrf if signed else "",
+        course=d.service.course,
+        **context,
+    )
+    return HTMLResponse(text, status_code=status)
+
+
+class NeedSignIn(Exception):
+    """A page that needs a signed-in user was asked without one."""
+
+
+def signed_in(request: Request) -> SignedIn:
+    """The signed-in user of a page request (else to the sign-in page)."""
+    signed: SignedIn | None = request.state.signed
+    if signed is None:
+        raise NeedSignIn()
+    return signed
+
+
+def teacher(request: Request) -> SignedIn:
+    signed = signed_in(request)
+    if not signed.user.teacher:
+        raise HTTPException(404, "no such page")
+    return signed
+
+
+async def check_csrf(request: Request) -> None:
+    """Every form that changes something carries the session's token."""
+    form = await request.form()
+    signed: SignedIn | None = request.state.signed
+    token = form.get("csrf")
+    if signed is None or not isinstance(token, str) or not same(token, signed.session.csrf):
+        raise HTTPException(403, "this form has expired: reload the page and try again")
+
+
+def set_pre_cookie(request: Request, response: Response, token: str) -> None:
+    """The sign-in form's token, double-submitted: in the form and, signed,
+    in a cookie of its own."""
+    response.set_cookie(PRE_COOKIE, deps(request).pre_signer.sign(token).decode(),
+                        httponly=True, samesite="strict", secure=_secure(request))  # fmt: skip
+
+
+def check_pre_token(request: Request, token: object) -> bool:
+    cookie = request.cookies.get(PRE_COOKIE, "")
+    try:
+        value = deps(request).pre_signer.unsign(cookie, max_age=3600).decode()
+    except (BadSignature, UnicodeDecodeError):
+        return False
+    return isinstance(token, str) and same(token, value)
+
+
+def _secure(request: Request) -> bool:
+    return deps(request).service.settings.secure_cookies
+
+
+def set_session(request: Request, response: Response, cookie: str) -> None:
+    response.set_cookie(SESSION_COOKIE, cookie, httponly=True, samesite="lax",
+                        secure=_secure(request), max_age=12 * 3600)  # fmt: skip
+    response.delete_cookie(PRE_COOKIE)
+
+
+def api_user(request: Request) -> User:
+    """The user of an API request, by its bearer token."""
+    header = request.headers.get("authorization", "")
+    kind, _, token = header.partition(" ")
+    user = (
+        deps(request).service.accounts.token_user(token.strip())
+        if kind.lower() == "bearer"
+        else None
+    )
+    if user is None:
+        raise HTTPException(401, "a valid API token is needed (Authorization: Bearer TOKEN)")
+    return user
+
+
+def grade_styles() -> str:
+    """The verdicts' colours, as the class report draws them."""
+    return "".join(
+        f".badge.g-{grade_slug(g)}{{background:{colour}}}\n" for g, colour in GRADE_COLOURS.items()
+    )
