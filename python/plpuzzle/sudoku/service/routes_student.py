@@ -189,6 +189,7 @@ def diff_lines(service: Service, old: Upload | None, new: Upload) -> list[tuple[
     names = (f"upload {old.id}" if old else "nothing", f"upload {new.id}")
     for line in difflib.unified_diff(before.splitlines(), after.splitlines(), *names,
                                      lineterm=""):  # fmt: skip
-        kind = {"+": "add", "-": "del", "@": "hunk"}.get(line[:1], "same")
+        head = line.startswith(("--- ", "+++ ")) and not out[2:]  # the two file lines
+        kind = "file" if head else {"+": "add", "-": "del", "@": "hunk"}.get(line[:1], "same")
         out.append((kind, line))
     return out or [("note", "the two files are the same")]
