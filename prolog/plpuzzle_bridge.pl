@@ -140,7 +140,8 @@ call_with_cpu_limit(Cpu, Wall, Goal) :-
     statistics(cputime, T0),
     Deadline is T0 + Cpu,
     setup_call_cleanup(
-        ( alarm(0.05, plpuzzle_bridge:cpu_watch(Deadline), Id, [remove(false)]),
+        ( alarm(0.05, plpuzzle_bridge:cpu_watch(Deadline), Id,
+                [remove(false)]),
           nb_setval(plpuzzle_cpu_alarm, Id) ),
         catch(call_with_time_limit(Wall, Goal), time_limit_exceeded,
               throw(time_limit_exceeded(wall))),

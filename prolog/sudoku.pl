@@ -78,9 +78,10 @@ solve(lookahead, Rules, SSpec, SSol) :-
     staged(always, Rules, SSpec, SSol).
 
 staged(When, Rules, SSpec, SSol) :-
-    model(distinct_values, SSpec, Rules, Rows, Parities),
+    new_strength(Strength),
+    model(distinct_values(Strength), SSpec, Rules, Rows, Parities),
     SSpec = s(K, _),
-    label_sudoku(When, Rules, K, Rows, Parities, SSol).
+    label_sudoku(When, Strength, Rules, K, Rows, Parities, SSol).
 
 %!  sudoku_constraints(+SSpec, +Rules, -Rows) is semidet.
 %!  sudoku_constraints(+SSpec, +Rules, -Rows, -Parities) is semidet.
@@ -100,12 +101,13 @@ sudoku_constraints(SSpec, Rules, Rows, Parities) :-
 
 %   The rules, with Distinct the constraint that a unit's values are
 %   distinct: all_distinct/1 in the model that users query, and the
-%   faster distinct_values/1 (same constraint, same pruning) for the
-%   search.  A unit's parities sum to its number of odd values; that and
-%   the parities of neighbours (an s or w pair differs in parity under
-%   both rules) are redundant, and make parities a stage of their own.
-%   all_distinct/1 goes last: posted on givens already in place it sets
-%   up far faster.
+%   faster distinct_values/2 (same constraint, same pruning) for the
+%   search, with the search's strength switch (see
+%   sudoku_propagators.pl).  A unit's parities sum to its number of odd
+%   values; that and the parities of neighbours (an s or w pair differs
+%   in parity under both rules) are redundant, and make parities a stage
+%   of their own.  all_distinct/1 goes last: posted on givens already in
+%   place it sets up far faster.
 model(Distinct, s(K, Board), Rules, Rows, Parities) :-
     must_be(oneof([consecutive, oddsum]), Rules),
     must_be(positive_integer, K),

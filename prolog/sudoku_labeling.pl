@@ -34,7 +34,7 @@
     constraints and the same labeling.
 */
 
-:- module(sudoku_labeling, [label_sudoku/6]).
+:- module(sudoku_labeling, [label_sudoku/7]).
 
 :- use_module(library(apply)).
 :- use_module(library(clpfd)).
@@ -43,7 +43,8 @@
 :- use_module(sudoku_propagators).
 
 
-%!  label_sudoku(+When, +Rules, +K, +Rows, +Parities, -Solution) is nondet.
+%!  label_sudoku(+When, +Strength, +Rules, +K, +Rows, +Parities,
+%!               -Solution) is nondet.
 %
 %   Solution is a labelling of the N x N matrices Rows (values) and
 %   Parities (their parities), on which the rules are posted (see
@@ -51,27 +52,29 @@
 %   are labelled with lookahead: `lost` (once first-fail has spent its
 %   budget) or `always` (from the first node: slower on easy puzzles,
 %   and a way to put the lookahead to the test on small ones).
+%   Strength (new_strength/1) is the switch of the propagators the
+%   model was posted with; this search posts its own with it too, and
+%   sets it to `trial` around each lookahead trial.
 
-label_sudoku(When, oddsum, K, Rows, Parities, Solution) :-
+label_sudoku(When, Strength, oddsum, K, Rows, Parities, Solution) :-
     bands(K, Rows, Bands),
-    maplist(box_lines(K), Bands),
-    nb_setval(sudoku_trial, false),
-    parity_stage(K, Rows, Parities),
+    maplist(box_lines(Strength, K), Bands),
+    parity_stage(Strength, K, Rows, Parities),
     append(Parities, Ps),
     N is K*K,
     matrix(N, Solution),
     append(Solution, Slots),
     halves(Ps, Slots, OddSlots, EvenSlots),
-    half_solutions(When, K, Rows, Parities, 1, Odds),
+    half_solutions(When, Strength, K, Rows, Parities, 1, Odds),
     Odds \== [],
-    half_solutions(When, K, Rows, Parities, 0, Evens),
+    half_solutions(When, Strength, K, Rows, Parities, 0, Evens),
     member(OddSlots, Odds),
     member(EvenSlots, Evens).
-label_sudoku(When, consecutive, K, Rows, _, Solution) :-
+label_sudoku(When, Strength, consecutive, K, Rows, _, Solution) :-
     bands(K, Rows, Bands),
-    maplist(box_lines(K), Bands),
+    maplist(box_lines(Strength, K), Bands),
     append(Rows, Vs),
-    label_units(When, K, Vs, Solutions),
+    label_units(When, Strength, K, Vs, Solutions),
     member(Values, Solutions),
     matrix_of(K, Values, Solution).
 
@@ -79,7 +82,7 @@ label_sudoku(When, consecutive, K, Rows, _, Solution) :-
 %   grid, until every parity is known.  The branches partition the
 %   solutions, so a parity grid reached twice (with other values left)
 %   yields different solutions each time.
-parity_stage(K, Rows, Parities) :-
+parity_stage(Strength, K, Rows, Parities) :-
     append(Rows, Vs),
     append(Parities, Ps),
     append(Vs, Ps, Both),
@@ -88,14 +91,14 @@ parity_stage(K, Rows, Parities) :-
     numlist(1, Cells, Numbers),
     matrix_of(K, Numbers, Matrix),
     units(K, Matrix, Units),
-    until_known(Ps, Vars, Units).
+    until_known(Ps, Vars, Units, Strength).
 
-until_known(Ps, Vars, Units) :-
+until_known(Ps, Vars, Units, Strength) :-
     (   ground(Ps)
     ->  true
     ;   open_positions(Vars, Open),
-        step(Vars, Units, Open),
-        until_known(Ps, Vars, Units)
+        step(Vars, Units, Open, Strength),
+        until_known(Ps, Vars, Units, Strength)
     ).
 
 %   halves(+Parities, +Entries, -Odd, -Even): Entries split by parity.
@@ -108,13 +111,13 @@ halves([P|Ps], [X|Xs], Odd, Even) :-
         halves(Ps, Xs, Odd, Even1)
     ).
 
-%   half_solutions(+When, +K, +Rows, +Parities, +P, -Solutions): the
-%   values of the fields of parity P, row by row, one per solution of
-%   that half.
+%   half_solutions(+When, +Strength, +K, +Rows, +Parities, +P,
+%   -Solutions): the values of the fields of parity P, row by row, one
+%   per solution of that half.
 %   The half is a fresh problem: a field's value V becomes (V+P)//2, so
 %   the half's values are 1..H, and every unit of the half holds each of
 %   them once.
-half_solutions(When, K, Rows, Parities, P, Solutions) :-
+half_solutions(When, Strength, K, Rows, Parities, P, Solutions) :-
     append(Rows, Xs),
     append(Parities, Ps),
     maplist(half_entry(P), Xs, Ps, Entries),
@@ -124,8 +127,8 @@ half_solutions(When, K, Rows, Parities, P, Solutions) :-
     Vs ins 1..H,
     matrix_of(K, Entries, Half),
     bands(K, Half, Bands),
-    maplist(box_lines(K), Bands),
-    label_units(When, K, Entries, Labelled),
+    maplist(box_lines(Strength, K), Bands),
+    label_units(When, Strength, K, Entries, Labelled),
     maplist(maplist(value_of(P)), Labelled, Solutions).
 
 half_entry(P, X, Parity, Entry) :-
@@ -143,12 +146,12 @@ half_entry(P, X, Parity, Entry) :-
 renumber(P, V, W) :- W is (V + P) // 2.
 value_of(P, W, V) :- V is 2*W - P.
 
-%   label_units(+When, +K, +Entries, -Solutions): the solutions of the
-%   fields of Entries (a row-major N x N grid of variables, integers and
-%   `none`), whose units each hold their values once, each a list of the
-%   values of the fields other than `none`.  distinct_values/1 goes on
-%   every unit.
-label_units(When, K, Entries, Solutions) :-
+%   label_units(+When, +Strength, +K, +Entries, -Solutions): the
+%   solutions of the fields of Entries (a row-major N x N grid of
+%   variables, integers and `none`), whose units each hold their values
+%   once, each a list of the values of the fields other than `none`.
+%   distinct_values/2 goes on every unit.
+label_units(When, Strength, K, Entries, Solutions) :-
     numbered(Entries, 1, Numbered),
     matrix_of(K, Numbered, Matrix),
     units(K, Matrix, Units0),
@@ -156,8 +159,8 @@ label_units(When, K, Entries, Solutions) :-
     exclude(==(none), Entries, Vs),
     Vars =.. [v|Vs],
     maplist(unit_entries(Vars), Units, UnitVs),
-    maplist(distinct_values, UnitVs),
-    label_values(When, Vars, Units, Labelled),
+    maplist(distinct_values(Strength), UnitVs),
+    label_values(When, Strength, Vars, Units, Labelled),
     maplist(args, Labelled, Solutions).
 
 args(Term, Args) :- Term =.. [_|Args].
@@ -181,22 +184,21 @@ entry(Vars, I, V) :- arg(I, Vars, V).
 		 *           LABELING           *
 		 *******************************/
 
-%   label_values(+When, +Vars, +Units, -Labelled): every labelling of the
-%   term Vars, a copy each; Units are lists of argument positions of
-%   Vars, each a unit that holds its values once.  When `lost`,
-%   first-fail may fail as often as there are open variables; if it
-%   fails more, what it found is dropped and the labeling starts over
-%   with lookahead.  When `always`, lookahead labels from the start.
-label_values(always, Vars, Units, Labelled) :-
-    nb_setval(sudoku_trial, false),
-    findall(Vars, lookahead(Vars, Units), Labelled).
-label_values(lost, Vars, Units, Labelled) :-
-    nb_setval(sudoku_trial, false),
+%   label_values(+When, +Strength, +Vars, +Units, -Labelled): every
+%   labelling of the term Vars, a copy each; Units are lists of argument
+%   positions of Vars, each a unit that holds its values once.  When
+%   `lost`, first-fail may fail as often as there are open variables;
+%   if it fails more, what it found is dropped and the labeling starts
+%   over with lookahead.  When `always`, lookahead labels from the
+%   start.
+label_values(always, Strength, Vars, Units, Labelled) :-
+    findall(Vars, lookahead(Vars, Units, Strength), Labelled).
+label_values(lost, Strength, Vars, Units, Labelled) :-
     open_positions(Vars, Open),
     length(Open, Budget),
     catch(findall(Vars, first_fail(Vars, budget(Budget)), Labelled),
           sudoku_budget_spent,
-          findall(Vars, lookahead(Vars, Units), Labelled)).
+          findall(Vars, lookahead(Vars, Units, Strength), Labelled)).
 
 open_positions(Vars, Open) :-
     functor(Vars, _, N),
@@ -251,23 +253,25 @@ spend(Budget) :-
 		 *          LOOKAHEAD           *
 		 *******************************/
 
-%   lookahead(+Vars, +Units): label Vars with lookahead at every node.
-lookahead(Vars, Units) :-
+%   lookahead(+Vars, +Units, +Strength): label Vars with lookahead at
+%   every node.
+lookahead(Vars, Units, Strength) :-
     open_positions(Vars, Open),
     (   Open == []
     ->  true
-    ;   step(Vars, Units, Open),
-        lookahead(Vars, Units)
+    ;   step(Vars, Units, Open, Strength),
+        lookahead(Vars, Units, Strength)
     ).
 
 %   A node: try the either-ors, exclude the failed sides, then branch on
 %   the best either-or if both its sides are still open; else, when
 %   exclusions changed the node, look again; else branch first-fail.
-step(Vars, Units, Open) :-
+%   The trials set Strength, the propagators' switch, to `trial`.
+step(Vars, Units, Open, Strength) :-
     length(Open, Left),
     functor(Vars, _, N),
     functor(Tried, t, N),
-    Node = node(Vars, Left, Tried),
+    Node = node(Vars, Left, Tried, Strength),
     Best = best(none, 0, unchanged),
     forall_two(Open, Node, Best),
     forall_units(Units, Node, Best),
@@ -380,22 +384,22 @@ exclude_side(I-V, Vars, Best) :-
 %   decided when field I takes V, with propagation at trial strength; -1
 %   if that fails.  Each side is tried once per node.  (Counting the
 %   values removed instead chose about as well and cost twice as much.)
-reach(I-V, node(Vars, Left0, Tried), Reach) :-
+reach(I-V, node(Vars, Left0, Tried, Strength), Reach) :-
     arg(I, Tried, Known),
     (   var(Known) -> Done = [] ; Done = Known ),
     (   memberchk(V-Reach, Done)
     ->  true
     ;   arg(I, Vars, X),
-        (   findall(Left, trial(X, V, Vars, Left), [Left])
+        (   findall(Left, trial(X, V, Vars, Strength, Left), [Left])
         ->  Reach is Left0 - Left
         ;   Reach = -1
         ),
         setarg(I, Tried, [V-Reach|Done])
     ).
 
-trial(X, V, Vars, Left) :-
-    b_setval(sudoku_trial, true),
+trial(X, V, Vars, Strength, Left) :-
+    set_strength(Strength, trial),
     X = V,
-    b_setval(sudoku_trial, false),
+    set_strength(Strength, full),
     term_variables(Vars, Vs),
     length(Vs, Left).

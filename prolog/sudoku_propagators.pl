@@ -18,40 +18,90 @@
         it), but no single unit's propagation sees it.
 
     Both read the domains as bit masks: bit V is set when V is in the
-    domain.
+    domain.  The parts of clpfd they use that clpfd does not document
+    (reading a domain, removing a value, the queue) are in
+    clpfd_internals.pl, which checks them when it is loaded.
 
-    During a lookahead trial (see sudoku_labeling.pl) the search sets the
-    global variable sudoku_trial to `true`.  Then distinct_values/1
-    prunes only by the naked and hidden singles of its unit, and
-    box_lines/2 rests: a trial asks whether a literal fails quickly, and
-    these cheap rules find most such failures at a fraction of the cost.
-    Weaker pruning is still sound pruning.
+    A search posts them with a strength switch (new_strength/1), which
+    the lookahead of sudoku_labeling.pl sets to `trial` around each
+    trial (set_strength/2).  At trial strength distinct_values/2 prunes
+    only by the naked and hidden singles of its unit, and box_lines/3
+    rests: a trial asks whether a literal fails quickly, and these cheap
+    rules find most such failures at a fraction of the cost.  Weaker
+    pruning is still sound pruning.  The switch is a term in the
+    propagators' own arguments, so each search has its own.
 */
 
-:- module(sudoku_propagators, [distinct_values/1, box_lines/2, fd_mask/2]).
+:- module(sudoku_propagators,
+          [ distinct_values/1,
+            distinct_values/2,
+            box_lines/2,
+            box_lines/3,
+            new_strength/1,
+            set_strength/2,
+            fd_mask/2
+          ]).
 
 :- use_module(library(apply)).
 :- use_module(library(clpfd)).
 :- use_module(library(lists)).
+:- use_module(clpfd_internals,
+              [ fd_domain_mask/2,
+                fd_remove/2,
+                queue_off/0,
+                queue_on/0,
+                set_current_propagator/1,
+                clear_current_propagator/0
+              ]).
+
+%   mask/2 is this file's short name for fd_domain_mask/2, rewritten at
+%   compile time.  (An import `as mask` would put a call between them,
+%   hundreds of thousands a second in the search.)
+goal_expansion(mask(X, M), fd_domain_mask(X, M)).
 
 %   The propagators are mostly bit operations: compile arithmetic inline.
 :- set_prolog_flag(optimise, true).
 
 :- multifile clpfd:run_propagator/2.
 
+%!  new_strength(-Strength) is det.
+%
+%   Strength is a new switch for the propagators of one search, at
+%   full strength.  Post them with it (distinct_values/2, box_lines/3)
+%   and set it with set_strength/2.
+
+new_strength(strength(full)).
+
+%!  set_strength(+Strength, +Level) is det.
+%
+%   The propagators posted with Strength run at Level from now on:
+%   `full`, or `trial` (see the top of this file).  Undone on
+%   backtracking.
+
+set_strength(Strength, Level) :-
+    setarg(1, Strength, Level).
+
 %!  distinct_values(+Vs) is semidet.
+%!  distinct_values(+Strength, +Vs) is semidet.
 %
 %   The entries of Vs (integers and clpfd variables) are pairwise
 %   distinct.  Propagation is complete (domain consistency): a value
 %   stays in a domain only when some assignment of distinct values to
-%   all of Vs gives it to that variable.
+%   all of Vs gives it to that variable.  With Strength at `trial`
+%   (see new_strength/1) it prunes by singles only.
+%   distinct_values/1 is always at full strength.
 
 distinct_values(Vs) :-
-    clpfd:make_propagator(distinct_values(Vs), Prop),
+    new_strength(Strength),
+    distinct_values(Strength, Vs).
+
+distinct_values(Strength, Vs) :-
+    clpfd:make_propagator(distinct_values(Strength, Vs), Prop),
     attach(Vs, Prop),
     clpfd:trigger_once(Prop).
 
 %!  box_lines(+K, +Band) is semidet.
+%!  box_lines(+Strength, +K, +Band) is semidet.
 %
 %   Band is K rows of N = K*K entries (integers, clpfd variables, or
 %   `none` for a field that is not part of the problem), cut into K
@@ -61,11 +111,17 @@ distinct_values(Vs) :-
 %   are the values of b outside r: both are that set minus the values
 %   where r and b cross.  So a value that no field of b outside r can
 %   take is taken by no field of r outside b, and the other way round.
-%   This is box-line confinement, for every row and box at once.
+%   This is box-line confinement, for every row and box at once.  With
+%   Strength at `trial` (see new_strength/1) it does not prune.
+%   box_lines/2 is always at full strength.
 
 box_lines(K, Band) :-
+    new_strength(Strength),
+    box_lines(Strength, K, Band).
+
+box_lines(Strength, K, Band) :-
     maplist(boxes_of_row(K), Band, Chunked),
-    clpfd:make_propagator(box_lines(Chunked), Prop),
+    clpfd:make_propagator(box_lines(Strength, Chunked), Prop),
     append(Chunked, Chunks),
     append(Chunks, Entries),
     attach(Entries, Prop),
@@ -87,22 +143,22 @@ attach([X|Xs], Prop) :-
 %   does for its global constraints): each run goes to its fixpoint, and
 %   domain changes are made with the queue off, so that a binding does
 %   not run other propagators in the middle of this one.
-clpfd:run_propagator(distinct_values(Vs), State) :-
-    b_setval('$clpfd_current_propagator', State),
-    (   nb_current(sudoku_trial, true)
+clpfd:run_propagator(distinct_values(Strength, Vs), State) :-
+    set_current_propagator(State),
+    (   arg(1, Strength, trial)
     ->  singles(Vs, State)
     ;   matching(Vs, State)
     ),
-    b_setval('$clpfd_current_propagator', []).
-clpfd:run_propagator(box_lines(Chunked), State) :-
-    b_setval('$clpfd_current_propagator', State),
-    (   nb_current(sudoku_trial, true)
+    clear_current_propagator.
+clpfd:run_propagator(box_lines(Strength, Chunked), State) :-
+    set_current_propagator(State),
+    (   arg(1, Strength, trial)
     ->  true
-    ;   clpfd:disable_queue,
+    ;   queue_off,
         box_lines_fix(Chunked),
-        clpfd:enable_queue
+        queue_on
     ),
-    b_setval('$clpfd_current_propagator', []).
+    clear_current_propagator.
 
 		 /*******************************
 		 *          BIT MASKS           *
@@ -116,21 +172,6 @@ clpfd:run_propagator(box_lines(Chunked), State) :-
 fd_mask(X, M) :-
     mask(X, M).
 
-mask(X, M) :-
-    (   integer(X)
-    ->  M is 1 << X
-    ;   get_attr(X, clpfd, clpfd_attr(_, _, _, Dom, _)),
-        dom_mask(Dom, M)
-    ).
-
-dom_mask(from_to(n(L), n(U)), M) :- !,
-    M is (1 << (U+1)) - (1 << L).
-dom_mask(split(_, L, R), M) :- !,
-    dom_mask(L, ML),
-    dom_mask(R, MR),
-    M is ML \/ MR.
-dom_mask(empty, 0).
-
 %   narrow(X, Old, New): X's domain, Old as a mask, becomes New.
 narrow(X, Old, New) :-
     (   Old =:= New -> true
@@ -143,7 +184,7 @@ narrow(X, Old, New) :-
 remove_values(0, _) :- !.
 remove_values(Gone, X) :-
     V is lsb(Gone),
-    clpfd:neq_num(X, V),
+    fd_remove(X, V),
     Gone1 is Gone /\ (Gone - 1),
     remove_values(Gone1, X).
 
@@ -173,9 +214,9 @@ matching(Vs, State) :-
         functor(Ds, _, N),
         max_matching(N, MaxV, Ds, VarVal, ValVar),
         supported(N, Ds, VarVal, ValVar, Keep),
-        clpfd:disable_queue,
+        queue_off,
         maplist(narrow, Open, Masks0, Keep),
-        clpfd:enable_queue
+        queue_on
     ).
 
 and(A, B, C) :- C is A /\ B.
@@ -210,14 +251,14 @@ singles(Vs, _State) :-
         length(Open, Fields),
         Values is popcount(Once),
         Values >= Fields,
-        clpfd:disable_queue,
+        queue_off,
         maplist(narrow, Open, Masks0, Masks),
         (   Values =:= Fields
         ->  Lonely is Once /\ \ Twice,
             place_singles(Lonely, Open, Masks)
         ;   true
         ),
-        clpfd:enable_queue
+        queue_on
     ).
 
 once_twice([], O, T, O, T).

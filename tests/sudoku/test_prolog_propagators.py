@@ -8,9 +8,10 @@ states, on random problems, in a plain `swipl` process.
 - box_lines/2 is redundant: on random partial grids, labelling with it
   must give exactly the solutions labelling without it gives, and it must
   prune where a value is confined to a box-row crossing.
-- At trial strength (the global variable sudoku_trial is `true`) the
-  distinct propagator keeps to singles, which must never remove a value
-  of a solution either.
+- At trial strength (a switch made by new_strength/1 and set to `trial`
+  by set_strength/2) the distinct propagator keeps to singles, which must
+  never remove a value of a solution either; and the switch weakens only
+  the propagators posted with it.
 """
 
 from __future__ import annotations
@@ -113,12 +114,29 @@ trial_sound(Cases, Bad) :-
           length(Vs, L), random_domains(Vs, L),
           copy_term(Vs, Ws, Gs), maplist(call, Gs),
           findall(Vs, (all_distinct(Vs), label(Vs)), A),
-          findall(Ws, ( b_setval(sudoku_trial, true),
-                        distinct_values(Ws),
-                        b_setval(sudoku_trial, false),
+          findall(Ws, ( new_strength(S),
+                        set_strength(S, trial),
+                        distinct_values(S, Ws),
+                        set_strength(S, full),
                         label(Ws) ), B),
           A \== B ),
         Bad).
+
+%   A naked pair: X, Y in 1..2 and Z, W in 1..4 are distinct.  Full
+%   strength takes 1 and 2 from Z and W; singles see no value with one
+%   place.  Two searches, one of them in a trial: only its propagator
+%   keeps to singles, and only until the trial ends.
+own_switch(Trial, Full, After) :-
+    new_strength(S1), new_strength(S2),
+    set_strength(S1, trial),
+    [X, Y] ins 1..2, [Z, W] ins 1..4,
+    distinct_values(S1, [X, Y, Z, W]),
+    [A, B] ins 1..2, [C, D] ins 1..4,
+    distinct_values(S2, [A, B, C, D]),
+    fd_dom(Z, Trial), fd_dom(C, Full),
+    set_strength(S1, full),
+    W #\= 1,
+    fd_dom(Z, After).
 """
 
 
@@ -167,3 +185,8 @@ def test_box_lines_prunes_what_the_units_alone_do_not() -> None:
 
 def test_trial_strength_keeps_every_solution() -> None:
     assert run("trial_sound(800, Bad), print(Bad)") == "0"
+
+
+def test_a_strength_switch_weakens_only_its_own_propagators() -> None:
+    out = run("own_switch(T, F, A), format('~w ~w ~w', [T, F, A])")
+    assert out == "1..4 3..4 3..4"
