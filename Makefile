@@ -14,10 +14,10 @@ EXAMPLE := puzzles/sudoku/consecutive/test001d.txt
 # does. PYTEST_ARGS passes anything else to pytest: make test PYTEST_ARGS='-k grading'
 FULL ?=
 PYTEST_ARGS ?=
-# The default run spreads over the cores (pytest-xdist, at most 4 processes);
-# the full run stays in one process, so that the CPU-limit tests measure a
-# machine that only they load.
-PYTEST_SELECT := $(if $(filter 1,$(FULL)),,-m 'not slow' -n auto --maxprocesses=4)
+# Both runs spread over the cores (pytest-xdist, at most 4 processes): the
+# time limits are CPU time, so a test's verdicts do not depend on the load
+# its neighbours make. The default run leaves out the slow tests.
+PYTEST_SELECT := $(if $(filter 1,$(FULL)),,-m 'not slow') -n auto --maxprocesses=4
 
 # `make bench` settings; override on the command line: make bench JOBS=1 ONLY='test0??'
 # SUITE empty: the lab's default, $PLPUZZLE_SUITE, else
@@ -31,7 +31,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 TIME_LIMIT ?= 120
 ONLY ?=
 
-.PHONY: help setup swipl test-deps run test test-all typecheck lint bench bench-knight docs docs-samples clean
+.PHONY: help setup swipl test-deps run test test-all typecheck lint bench bench-knight bench-service docs docs-samples clean
 
 help:
 	@echo "make run    solve the bundled puzzles with both engines and cross-check them;"
@@ -45,6 +45,9 @@ help:
 	@echo "            ratios and the targets; writes bench/ (override SUITE=, CONSECUTIVE=,"
 	@echo "            STRESS=, JOBS=, TIME_LIMIT=, ONLY=)"
 	@echo "make bench-knight  time both knight's-tour engines; writes bench/KNIGHT.md"
+	@echo "make bench-service  a class of 50 uploads at once to the submission service while"
+	@echo "            pages are asked; page times, throughput beside sudoku grade (JOBS=);"
+	@echo "            writes bench/SERVICE.md"
 	@echo "make docs   build the documentation site (docs/, mkdocs.yml) into site/"
 	@echo "make docs-samples  write what each command prints today into the docs' samples"
 	@echo "make setup  only install: SWI-Prolog, .venv and the package"
@@ -130,6 +133,13 @@ bench: setup
 bench-knight: setup
 	@mkdir -p bench
 	$(BIN)/python -m plpuzzle_lab knight bench/KNIGHT.md
+
+# The submission service under load: 50 students upload at once to a real
+# `plpuzzle sudoku serve` while signed-in users ask for pages; the same files
+# then go through `sudoku grade`, for the throughput ratio.
+bench-service: setup
+	@mkdir -p bench
+	$(BIN)/python -m plpuzzle_lab service bench/SERVICE.md --jobs $(JOBS)
 
 # The documentation site: docs/ with the generated CLI reference and the
 # bench reports included; --strict turns a broken link into an error.
