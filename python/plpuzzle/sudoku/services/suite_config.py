@@ -155,6 +155,81 @@ def check_points(points: Points, tests: list[str]) -> None:
 #: The file in a suite folder that declares how the suite is graded.
 MANIFEST_NAME = "suite.toml"
 
+#: How a course requirement counts: not checked, shown only, or shown
+#: with points taken off when it is not met (clpfd and documentation only).
+OFF, REPORT, DEDUCT = "off", "report", "deduct"
+
+
+@dataclass(frozen=True)
+class RequirementsPolicy:
+    """The `[requirements]` table of suite.toml: which course requirements
+    are checked, and what one that is not met costs.
+
+    [requirements]
+    clpfd = "deduct"          # "report" (the default), "deduct" or "off"
+    clpfd_points = 2          # taken off when no clpfd constraint is reached
+    documentation = "report"  # "report", "deduct" or "off"
+    documentation_points = 1  # taken off when no documentation file is found
+    head_comments = "report"  # "report" or "off"
+    layout = "report"         # "report" or "off"
+    line_length = 72          # longer lines are counted
+    clause_lines = 40         # longer clauses are named
+
+    A clpfd finding of "unknown" (goals built at run time) is shown,
+    never charged: the teacher reads the program.
+    """
+
+    clpfd: str = REPORT
+    clpfd_points: float = 0.0
+    documentation: str = REPORT
+    documentation_points: float = 0.0
+    head_comments: str = REPORT
+    layout: str = REPORT
+    line_length: int = 72
+    clause_lines: int = 40
+
+
+_REQUIREMENT_MODES = {
+    "clpfd": (OFF, REPORT, DEDUCT),
+    "documentation": (OFF, REPORT, DEDUCT),
+    "head_comments": (OFF, REPORT),
+    "layout": (OFF, REPORT),
+}
+_REQUIREMENT_SIZES = {"line_length": (20, 1000), "clause_lines": (2, 10_000)}
+
+
+def load_requirements(path: Path, text: str, table: object) -> RequirementsPolicy:
+    """The `[requirements]` table, each key checked; an error names the
+    file and the key's line."""
+
+    def fail(key: str, words: str) -> SuiteError:
+        return SuiteError(f"{key_place(path, text, key, 'requirements')}: {words}")
+
+    if not isinstance(table, dict):
+        raise SuiteError(f"{key_place(path, text, 'requirements')}: [requirements] must be a table")
+    points = ("clpfd_points", "documentation_points")
+    known = (*_REQUIREMENT_MODES, *points, *_REQUIREMENT_SIZES)
+    for key, value in table.items():
+        if key not in known:
+            raise fail(key, f"unknown key {key!r}{near(key, known)} (known: {', '.join(known)})")
+        if key in _REQUIREMENT_MODES and value not in _REQUIREMENT_MODES[key]:
+            modes = " or ".join(repr(m) for m in _REQUIREMENT_MODES[key])
+            raise fail(key, f"{key} must be {modes}, not {value!r}")
+        if key in points and (not _number(value) or value <= 0):
+            raise fail(key, f"{key} must be a number of points > 0")
+        if key in _REQUIREMENT_SIZES:
+            low, high = _REQUIREMENT_SIZES[key]
+            if type(value) is not int or not low <= value <= high:
+                raise fail(key, f"{key} must be a whole number from {low} to {high}")
+    for check in ("clpfd", "documentation"):
+        deducts = table.get(check) == DEDUCT
+        if deducts and f"{check}_points" not in table:
+            raise fail(check, f'{check} = "deduct" needs {check}_points (how many)')
+        if not deducts and f"{check}_points" in table:
+            raise fail(f"{check}_points", f'{check}_points counts only with {check} = "deduct"')
+    values: dict[str, Any] = {k: float(v) if k in points else v for k, v in table.items()}
+    return RequirementsPolicy(**values)
+
 
 @dataclass(frozen=True)
 class Manifest:
@@ -173,6 +248,7 @@ class Manifest:
     time_limit: float | None = None
     memory_limit: int | None = None
     points: Points | None = None
+    requirements: RequirementsPolicy | None = None
 
 
 def load_manifest(suite: Path) -> Manifest | None:
@@ -181,12 +257,12 @@ def load_manifest(suite: Path) -> Manifest | None:
     if not path.exists():
         return None
     text, data = read_toml(path)
-    known = ("rules", "time_limit", "memory_limit", "points", "course")
+    known = ("rules", "time_limit", "memory_limit", "points", "course", "requirements")
     for key in data:
         if key not in known:
             raise SuiteError(
                 f"{key_place(path, text, key)}: unknown key {key!r}{near(key, known)} "
-                f"(known: rules, time_limit, memory_limit, [points], [course])"
+                f"(known: rules, time_limit, memory_limit, [points], [course], [requirements])"
             )
     rules = data.get("rules")
     if rules is not None and rules not in [r.value for r in Rules]:
@@ -205,12 +281,16 @@ def load_manifest(suite: Path) -> Manifest | None:
         table = _points_table(path, text, data["points"])
         default = table.pop("default", 1.0)
         points = Points(default, table, source=path)
+    requirements = None
+    if "requirements" in data:
+        requirements = load_requirements(path, text, data["requirements"])
     return Manifest(
         path,
         Rules(rules) if rules is not None else None,
         float(time_limit) if time_limit is not None else None,
         memory,
         points,
+        requirements,
     )
 
 
