@@ -214,3 +214,36 @@ def similarity(students: int, seed: int, jobs: int, out_dir: Path, sweep: bool) 
         lines = similarity_bench.run(out_dir, students, jobs, seed).lines()
     for line in lines:
         click.echo(line)
+
+
+@lab.command()
+@click.argument("out", type=click.Path(path_type=Path, dir_okay=False), default="bench/SERVICE.md")
+@click.option("--students", type=click.IntRange(min=1), default=50, show_default=True)
+@click.option(
+    "--suite",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="The tests of the course (its suite.toml's rules are kept, the rest is the "
+    "bench's). Default: tests/fixtures/grading_suite.",
+)
+@jobs_option("tests graded at once, by the service and by `sudoku grade`")
+@click.option("--time-limit", type=click.FloatRange(min=0.1), default=3.0, show_default=True,
+              help="CPU seconds per test (a looping hand-in takes all of it).")  # fmt: skip
+@click.option("--shrink-seconds", type=click.FloatRange(min=0), default=2.0, show_default=True,
+              help="Per failing hand-in, the search for a smallest failing puzzle.")  # fmt: skip
+@click.option("--probers", type=click.IntRange(min=1), default=4, show_default=True,
+              help="Threads asking for pages while the class grades.")  # fmt: skip
+@click.option("--pause", type=click.FloatRange(min=0), default=0.2, show_default=True,
+              help="Seconds each prober waits between two requests.")  # fmt: skip
+@click.option("--timeout", type=click.FloatRange(min=1), default=1800.0, show_default=True,
+              help="The most seconds the class may take to grade, in each phase.")  # fmt: skip
+def service(out: Path, students: int, suite: Path | None, jobs: int, time_limit: float,
+            shrink_seconds: float, probers: int, pause: float, timeout: float) -> None:  # fmt: skip
+    """Load the submission service: a class uploads at once while pages are
+    probed, then `sudoku grade` grades the same files; print and write OUT."""
+    from plpuzzle_lab import service_bench
+
+    settings = service_bench.BenchSettings(
+        students, suite or service_bench.SUITE, jobs, time_limit, shrink_seconds, probers,
+        pause, timeout,
+    )  # fmt: skip
+    sys.exit(service_bench.main(settings, out))
