@@ -185,7 +185,7 @@ def diff_lines(service: Service, old: Upload | None, new: Upload) -> list[tuple[
         return [("note", "archives are not compared line by line; download them to compare")]
     before = service.blobs.read(old.blob).decode("utf-8", "replace") if old else ""
     after = service.blobs.read(new.blob).decode("utf-8", "replace")
-    out = []
+    out: list[tuple[str, str]] = []
     names = (f"upload {old.id}" if old else "nothing", f"upload {new.id}")
     for line in difflib.unified_diff(before.splitlines(), after.splitlines(), *names,
                                      lineterm=""):  # fmt: skip

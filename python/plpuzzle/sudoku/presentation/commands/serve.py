@@ -8,6 +8,7 @@ import io
 import logging
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -277,7 +278,7 @@ def submit(file: Path, server: str, token: str | None, wait: bool, fmt: str) -> 
         if fmt == "text":
             _print_upload(answer)
         if wait and answer.get("loaded") is not False:
-            answer = client.wait(server, token, answer["id"], _print_progress)
+            answer = client.wait(server, token, answer["id"], _progress_printer())
             if fmt == "text":
                 _print_results(answer)
         if fmt == "json":
@@ -301,9 +302,20 @@ def _print_upload(answer: dict[str, Any]) -> None:
         click.echo(f"  {line}")
 
 
-def _print_progress(state: dict[str, Any]) -> None:
-    if state["total"]:
-        note(f"grading: {state['done']} of {state['total']} tests")
+def _progress_printer() -> Callable[[dict[str, Any]], None]:
+    """Prints the grading's progress on stderr as it changes, once a step."""
+    said = ""
+
+    def show(state: dict[str, Any]) -> None:
+        nonlocal said
+        done, total = state["done"], state["total"]
+        now = (f"grading: {done} of {total} tests" if done < total
+               else "grading: writing the feedback") if total else ""  # fmt: skip
+        if now and now != said:
+            note(now)
+        said = now
+
+    return show
 
 
 def _print_results(answer: dict[str, Any]) -> None:
@@ -311,7 +323,7 @@ def _print_results(answer: dict[str, Any]) -> None:
         warn("grading failed (the service's fault, not yours); try again later")
         return
     for r in answer["results"]:
-        click.echo(f"{r['test']:<10} {r['grade']:<14} {r['detail']}")
+        click.echo(f"{r['test']:<10} {r['grade']:<14} {r['detail']}".rstrip())
     if answer["score"] is not None:
         scope = "" if answer["complete"] else " on the public tests"
         click.echo(f"score: {answer['score']:g} / {answer['max_score']:g}{scope}")
