@@ -276,7 +276,10 @@ def test_a_class_with_misnamed_submissions_and_a_roster(tmp_path: Path) -> None:
     # Not a terminal: plain progress lines on stderr, the last one at 100%.
     assert "plpuzzle: graded 10/10 (100%)" in run.stderr
     csv = (out / "grades.csv").read_text().splitlines()
-    assert csv[0].endswith(",missing") and "nobody,0,2," + "0," * 9 + "2" in csv
+    # After the grades, the course requirements' columns: empty for nobody.
+    assert csv[0].endswith(",missing,clpfd,head_comments,long_lines,documentation,deduction")
+    assert "nobody,0,2," + "0," * 9 + "2,,,,," in csv
+    assert any(line.startswith("alice,2,2,2,") and ",yes," in line for line in csv)
 
 
 # --- the suite ----------------------------------------------------------------

@@ -31,6 +31,7 @@ _HOMES = {
     "generate": "plpuzzle.sudoku.api",
     "grade": "plpuzzle.sudoku.api",
     "similar": "plpuzzle.sudoku.api",
+    "requirements": "plpuzzle.sudoku.api",
     "Puzzle": "plpuzzle.sudoku.domain.model",
     "Rules": "plpuzzle.sudoku.domain.model",
     "Grid": "plpuzzle.sudoku.domain.model",

@@ -34,7 +34,8 @@ from plpuzzle.sudoku.grading.grader import (
     SetupProblem,
 )
 from plpuzzle.sudoku.grading.grader import grade as grade_request
-from plpuzzle.sudoku.grading.model import GradeSettings
+from plpuzzle.sudoku.grading.model import GradeSettings, GradingError
+from plpuzzle.sudoku.grading.requirements import ClassRequirements, check_class
 from plpuzzle.sudoku.grading.similarity import THRESHOLD, Similarity, compare_class
 from plpuzzle.sudoku.grading.similarity import Settings as SimilaritySettings
 from plpuzzle.sudoku.services import generation, generator
@@ -48,6 +49,7 @@ from plpuzzle.sudoku.services.run_setup import (
 )
 from plpuzzle.sudoku.services.runner import SUITE_ENGINES, RunSettings, SuiteRunner
 from plpuzzle.sudoku.services.suite import CaseResult, SuiteError, suite_cases
+from plpuzzle.sudoku.services.suite_config import load_manifest
 
 #: The calls, and the errors `grade` raises, for callers such as the
 #: command line (which catches them without reaching into grading/).
@@ -59,6 +61,7 @@ __all__ = [
     "check",
     "generate",
     "grade",
+    "requirements",
     "similar",
     "solve",
     "test",
@@ -420,3 +423,40 @@ def similar(
     settings = SimilaritySettings(dialect, threshold)
     sim, _ = compare_class(Path(submissions), [Path(b) for b in base], settings, jobs)
     return sim
+
+
+def requirements(
+    submissions: os.PathLike[str] | str,
+    *,
+    suite: os.PathLike[str] | str | None = None,
+    dialect: Dialect = DEFAULT_DIALECT,
+    jobs: int = 1,
+) -> ClassRequirements:
+    """The course requirements of every hand-in of a folder (read as
+    grade() reads it), as `plpuzzle sudoku requirements` reports them:
+    clpfd reached from sudoku/2, head comments, layout, documentation.
+    Nothing is run: the files are read by SWI-Prolog's reader in a
+    confined process. `suite` is a suite folder whose suite.toml
+    [requirements] table says which checks count and how (default: all
+    shown, none charged). Raises GradingError for an unusable folder,
+    SuiteError for a bad suite.toml, ReaderUnavailable when SWI-Prolog
+    cannot run here.
+
+    >>> from plpuzzle.sudoku import requirements
+    >>> found = requirements("tests/fixtures/requirements")
+    >>> for r in found.checked:
+    ...     print(r.student, r.clpfd.status, r.documentation.present)
+    closure_only yes False
+    helper_module yes True
+    no_clpfd no False
+    plain_search no False
+    univ_built unknown False
+    """
+    policy = None
+    if suite is not None:
+        folder = _file(suite, "suite", "name a folder")
+        if not folder.is_dir():
+            raise GradingError(f"{folder}: no such suite folder")
+        manifest = load_manifest(folder)
+        policy = manifest.requirements if manifest else None
+    return check_class(Path(submissions), policy, dialect, jobs)

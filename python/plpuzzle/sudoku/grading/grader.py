@@ -12,7 +12,7 @@ import os
 import shutil
 import socket
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from plpuzzle.sandbox import cgroups, jail
@@ -37,6 +37,7 @@ from plpuzzle.sudoku.grading.report import StudentGrades, write_wide_csv
 from plpuzzle.sudoku.grading.report import build as build_report
 from plpuzzle.sudoku.grading.report import to_csv as report_csv
 from plpuzzle.sudoku.grading.report import to_json as report_json
+from plpuzzle.sudoku.grading.requirements import check_submissions
 from plpuzzle.sudoku.grading.scheduling.local_pool import LocalPool, hidden_paths
 from plpuzzle.sudoku.grading.scheduling.on_dask import ClusterUnreachable, DaskCluster
 from plpuzzle.sudoku.grading.scheduling.protocol import ClassRun, Hooks, Scheduler
@@ -52,8 +53,10 @@ from plpuzzle.sudoku.grading.similarity.report import summary as similarity_summ
 from plpuzzle.sudoku.grading.similarity.report import to_csv as similarity_csv
 from plpuzzle.sudoku.services.suite import SuiteCase, discover, load_case
 from plpuzzle.sudoku.services.suite_config import (
+    OFF,
     Manifest,
     Points,
+    RequirementsPolicy,
     check_points,
     check_rules,
     load_manifest,
@@ -109,6 +112,9 @@ class GradingRequest:
     #: similarity.csv), leaving out what they share with the `base` files.
     similarity: bool = True
     base: tuple[Path, ...] = ()
+    #: Check the course requirements (clpfd, head comments, layout,
+    #: documentation) as the suite's [requirements] table says.
+    requirements: bool = True
 
 
 @dataclass
@@ -297,6 +303,8 @@ class Prepared:
     warnings: list[str]
     #: Whether this machine can sandbox (for the feedback's search).
     local_sandbox: bool
+    #: The course requirements to check (the suite's [requirements]).
+    requirements: RequirementsPolicy = field(default_factory=RequirementsPolicy)
 
 
 @dataclass
@@ -339,6 +347,7 @@ def grade(
     students = graded.students + absent_rows(prepared)
     warnings = prepared.warnings
     alike = _similarity(request, prepared.intake.submissions, prepared.settings, warnings, on_phase)
+    students = with_requirements(request, prepared, students, alike, on_phase)
     report, paths = write_reports(request, prepared, students, alike)
     if request.feedback:
         paths.append(feedback(request, prepared, graded, students, on_phase))
@@ -382,7 +391,10 @@ def prepare(request: GradingRequest) -> Prepared:
         warnings.append(f"not on the roster {request.roster}, graded anyway: {', '.join(strays)}")
     warnings += intake.skipped
     missing = [r for r in roster if r not in present]
-    return Prepared(intake, settings, points, cases, missing, selected, warnings, local_sandbox)
+    policy = (manifest.requirements if manifest else None) or RequirementsPolicy()
+    return Prepared(
+        intake, settings, points, cases, missing, selected, warnings, local_sandbox, policy
+    )
 
 
 class BookHooks:
@@ -543,6 +555,8 @@ def write_reports(
     report["ungradable"] = [u.student for u in prepared.intake.ungradable]
     if alike is not None:
         report["similarity"] = similarity_summary(alike)
+    if any(s.requirements is not None for s in students):
+        report["requirements"] = asdict(prepared.requirements)
     folder = request.report_dir
     paths = [folder / n for n in ("grades.csv", "grades.json", "grades.html")]
     paths[0].write_text(report_csv(report))
@@ -619,6 +633,37 @@ def _similarity(
         words = one_line(f"{type(e).__name__}: {e}", 300)
         warnings.append(f"no similarity report: it failed ({words}); plpuzzle's fault")
         return None
+
+
+def with_requirements(
+    request: GradingRequest,
+    prepared: Prepared,
+    students: list[StudentGrades],
+    alike: Similarity | None,
+    on_phase: Callable[[str], None] | None,
+) -> list[StudentGrades]:
+    """Each student's row with the course requirements as found, read
+    from the similarity comparison's reading when there is one. A reader
+    that cannot run costs the requirements (with a warning), never the
+    grades."""
+    policy, subs = prepared.requirements, prepared.intake.submissions
+    checks = (policy.clpfd, policy.head_comments, policy.layout, policy.documentation)
+    if not request.requirements or not subs or all(c == OFF for c in checks):
+        return students
+    if on_phase:
+        on_phase(f"checking the course requirements of {len(subs)} hand-in(s)")
+    dialect = prepared.settings.dialect
+    try:
+        found = check_submissions(subs, policy, dialect, request.jobs, alike)
+    except ReaderUnavailable as e:
+        prepared.warnings.append(f"no course requirements report: {e}")
+        return students
+    except Exception as e:  # the section's loss, never the grades'
+        words = one_line(f"{type(e).__name__}: {e}", 300)
+        prepared.warnings.append(f"no course requirements report: it failed ({words})")
+        return students
+    by_student = {r.student: r.to_json() for r in found}
+    return [replace(s, requirements=by_student.get(s.student)) for s in students]
 
 
 def as_named(sub: Submission, grade: TestGrade) -> TestGrade:

@@ -36,6 +36,9 @@ class StudentGrades:
     notes: list[str] = field(default_factory=list)
     #: Other students whose hand-in has the same files (the same digest).
     identical_to: list[str] = field(default_factory=list)
+    #: The course requirements as found (grading.requirements' JSON form);
+    #: None: not checked (no hand-in, or the reader could not run).
+    requirements: dict[str, Any] | None = None
 
 
 def _points(value: float) -> float | int:
@@ -84,7 +87,7 @@ def build(
 
 def _student_row(s: StudentGrades, points: Points, max_score: float) -> dict[str, Any]:
     score = sum(points.of(g.test) for g in s.grades if g.grade is Grade.CORRECT)
-    return {
+    row = {
         "id": s.student,
         "submission": s.submission,
         "score": _points(score),
@@ -94,6 +97,13 @@ def _student_row(s: StudentGrades, points: Points, max_score: float) -> dict[str
         "identical_to": list(s.identical_to),
         "results": [_result(g, points) for g in s.grades],
     }
+    if s.requirements is not None:
+        # What the suite's [requirements] take off, never below 0; the
+        # tests' own score is kept beside it.
+        row["tests_score"] = row["score"]
+        row["score"] = _points(max(0.0, score - s.requirements.get("deduction", 0)))
+        row["requirements"] = s.requirements
+    return row
 
 
 def _result(g: TestGrade, points: Points) -> dict[str, Any]:
@@ -164,17 +174,42 @@ def to_json(report: dict[str, Any]) -> str:
 
 
 def to_csv(report: dict[str, Any]) -> str:
-    """One row per student: id, score, max score, then a count per grade.
-    An id that a spreadsheet would take for a formula starts with an
-    apostrophe (the ids come from the names of the hand-ins)."""
+    """One row per student: id, score, max score, a count per grade, then
+    the course requirements' columns when grading checked them. An id
+    that a spreadsheet would take for a formula starts with an apostrophe
+    (the ids come from the names of the hand-ins)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     grades = report["grades"]
-    writer.writerow(["id", "score", "max_score", *grades])
+    extra = list(REQUIREMENT_COLUMNS) if report.get("requirements") else []
+    writer.writerow(["id", "score", "max_score", *grades, *extra])
     for s in report["students"]:
         counts = (s["counts"][g] for g in grades)
-        writer.writerow([spreadsheet_cell(s["id"]), s["score"], s["max_score"], *counts])
+        more = _requirement_cells(s) if extra else []
+        writer.writerow([spreadsheet_cell(s["id"]), s["score"], s["max_score"], *counts, *more])
     return out.getvalue()
+
+
+#: The course requirements' columns of both CSVs, after the grades (only
+#: when grading checked them: report["requirements"] holds the suite's policy).
+REQUIREMENT_COLUMNS = ("clpfd", "head_comments", "long_lines", "documentation", "deduction")
+
+
+def _requirement_cells(student: dict[str, Any]) -> list[Any]:
+    """clpfd yes/no/unknown, the share of predicates with a head comment,
+    lines over the limit, documentation yes/no, points taken off; empty
+    where a check is off or the student was not checked."""
+    r = student.get("requirements")
+    if not r:
+        return [""] * len(REQUIREMENT_COLUMNS)
+    c, h, lay, d = r["clpfd"], r["head_comments"], r["layout"], r["documentation"]
+    return [
+        c["status"] if c else "",
+        h["share"] if h and h["share"] is not None else "",
+        lay["long_lines"] if lay else "",
+        ("yes" if d["present"] else "no") if d else "",
+        r["deduction"],
+    ]
 
 
 def to_wide_csv(report: dict[str, Any]) -> str:
@@ -182,16 +217,23 @@ def to_wide_csv(report: dict[str, Any]) -> str:
 
     Made for importing into a course's gradebook (Moodle and the like map
     columns by header and students by the first column), so it holds
-    nothing but numbers after the id: a test's column is its points when
-    the grade is correct, else 0; the header names the tests in suite order.
+    nothing but numbers between the id and the total: a test's column is
+    its points when the grade is correct, else 0; the header names the
+    tests in suite order. The total is after the suite's deductions; the
+    course requirements' columns (REQUIREMENT_COLUMNS) follow it when
+    grading checked them.
     """
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     tests = [t["name"] for t in report["tests"]]
-    writer.writerow(["id", *tests, "total"])
+    extra = list(REQUIREMENT_COLUMNS) if report.get("requirements") else []
+    writer.writerow(["id", *tests, "total", *extra])
     for s in report["students"]:
         earned = {r["test"]: r["earned"] for r in s["results"]}
-        writer.writerow([spreadsheet_cell(s["id"]), *(earned.get(t, 0) for t in tests), s["score"]])
+        more = _requirement_cells(s) if extra else []
+        writer.writerow(
+            [spreadsheet_cell(s["id"]), *(earned.get(t, 0) for t in tests), s["score"], *more]
+        )
     return out.getvalue()
 
 

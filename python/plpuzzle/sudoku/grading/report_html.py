@@ -49,6 +49,8 @@ import png
 from markupsafe import Markup
 
 from plpuzzle.sudoku.grading.pages import render
+from plpuzzle.sudoku.grading.requirements.words import lines as requirement_lines
+from plpuzzle.sudoku.grading.requirements.words import short as requirement_cell
 from plpuzzle.sudoku.grading.similarity import html as similarity_html
 from plpuzzle.sudoku.grading.similarity.compare import Similarity
 
@@ -368,6 +370,7 @@ def _class_rows(report: dict[str, Any], anchors: Sequence[str]) -> list[dict[str
                 "score": student["score"],
                 "max_score": student["max_score"],
                 "cells": cells,
+                "requirements": requirement_cell(student.get("requirements")),
             }
         )
     return rows
@@ -517,6 +520,9 @@ def _student(student: dict[str, Any], anchor: str, index: int) -> dict[str, Any]
         ],
         "submission": student["submission"],
         "notes": student.get("notes", []),
+        "requirements": requirement_lines(student["requirements"])
+        if student.get("requirements")
+        else [],
         "fails": fails,
         "results": len(student["results"]),
     }
@@ -539,6 +545,8 @@ def render_html(report: dict[str, Any], similarity: Similarity | None = None) ->
         ],
         "facts": _facts(report),
         "grades": [{"name": g, "slug": grade_slug(g)} for g in report["grades"]],
+        # The course requirements' column, when grading checked them.
+        "requirements": bool(report.get("requirements")),
         "class_rows": _class_rows(report, anchors),
         "legend": legend,
         "matrix": matrix,

@@ -49,6 +49,7 @@ from plpuzzle.sudoku.grading.feedback.shrink import (
 )
 from plpuzzle.sudoku.grading.intake import id_problem
 from plpuzzle.sudoku.grading.model import Grade, GradeSettings, Submission, TestGrade, case_key
+from plpuzzle.sudoku.grading.requirements.words import lines as requirement_lines
 from plpuzzle.sudoku.services.suite import SuiteCase, load_case
 from plpuzzle.sudoku.services.suite_config import Points
 from plpuzzle.untrusted import one_line
@@ -179,6 +180,9 @@ def build_feedback(
         elif g.grade is not Grade.CORRECT:
             t.detail = _MEASURED.sub("", g.detail)
         tests.append(t)
+    required = student.requirements
+    if required is not None:  # the points the suite's [requirements] take off
+        score = max(0.0, score - required.get("deduction", 0))
     return StudentFeedback(
         student.student,
         _number(score),
@@ -188,6 +192,7 @@ def build_feedback(
         error_groups(student.grades),
         list(student.notes),
         list(student.identical_to) if tell_identical else [],
+        requirement_lines(required) if required is not None else [],
     )
 
 

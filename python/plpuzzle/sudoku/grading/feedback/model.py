@@ -82,6 +82,8 @@ class StudentFeedback:
     notes: list[str] = field(default_factory=list)
     #: Other students who handed in the same files.
     identical_to: list[str] = field(default_factory=list)
+    #: The course requirements as found: (requirement, what was found).
+    requirements: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def counts(self) -> dict[str, int]:

@@ -178,6 +178,13 @@ def _md_cell(text: str) -> str:
     return md_code(text).replace("|", "\\|")
 
 
+#: What the requirements section is, for the student.
+REQUIREMENTS_INTRO = (
+    "What the assignment asks beyond correct answers, as read from your files "
+    "(nothing was run to find it):"
+)
+
+
 def to_markdown(f: StudentFeedback) -> str:
     """The feedback as Markdown (what a teacher pastes into a mail)."""
     counts = ", ".join(f"{g} {n}" for g, n in f.counts.items())
@@ -195,6 +202,9 @@ def to_markdown(f: StudentFeedback) -> str:
         out += [f"Identical to: {', '.join(md_code(o) for o in f.identical_to)}", ""]
     if f.notes:
         out += ["## Notes", "", *_md_text("\n".join(f"- {n}" for n in f.notes))]
+    if f.requirements:
+        out += ["## Course requirements", "", REQUIREMENTS_INTRO, ""]
+        out += _md_text("\n".join(f"- {name}: {found}" for name, found in f.requirements))
     out += ["## Tests", "", "| test | verdict | points |", "|---|---|---|"]
     for t in f.tests:
         out.append(f"| {_md_cell(t.test)} | {_md_cell(_verdict(t))} | {t.earned}/{t.points} |")
@@ -287,6 +297,7 @@ def to_html(f: StudentFeedback) -> str:
             for e in f.errors
         ],
         "missing_caption": MISSING_CAPTION,
+        "requirements_intro": REQUIREMENTS_INTRO,
         "wrong": [
             {
                 "test": t.test,

@@ -11,6 +11,7 @@ import click
 from plpuzzle.sudoku.presentation.commands.check import check
 from plpuzzle.sudoku.presentation.commands.generate import generate_puzzles
 from plpuzzle.sudoku.presentation.commands.grade import grade
+from plpuzzle.sudoku.presentation.commands.requirements import requirements
 from plpuzzle.sudoku.presentation.commands.serve import accounts, serve, submit
 from plpuzzle.sudoku.presentation.commands.similar import similar
 from plpuzzle.sudoku.presentation.commands.solve import solve
@@ -27,5 +28,7 @@ def sudoku() -> None:
     """
 
 
-for command in (solve, check, generate_puzzles, run_suite, grade, similar, serve, accounts, submit):
+for command in (solve, check, generate_puzzles, run_suite, grade, similar, requirements):
+    sudoku.add_command(command)
+for command in (serve, accounts, submit):
     sudoku.add_command(command)

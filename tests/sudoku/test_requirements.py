@@ -1,0 +1,363 @@
+"""The course requirements, read without running: clpfd reached from
+sudoku/2, head comments, layout and documentation, on the programs
+written for them (tests/fixtures/requirements), the class fixtures,
+small programs for each case, and hostile hand-ins. Each check is tried
+on a program that meets it and one that does not; where the reading
+cannot tell (goals built at run time), the answer is "unknown"."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from plpuzzle.sudoku.grading.requirements import check_class
+from plpuzzle.sudoku.grading.requirements.comments import commented
+from plpuzzle.sudoku.services.suite import SuiteError
+from plpuzzle.sudoku.services.suite_config import RequirementsPolicy, load_manifest
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "tests" / "fixtures"
+
+
+def check(
+    tmp_path: Path, hand_ins: dict[str, str | bytes | dict[str, str | bytes]], **policy: Any
+) -> dict[str, dict[str, Any]]:
+    """Each hand-in (a file's text, or a folder's files) checked, by student."""
+    folder = tmp_path / "class"
+    folder.mkdir(exist_ok=True)
+    for student, content in hand_ins.items():
+        files = content if isinstance(content, dict) else {"sudoku.pl": content}
+        target = folder / student if isinstance(content, dict) else folder
+        for name, data in files.items():
+            path = target / name if isinstance(content, dict) else folder / f"{student}.pl"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(data, bytes):
+                path.write_bytes(data)
+            else:
+                path.write_text(data)
+    found = check_class(folder, RequirementsPolicy(**policy))
+    return {s["id"]: s for s in found.to_json()["students"]}
+
+
+@pytest.fixture(scope="module")
+def fixtures() -> dict[str, dict[str, Any]]:
+    found = check_class(FIXTURES / "requirements")
+    return {s["id"]: s for s in found.to_json()["students"]}
+
+
+# --- clpfd on the programs written for this -------------------------------------------
+
+
+def test_clpfd_through_a_helper_module_is_reached(fixtures: dict[str, Any]) -> None:
+    c = fixtures["helper_module"]["clpfd"]
+    assert c["status"] == "yes" and c["loaded"]
+    # all_distinct in grid_constraints.pl, passed to maplist by name
+    assert c["reached"] == {"#=": 3, "all_distinct": 3, "ins": 1, "labeling/2": 1}
+    assert fixtures["helper_module"]["files"] == ["sudoku.pl", "grid_constraints.pl"]
+
+
+def test_clpfd_reached_only_through_closures_counts(fixtures: dict[str, Any]) -> None:
+    c = fixtures["closure_only"]["clpfd"]
+    assert c["status"] == "yes"
+    assert c["reached"] == {"all_different": 1, "ins": 1, "label": 1}
+
+
+def test_an_import_with_a_plain_search_is_a_no_with_the_import_stated(
+    fixtures: dict[str, Any],
+) -> None:
+    c = fixtures["plain_search"]["clpfd"]
+    assert c["status"] == "no" and c["loaded"] and c["reached"] == {}
+    assert c["elsewhere"] == {"all_different/1": 1, "ins": 1}  # unused_model/1
+
+
+def test_no_clpfd_at_all_is_a_no(fixtures: dict[str, Any]) -> None:
+    c = fixtures["no_clpfd"]["clpfd"]
+    assert c["status"] == "no" and not c["loaded"] and not c["reached"]
+
+
+def test_constraints_built_with_univ_are_unknown_with_the_places(
+    fixtures: dict[str, Any],
+) -> None:
+    c = fixtures["univ_built"]["clpfd"]
+    assert c["status"] == "unknown"
+    assert [(g["file"], g["line"]) for g in c["run_time_goals"]] == [
+        ("univ_built.pl", 27),
+        ("univ_built.pl", 28),
+    ]
+    assert "=.." in c["run_time_goals"][0]["what"]
+
+
+def test_the_class_fixtures_read_as_expected() -> None:
+    found = {r.student: r for r in check_class(FIXTURES / "class").checked}
+    assert found["alice"].clpfd is not None and found["alice"].clpfd.status == "yes"
+    assert found["alice"].clpfd.reached["domain/3"] == 1  # SICStus' domain/3
+    assert found["grace"].clpfd is not None and found["grace"].clpfd.status == "no"
+    judy = found["judy"].to_json()  # a syntax error: sudoku/2 never read
+    assert judy["clpfd"]["status"] == "unknown" and judy["read"] == "partly as tokens"
+
+
+# --- clpfd: each case on a small program ------------------------------------------------
+
+CLPFD = ":- use_module(library(clpfd)).\n"
+CASES = {
+    "direct": CLPFD + "sudoku(_, [[X]]) :- X in 1..9, X #\\= 3, label([X]).\n",
+    "own_domain": CLPFD + "sudoku(_, L) :- domain(L, 1, 9).\ndomain(_, _, _).\n",
+    "search_only": CLPFD + "sudoku(_, L) :- label(L).\n",
+    "call_var": CLPFD + "sudoku(P, L) :- goal_of(P, G), call(G, L).\ngoal_of(_, true).\n",
+    "var_goal": CLPFD + "sudoku(_, L) :- G = (L = []), G.\n",
+    "maplist_var": CLPFD + "sudoku(G, L) :- maplist(G, L).\n",
+    "assert": CLPFD + "sudoku(_, L) :- assertz(seen(L)), seen(L).\n",
+    "no_sudoku": CLPFD + "sudoku(_, _, L) :- all_distinct(L).\n",
+    "qualified": CLPFD + "sudoku(_, L) :- clpfd:all_distinct(L).\n",
+    "dcg": CLPFD + "sudoku(_, L) :- phrase(cells(L), [1]).\ncells([X]) --> [X], {X #> 0}.\n",
+    "unreached": "sudoku(_, L) :- helper(L).\nhelper(_).\nother(L) :- L ins 1..9.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def cases(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    return check(tmp_path_factory.mktemp("cases"), dict(CASES))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("name", "status"),
+    [
+        ("direct", "yes"),
+        ("own_domain", "no"),  # the hand-in's own domain/3 is no constraint
+        ("search_only", "no"),
+        ("call_var", "unknown"),
+        ("var_goal", "unknown"),
+        ("maplist_var", "unknown"),
+        ("assert", "unknown"),
+        ("no_sudoku", "unknown"),
+        ("qualified", "yes"),
+        ("dcg", "yes"),
+        ("unreached", "no"),
+    ],
+)
+def test_each_clpfd_case(cases: dict[str, dict[str, Any]], name: str, status: str) -> None:
+    assert cases[name]["clpfd"]["status"] == status, cases[name]["clpfd"]
+
+
+def test_the_kinds_are_counted_and_search_only_is_said(cases: dict[str, Any]) -> None:
+    assert cases["direct"]["clpfd"]["reached"] == {"#\\=": 1, "in": 1, "label/1": 1}
+    assert cases["search_only"]["clpfd"]["reached"] == {"label/1": 1}
+    assert not cases["unreached"]["clpfd"]["loaded"]
+    assert cases["unreached"]["clpfd"]["elsewhere"] == {"ins": 1}
+    assert not cases["no_sudoku"]["clpfd"]["defines_sudoku"]
+
+
+# --- head comments, layout, documentation ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("% what p does\np(X).\n", True),
+        ("% :- pred p(+int).\n\np(X).\n", True),  # one blank line is allowed
+        ("/* p: what it does\n   and more */\np(X).\n", True),
+        ("/* p */ p(X).\n", True),
+        ("q.\np(X).\n", False),
+        ("% far above\n\n\np(X).\n", False),
+        ("q. % a comment after code\np(X).\n", False),
+        ("p(X).\n", False),
+    ],
+)
+def test_a_comment_right_above(text: str, expected: bool) -> None:
+    assert commented(text, text.index("p(X)")) is expected
+
+
+def test_head_comments_count_each_predicate_once(tmp_path: Path) -> None:
+    text = "% p/1\np(1).\np(2).\nq(X) :- p(X).\n% r\nr.\n"
+    h = check(tmp_path, {"s": text})["s"]["head_comments"]
+    assert (h["predicates"], h["with_comment"], h["share"]) == (3, 2, 0.6667)
+    assert h["without"] == [{"predicate": "q/1", "file": "s.pl", "line": 4}]
+
+
+def test_layout_counts_long_lines_tabs_and_long_clauses(tmp_path: Path) -> None:
+    fits, over = "% " + "x" * 70, "% " + "x" * 71
+    tabbed = "p :-\n\t" + "a" * 66 + ".\n"  # 8 + 66 = 74 columns
+    long_clause = "q :-\n" + "    true,\n" * 45 + "    true.\n"
+    text = f"{fits}\n{over}\n{tabbed}{long_clause}"
+    lay = check(tmp_path, {"s": text}, clause_lines=40)["s"]["layout"]
+    assert lay["long_lines"] == 2
+    assert [p["line"] for p in lay["long_line_places"]] == [2, 4]
+    assert lay["tab_lines"] == 1 and lay["tab_line_places"] == [{"file": "s.pl", "line": 4}]
+    assert lay["long_clauses"] == [{"file": "s.pl", "line": 5, "lines": 47, "predicate": "q/0"}]
+
+
+def test_documentation_files_are_found_and_litter_is_not(tmp_path: Path) -> None:
+    program = "sudoku(_, _).\n"
+    found = check(
+        tmp_path,
+        {
+            "md": {"sudoku.pl": program, "README.md": "# How it works\n"},
+            "pdf": {"sudoku.pl": program, "doc/report.pdf": b"%PDF-1.4\n"},
+            "none": {"sudoku.pl": program, "notes.pl": "% not documentation\n"},
+            "litter": {"sudoku.pl": program, "__MACOSX/._doc.txt": b"\0\0"},
+        },
+    )
+    assert found["md"]["documentation"]["files"] == [{"name": "README.md", "bytes": 15}]
+    assert found["pdf"]["documentation"]["files"][0]["name"] == "doc/report.pdf"
+    assert not found["none"]["documentation"]["present"]
+    assert not found["litter"]["documentation"]["present"]
+
+
+def test_documentation_in_an_archive_counts(tmp_path: Path) -> None:
+    folder = tmp_path / "class"
+    folder.mkdir()
+    with zipfile.ZipFile(folder / "zoe.zip", "w") as z:
+        z.writestr("sudoku.pl", "sudoku(_, _).\n")
+        z.writestr("doc.html", "<p>how</p>")
+    [zoe] = check_class(folder).checked
+    assert zoe.documentation is not None and zoe.documentation.files == [("doc.html", 10)]
+
+
+def test_a_check_that_is_off_is_left_out(tmp_path: Path) -> None:
+    found = check(tmp_path, {"s": "p.\n"}, clpfd="off", layout="off")["s"]
+    assert found["clpfd"] is None and found["layout"] is None
+    assert found["head_comments"] is not None and found["documentation"] is not None
+
+
+# --- hostile hand-ins: a note for that student, never a crash --------------------------
+
+
+def test_hostile_hand_ins_each_get_a_finding(tmp_path: Path) -> None:
+    deep = "sudoku(_, L) :- L = " + "f(" * 5000 + "x" + ")" * 5000 + ".\n"
+    huge = CLPFD + "sudoku(_, L) :- all_distinct(L).\n" + "p(1) :- true.\n" * 300_000
+    found = check(
+        tmp_path,
+        {
+            "binary": bytes(range(256)) * 64,
+            "python": "import sys\n\ndef sudoku(p):\n    return [[1]]\n",
+            "deep": deep,
+            "huge": huge,
+            "empty": "",
+            "unclosed": "sudoku(_, L) :- foo(L.\n/* never closed\n",
+        },
+    )
+    assert set(found) == {"binary", "python", "deep", "huge", "empty", "unclosed"}
+    for student in ("binary", "python", "unclosed"):
+        assert found[student]["clpfd"]["status"] == "unknown", student
+        assert found[student]["read"] != "prolog", student
+    assert found["empty"]["clpfd"]["status"] == "unknown"  # no sudoku/2
+    assert found["deep"]["clpfd"]["status"] in ("unknown", "no")
+    assert found["huge"]["clpfd"]["status"] == "yes"  # read up to its budget
+    assert found["huge"]["layout"]["long_lines"] == 0
+
+
+def test_a_refused_documentation_file_is_named(tmp_path: Path) -> None:
+    folder = tmp_path / "class" / "kim"
+    folder.mkdir(parents=True)
+    (folder / "sudoku.pl").write_text("sudoku(_, _).\n")
+    (folder / "doc.pdf").write_bytes(b"0" * (9 << 20))  # over intake's 8 MB a file
+    [kim] = check_class(tmp_path / "class").to_json()["students"]
+    doc = kim["documentation"]
+    assert not doc["present"] and doc["refused"] and doc["refused"][0].startswith("doc.pdf")
+
+
+# --- suite.toml [requirements] ---------------------------------------------------------
+
+
+def manifest(tmp_path: Path, text: str) -> RequirementsPolicy | None:
+    (tmp_path / "suite.toml").write_text(text)
+    found = load_manifest(tmp_path)
+    assert found is not None
+    return found.requirements
+
+
+def test_the_requirements_table_is_read(tmp_path: Path) -> None:
+    policy = manifest(
+        tmp_path,
+        '[requirements]\nclpfd = "deduct"\nclpfd_points = 2\nlayout = "off"\nline_length = 80\n',
+    )
+    assert policy == RequirementsPolicy(
+        clpfd="deduct", clpfd_points=2.0, layout="off", line_length=80
+    )
+
+
+@pytest.mark.parametrize(
+    ("table", "line", "words"),
+    [
+        ('clpfd = "report"\nclpdf_points = 1', 3, "unknown key 'clpdf_points'"),
+        ('clpfd = "required"', 2, "clpfd must be 'off' or 'report' or 'deduct'"),
+        ('head_comments = "deduct"', 2, "head_comments must be 'off' or 'report'"),
+        ('clpfd = "deduct"', 2, "needs clpfd_points"),
+        ("documentation_points = 1", 2, 'counts only with documentation = "deduct"'),
+        ('clpfd = "deduct"\nclpfd_points = -1', 3, "a number of points > 0"),
+        ("line_length = 7", 2, "a whole number from 20 to 1000"),
+    ],
+)
+def test_a_bad_requirements_key_names_its_line(
+    tmp_path: Path, table: str, line: int, words: str
+) -> None:
+    with pytest.raises(SuiteError) as e:
+        manifest(tmp_path, f"[requirements]\n{table}\n")
+    assert str(e.value).startswith(f"{tmp_path / 'suite.toml'}:{line}: "), str(e.value)
+    assert words in str(e.value)
+
+
+def test_deductions_are_stated(tmp_path: Path) -> None:
+    found = check(
+        tmp_path,
+        {"plain": "sudoku(_, L) :- permutation([1], L).\n", "ok": CASES["direct"]},
+        clpfd="deduct",
+        clpfd_points=2,
+        documentation="deduct",
+        documentation_points=0.5,
+    )
+    assert found["plain"]["deduction"] == 2.5
+    assert [d["requirement"] for d in found["plain"]["deductions"]] == ["clpfd", "documentation"]
+    assert found["ok"]["deduction"] == 0.5
+
+
+# --- the command -------------------------------------------------------------------------
+
+
+def plpuzzle(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "plpuzzle", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
+
+
+def test_the_command_prints_a_table_and_the_findings() -> None:
+    run = plpuzzle("sudoku", "requirements", "tests/fixtures/requirements")
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0] == "Course requirements of 5 hand-in(s): clpfd yes 2, no 2, unknown 1"
+    assert lines[1].split() == ["student", "clpfd", "head", "comments", "long", "lines",
+                                "tabs", "documentation"]  # fmt: skip
+    assert lines[2].split() == ["closure_only", "yes", "2/2", "0", "0", "no"]
+    assert "  clpfd: unknown: no clpfd constraint is reached directly" in run.stdout
+
+
+def test_the_command_writes_json_and_takes_a_suite(tmp_path: Path) -> None:
+    (tmp_path / "suite.toml").write_text('[requirements]\nclpfd = "deduct"\nclpfd_points = 1\n')
+    out = tmp_path / "r.json"
+    run = plpuzzle(
+        "sudoku", "requirements", "tests/fixtures/requirements", "--suite", tmp_path,
+        "--format", "JSON", "-o", out,
+    )  # fmt: skip
+    assert run.returncode == 0 and run.stdout == "", run.stderr
+    data = json.loads(out.read_text())
+    by_id = {s["id"]: s for s in data["students"]}
+    assert by_id["plain_search"]["deduction"] == 1 and by_id["univ_built"]["deduction"] == 0
+    assert data["policy"]["clpfd"] == "deduct"
+
+
+def test_the_command_s_bad_input_is_exit_2(tmp_path: Path) -> None:
+    run = plpuzzle("sudoku", "requirements", tmp_path / "nowhere")
+    assert run.returncode == 2 and run.stderr.startswith("plpuzzle: error: "), run.stderr
+    (tmp_path / "suite.toml").write_text("[requirements]\nlayout = 1\n")
+    bad = plpuzzle("sudoku", "requirements", "tests/fixtures/requirements", "--suite", tmp_path)
+    assert bad.returncode == 2 and f"{tmp_path / 'suite.toml'}:2: " in bad.stderr
