@@ -361,3 +361,67 @@ def test_the_command_s_bad_input_is_exit_2(tmp_path: Path) -> None:
     (tmp_path / "suite.toml").write_text("[requirements]\nlayout = 1\n")
     bad = plpuzzle("sudoku", "requirements", "tests/fixtures/requirements", "--suite", tmp_path)
     assert bad.returncode == 2 and f"{tmp_path / 'suite.toml'}:2: " in bad.stderr
+
+
+# --- in the reports and the feedback --------------------------------------------------
+
+
+def graded_rows(tmp_path: Path, **policy: Any) -> dict[str, Any]:
+    """A report of two students (one with a hostile id and predicate name)
+    built as grade builds it, with their requirements."""
+    from plpuzzle.sudoku.grading.model import Grade, GradeSettings, TestGrade
+    from plpuzzle.sudoku.grading.report import StudentGrades, build
+    from plpuzzle.sudoku.services.suite_config import Points
+
+    plain = "sudoku(_, L) :- '<b>x</b>'(L).\n'<b>x</b>'(_).\n"
+    found = check(tmp_path, {"ok": CASES["direct"], "plain": plain}, **policy)
+    rows = [
+        StudentGrades(s, f"{s}.pl", [TestGrade(s, "t1", Grade.CORRECT)], requirements=found[s])
+        for s in ("ok", "plain")
+    ]
+    rows.append(StudentGrades("gone", "", [TestGrade("gone", "t1", Grade.MISSING)]))
+    report = build(rows, ["t1"], Points(default=3), GradeSettings())
+    report["requirements"] = {"clpfd": policy.get("clpfd", "report")}
+    return report
+
+
+def test_the_csvs_get_the_columns_and_the_score_its_deduction(tmp_path: Path) -> None:
+    from plpuzzle.sudoku.grading.report import to_csv, to_wide_csv
+
+    report = graded_rows(tmp_path, clpfd="deduct", clpfd_points=2)
+    lines = to_csv(report).splitlines()
+    assert lines[0].endswith(",missing,clpfd,head_comments,long_lines,documentation,deduction")
+    assert lines[1].startswith("gone,0,3,") and lines[1].endswith(",1,,,,,")
+    assert lines[2].startswith("ok,3,3,1,") and lines[2].endswith(",yes,0.0,0,no,0")
+    assert lines[3].startswith("plain,1,3,1,") and lines[3].endswith(",no,0.0,0,no,2")
+    wide = to_wide_csv(report).splitlines()
+    assert wide[0] == "id,t1,total,clpfd,head_comments,long_lines,documentation,deduction"
+    assert wide[3] == "plain,3,1,no,0.0,0,no,2"
+    plain = next(s for s in report["students"] if s["id"] == "plain")
+    assert (plain["tests_score"], plain["score"]) == (3, 1)
+    del report["requirements"]  # a report made without them: the columns as before
+    assert to_csv(report).splitlines()[0].endswith(",missing")
+
+
+def test_the_class_page_and_the_feedback_show_them(tmp_path: Path) -> None:
+    from plpuzzle.sudoku.grading.feedback.build import build_feedback
+    from plpuzzle.sudoku.grading.feedback.render import to_html, to_markdown
+    from plpuzzle.sudoku.grading.model import Grade, GradeSettings, TestGrade
+    from plpuzzle.sudoku.grading.report import StudentGrades
+    from plpuzzle.sudoku.grading.report_html import render_html
+
+    report = graded_rows(tmp_path)
+    page = render_html(report)
+    assert '<th class="txt">Requirements</th>' in page
+    assert "clpfd no \u00b7 comments 0% \u00b7 0 long lines \u00b7 no doc" in page
+    assert "&lt;b&gt;x&lt;/b&gt;/1" in page and "<b>x</b>" not in page
+    plain = next(s for s in report["students"] if s["id"] == "plain")["requirements"]
+    row = StudentGrades("plain", "plain.pl", [TestGrade("plain", "t1", Grade.CORRECT)])
+    row.requirements = plain
+    feedback = build_feedback(row, [], GradeSettings())
+    markdown = to_markdown(feedback)
+    assert "## Course requirements" in markdown
+    assert "- clpfd: no: library(clpfd) is not loaded, and no clpfd constraint" in markdown
+    html = to_html(feedback)
+    assert "<h2>Course requirements</h2>" in html and "<dt>Head comments</dt>" in html
+    assert "<b>x</b>" not in html
