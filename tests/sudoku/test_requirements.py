@@ -252,6 +252,19 @@ def test_hostile_hand_ins_each_get_a_finding(tmp_path: Path) -> None:
     assert found["huge"]["layout"]["long_lines"] == 0
 
 
+def test_files_that_cannot_be_read_are_left_out_with_a_note(tmp_path: Path) -> None:
+    folder = tmp_path / "class"
+    (folder / "lea").mkdir(parents=True)
+    (folder / "lea" / "sudoku.pl").write_text(CASES["direct"])
+    (folder / "lea" / "helper.pl").symlink_to("/etc/passwd")  # never followed
+    (folder / "max.pl").symlink_to("/etc/shadow")
+    found = check_class(folder)
+    [lea] = found.to_json()["students"]
+    assert lea["id"] == "lea" and lea["files"] == ["sudoku.pl"]
+    assert lea["clpfd"]["status"] == "yes"
+    assert [line.split(":")[0] for line in found.not_checked] == ["max"]
+
+
 def test_a_refused_documentation_file_is_named(tmp_path: Path) -> None:
     folder = tmp_path / "class" / "kim"
     folder.mkdir(parents=True)

@@ -22,7 +22,7 @@ from plpuzzle.sudoku.grading.requirements.clpfd import UNKNOWN, ClpfdFinding, fi
 from plpuzzle.sudoku.grading.requirements.comments import HeadComments, head_comments
 from plpuzzle.sudoku.grading.requirements.documentation import Documentation, documentation
 from plpuzzle.sudoku.grading.requirements.layout import Layout, layout
-from plpuzzle.sudoku.grading.requirements.terms import clause
+from plpuzzle.sudoku.grading.requirements.terms import Lines, clause
 from plpuzzle.sudoku.grading.similarity.compare import HANDIN_TOKENS, Similarity
 from plpuzzle.sudoku.grading.similarity.reading import PROLOG, FileRead, Reader, read_texts
 from plpuzzle.sudoku.grading.similarity.source import HandIn, hand_in
@@ -165,16 +165,18 @@ def check_handin(
                 raw.file = number
                 clauses.append(clause(raw))
         texts = [f.text for f in handin.files]
+        lines = [Lines(t) for t in texts]
         if policy.clpfd != OFF:
             out.clpfd = find_clpfd(clauses, uncertain=out.how != PROLOG)
             out.clpfd.dynamic = [  # offsets as line numbers
-                (f, texts[f].count("\n", 0, at) + 1 if f < len(texts) else 0, words)
+                (f, lines[f].of(at) if f < len(lines) else 0, words)
                 for f, at, words in out.clpfd.dynamic
             ]
         if policy.head_comments != OFF:
-            out.comments = head_comments(clauses, texts)
+            out.comments = head_comments(clauses, texts, lines)
         if policy.layout != OFF:
-            out.layout = layout(clauses, texts, policy.line_length, policy.clause_lines)
+            args = (policy.line_length, policy.clause_lines, lines)
+            out.layout = layout(clauses, texts, *args)
         if policy.documentation != OFF:
             out.documentation = documentation(sub.files)
     except Exception as e:  # this hand-in's, never the class's

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from plpuzzle.sudoku.grading.requirements.terms import Clause
+from plpuzzle.sudoku.grading.requirements.terms import Clause, Lines
 
 #: Blank lines allowed between a comment and the clause it describes.
 BLANK_LINES = 1
@@ -41,21 +41,24 @@ def commented(text: str, start: int) -> bool:
     line_start = text.rfind("\n", 0, start) + 1
     if text[line_start:start].strip():  # code before it on its line
         return text[line_start:start].rstrip().endswith("*/")
-    lines = text[:line_start].split("\n")[:-1]
-    blanks = 0
-    for line in reversed(lines):
-        stripped = line.strip()
-        if not stripped:
-            blanks += 1
-            if blanks > BLANK_LINES:
-                return False
-            continue
-        return stripped.startswith("%") or stripped.endswith("*/")
+    end = line_start - 1  # the newline that ends the line above
+    for _ in range(BLANK_LINES + 1):  # line by line upwards: a huge file costs no more
+        if end < 0:
+            return False
+        begin = text.rfind("\n", 0, end) + 1
+        stripped = text[begin:end].strip()
+        if stripped:
+            return stripped.startswith("%") or stripped.endswith("*/")
+        end = begin - 1
     return False
 
 
-def head_comments(clauses: list[Clause], texts: list[str]) -> HeadComments:
-    """Each predicate's first clause, in reading order, checked."""
+def head_comments(
+    clauses: list[Clause], texts: list[str], lines: list[Lines] | None = None
+) -> HeadComments:
+    """Each predicate's first clause, in reading order, checked; `lines`
+    indexes each text's lines (made here when not given)."""
+    lines = lines or [Lines(t) for t in texts]
     first: dict[tuple[str, int], Clause] = {}
     for c in clauses:
         if c.head is not None and c.head not in first:
@@ -64,6 +67,6 @@ def head_comments(clauses: list[Clause], texts: list[str]) -> HeadComments:
     for (name, arity), c in first.items():
         text = texts[c.file] if c.file < len(texts) else ""
         if not commented(text, c.start):
-            line = text.count("\n", 0, c.start) + 1
+            line = lines[c.file].of(c.start) if c.file < len(lines) else 0
             out.without.append((f"{name}/{arity}", c.file, line))
     return out

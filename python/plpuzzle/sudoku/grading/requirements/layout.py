@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from plpuzzle.sudoku.grading.requirements.terms import Clause
+from plpuzzle.sudoku.grading.requirements.terms import Clause, Lines
 
 LINE_LENGTH = 72
 CLAUSE_LINES = 40
@@ -37,8 +37,11 @@ def layout(
     texts: list[str],
     line_length: int = LINE_LENGTH,
     clause_lines: int = CLAUSE_LINES,
+    lines: list[Lines] | None = None,
 ) -> Layout:
-    """The layout of `texts` (a hand-in's files) and its clauses."""
+    """The layout of `texts` (a hand-in's files) and its clauses; `lines`
+    indexes each text's lines (made here when not given)."""
+    lines = lines or [Lines(t) for t in texts]
     out = Layout(line_length, clause_lines)
     for file, text in enumerate(texts):
         for number, line in enumerate(text.split("\n"), 1):
@@ -49,10 +52,11 @@ def layout(
             if width > line_length:
                 out.long_lines.append((file, number, width))
     for c in clauses:
-        text = texts[c.file] if c.file < len(texts) else ""
-        first = text.count("\n", 0, c.start) + 1
-        lines = text.count("\n", c.start, c.end) + 1
-        if lines > clause_lines:
+        if c.file >= len(lines):
+            continue
+        first = lines[c.file].of(c.start)
+        size = lines[c.file].of(c.end) - first + 1
+        if size > clause_lines:
             what = f"{c.head[0]}/{c.head[1]}" if c.head else "a directive"
-            out.long_clauses.append((c.file, first, lines, what))
+            out.long_clauses.append((c.file, first, size, what))
     return out

@@ -13,6 +13,7 @@ where it is used, without operator priorities: what the checks need
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 from plpuzzle.sudoku.grading.similarity.tokens import NAME, PUNCT, VAR, RawClause, RawToken
@@ -182,3 +183,19 @@ def walk(items: tuple[Item, ...] | list[Item]) -> list[Item]:
         elif isinstance(x, Group):
             stack += [y for e in reversed(x.elements) for y in reversed(e)]
     return out
+
+
+class Lines:
+    """Line numbers of offsets in a text, by bisection: a clause's line
+    costs no rereading of the text before it (a huge file has many)."""
+
+    def __init__(self, text: str) -> None:
+        self.ends: list[int] = []
+        at = -1
+        for line in text.split("\n")[:-1]:
+            at += len(line) + 1
+            self.ends.append(at)
+
+    def of(self, offset: int) -> int:
+        """The 1-based line holding `offset`."""
+        return bisect.bisect_left(self.ends, offset) + 1
