@@ -24,6 +24,7 @@ import json
 import math
 import os
 import random
+import resource
 import shutil
 import signal
 import sqlite3
@@ -155,6 +156,8 @@ class Figures:
     loads: dict[str, str]
     machine: list[str]
     code: str = ""
+    #: CPU seconds of the service and of `grade`, each with all it ran.
+    cpu: tuple[float | None, float | None] = (None, None)
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -368,6 +371,14 @@ class Served:
     seconds: float | None
     scores: dict[str, float | None]
     log_errors: int
+    cpu: float
+
+
+def children_cpu() -> float:
+    """CPU seconds of this process's ended children and all they ran (a
+    figure others' load on the machine hardly changes, unlike wall time)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def run_service(work: Path, course: Path, files: dict[str, tuple[str, bytes]],
@@ -378,6 +389,7 @@ def run_service(work: Path, course: Path, files: dict[str, tuple[str, bytes]],
     people = make_people(course, data, list(files))
     latencies = Latencies()
     taken: dict[str, int] = {}
+    cpu = children_cpu()
     with serving(course, data, settings.jobs, log) as url:
         _say(f"service on {url}: {len(files)} students upload")
         with Prober(url, people, taken, latencies, settings):
@@ -385,9 +397,10 @@ def run_service(work: Path, course: Path, files: dict[str, tuple[str, bytes]],
             refused = upload_all(url, people, files, taken, latencies)
             _say(f"{len(taken)} uploads accepted; grading")
             graded = wait_graded(data, len(taken), settings.timeout)
+    cpu = children_cpu() - cpu
     once, last, scores = graded_once(course, data, len(files), taken, refused)
     seconds = (last - began).total_seconds() if graded and last is not None else None
-    return Served(latencies, once, seconds, scores, log.read_text().count("Traceback"))
+    return Served(latencies, once, seconds, scores, log.read_text().count("Traceback"), cpu)
 
 
 Scores = dict[str, float | None]
@@ -420,9 +433,10 @@ def graded_once(course: Path, data: Path, sent: int, taken: dict[str, int],
 
 
 def run_grade(work: Path, course: Path, files: dict[str, tuple[str, bytes]],
-              settings: BenchSettings) -> tuple[float | None, dict[str, float | None]]:  # fmt: skip
+              settings: BenchSettings) -> tuple[float | None, float | None, Scores]:  # fmt: skip
     """`plpuzzle sudoku grade` of the same files with the same settings:
-    its wall time (None: it failed or ran out of time) and the scores."""
+    its wall time and CPU time (None: it failed or ran out of time) and the
+    scores."""
     klass, out = work / "class", work / "grade"
     for login, (_, data) in files.items():
         (klass / login).mkdir(parents=True)
@@ -431,17 +445,17 @@ def run_grade(work: Path, course: Path, files: dict[str, tuple[str, bytes]],
             str(course), "--jobs", str(settings.jobs), "--shrink-seconds",
             str(settings.shrink_seconds), "--no-similarity", "--out", str(out), "-q"]  # fmt: skip
     _say(f"sudoku grade: the same {len(files)} files")
-    began = time.monotonic()
+    began, cpu = time.monotonic(), children_cpu()
     try:
         done = subprocess.run(args, capture_output=True, text=True, timeout=settings.timeout)
     except subprocess.TimeoutExpired:
-        return None, {}
-    seconds = time.monotonic() - began
+        return None, None, {}
+    seconds, cpu = time.monotonic() - began, children_cpu() - cpu
     if done.returncode != 0:
         _say(f"sudoku grade failed ({done.returncode}): {done.stderr[-2000:]}")
-        return None, {}
+        return None, None, {}
     report = json.loads((out / "grades.json").read_text())
-    return seconds, {s["id"]: s["score"] for s in report["students"]}
+    return seconds, cpu, {s["id"]: s["score"] for s in report["students"]}
 
 
 def code_version() -> str:
@@ -477,7 +491,7 @@ def run(settings: BenchSettings) -> Figures:
         loads: dict[str, str] = {}
         served = run_service(work, course, files, settings)
         loads["before `sudoku grade`"] = load_text(load_average())
-        grade_seconds, grade_scores = run_grade(work, course, files, settings)
+        grade_seconds, grade_cpu, grade_scores = run_grade(work, course, files, settings)
         loads["at the end"] = load_text(load_average())
     agree = sum(login in grade_scores and served.scores.get(login) == grade_scores[login]
                 for login in files)  # fmt: skip
@@ -485,7 +499,8 @@ def run(settings: BenchSettings) -> Figures:
     for fixture, _ in files.values():
         mix[fixture] = mix.get(fixture, 0) + 1
     return Figures(settings, tests, mix, served.pages, served.once, served.seconds, grade_seconds,
-                   (agree, len(files)), served.log_errors, loads, machine, code)  # fmt: skip
+                   (agree, len(files)), served.log_errors, loads, machine, code,
+                   (served.cpu, grade_cpu))  # fmt: skip
 
 
 # -- the report ------------------------------------------------------------------------------
@@ -567,21 +582,25 @@ def throughput_lines(f: Figures) -> list[str]:
     lines = [
         "### Grading throughput",
         "",
-        "| how | uploads | tests run | wall | tests a minute |",
-        "|---|---:|---:|---:|---:|",
+        "| how | uploads | tests run | wall | tests a minute | CPU, with all it ran |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
-    rows = (("the service, first upload to last graded", f.service_seconds),
-            ("`plpuzzle sudoku grade`, the whole command", f.grade_seconds))  # fmt: skip
-    for how, seconds in rows:
-        if seconds is None:
-            lines.append(f"| {how} | {f.settings.students} | {runs} | not finished | - |")
-        else:
-            lines.append(f"| {how} | {f.settings.students} | {runs} | {seconds:.1f} s | "
-                         f"{runs / seconds * 60:.1f} |")  # fmt: skip
+    rows = (("the service, first upload to last graded", f.service_seconds, f.cpu[0]),
+            ("`plpuzzle sudoku grade`, the whole command", f.grade_seconds, f.cpu[1]))  # fmt: skip
+    for how, seconds, cpu in rows:
+        rate = "not finished | -" if seconds is None else (
+            f"{seconds:.1f} s | {runs / seconds * 60:.1f}")  # fmt: skip
+        used = "-" if cpu is None else f"{cpu:.0f} s"
+        lines.append(f"| {how} | {f.settings.students} | {runs} | {rate} | {used} |")
     ratio = throughput_ratio(f)
     if ratio is not None:
         lines += ["", f"The service graded at {ratio:.0%} of the rate of `sudoku grade` "
                   f"(it cost {1 - ratio:.0%})."]  # fmt: skip
+    service_cpu, grade_cpu = f.cpu
+    if service_cpu is not None and grade_cpu:
+        lines += ["", "CPU time (the service: the serve process from start to stop, its "
+                  "sandboxes and checks; `grade`: the command and all it ran): the service "
+                  f"used {service_cpu / grade_cpu:.0%} of what `grade` used."]  # fmt: skip
     return [*lines, ""]
 
 
