@@ -438,3 +438,16 @@ def test_the_class_page_and_the_feedback_show_them(tmp_path: Path) -> None:
     html = to_html(feedback)
     assert "<h2>Course requirements</h2>" in html and "<dt>Head comments</dt>" in html
     assert "<b>x</b>" not in html
+
+
+@pytest.mark.sandbox
+def test_grade_can_leave_them_out(tmp_path: Path) -> None:
+    from plpuzzle import sudoku
+
+    subs = tmp_path / "class"
+    subs.mkdir()
+    (subs / "alice.pl").write_bytes((FIXTURES / "class" / "alice.pl").read_bytes())
+    suite = FIXTURES / "grading_suite"
+    outcome = sudoku.grade(subs, suite, out=tmp_path / "r", requirements=False, feedback=False)
+    assert "requirements" not in outcome.report["students"][0]
+    assert (tmp_path / "r" / "grades.csv").read_text().splitlines()[0].endswith(",missing")

@@ -342,6 +342,7 @@ def grade(
     tell_identical: bool = False,
     similarity: bool = True,
     base: Sequence[os.PathLike[str] | str] = (),
+    requirements: bool = True,
     only: str | None = None,
     scheduler: str | None = None,
     db: os.PathLike[str] | str | None = None,
@@ -359,6 +360,8 @@ def grade(
     `rules`, `time_limit` and `memory_mb` left as None come from the
     suite's suite.toml, else the defaults. `feedback_views` adds feedback
     on some tests only: each (folder, tests) into out/folder/feedback.
+    `requirements` adds the course requirements (as `requirements()`
+    finds them) to the reports and the feedback.
     `on_start`, `on_phase` and `on_warning` hear of the progress (see
     grading.grader.grade). Raises SetupProblem when this machine cannot
     sandbox, GradingError for bad input (the suite, points, roster),
@@ -392,6 +395,7 @@ def grade(
         students=tuple(students), roster=Path(roster) if roster else None, feedback=feedback,
         tell_identical=tell_identical, shrink_seconds=shrink_seconds, scheduler=scheduler,
         only=only, similarity=similarity, base=tuple(Path(b) for b in base),
+        requirements=requirements,
         feedback_views=tuple((folder, tuple(tests)) for folder, tests in feedback_views),
     )  # fmt: skip
     return grade_request(request, on_start, on_phase, on_warning)

@@ -140,6 +140,14 @@ from plpuzzle.sudoku.services.suite import SuiteError
     help="Compare the hand-ins for similarity: a section of grades.html with the pairs "
     "side by side, and similarity.csv (see `plpuzzle sudoku similar`).",
 )
+@click.option(
+    "--requirements/--no-requirements",
+    default=True,
+    show_default=True,
+    help="Report the course requirements (clpfd reached from sudoku/2, head comments, "
+    "layout, documentation) in the reports and the feedback, as the suite.toml's "
+    "[requirements] says (see `plpuzzle sudoku requirements`).",
+)
 @base_option
 @only_option
 @format_option(("text", "json"), "text: a table per student; json: the grades.json report.")
@@ -173,7 +181,9 @@ def grade(
     first: a worker that cannot sandbox is refused, by name. The hand-ins
     are also compared for similarity, as `plpuzzle sudoku similar` compares
     them (a section of grades.html and similarity.csv), unless
-    --no-similarity is given. Exit code 0
+    --no-similarity is given, and the course requirements are read from
+    them, as `plpuzzle sudoku requirements` reads them, into the reports
+    and the feedback, unless --no-requirements is given. Exit code 0
     when the class was graded (whatever the grades), 2 for bad input (the
     class, the suite, the options), 3 when this machine cannot sandbox,
     130 when interrupted.
