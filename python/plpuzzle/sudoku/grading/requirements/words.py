@@ -122,7 +122,8 @@ def short(r: dict[str, Any] | None) -> str:
     if h and h["share"] is not None:
         parts.append(f"comments {h['share']:.0%}")
     if lay:
-        parts.append(f"{lay['long_lines']} long lines")
+        n = lay["long_lines"]
+        parts.append(f"{n} long line{'' if n == 1 else 's'}")
     if d:
         parts.append("doc" if d["present"] else "no doc")
     if r["deduction"]:
