@@ -451,3 +451,15 @@ def test_grade_can_leave_them_out(tmp_path: Path) -> None:
     outcome = sudoku.grade(subs, suite, out=tmp_path / "r", requirements=False, feedback=False)
     assert "requirements" not in outcome.report["students"][0]
     assert (tmp_path / "r" / "grades.csv").read_text().splitlines()[0].endswith(",missing")
+
+
+def test_grade_s_summary_names_who_reaches_no_constraint(tmp_path: Path) -> None:
+    from plpuzzle.sudoku.presentation.commands.requirements import summary_lines
+
+    report = graded_rows(tmp_path)
+    assert summary_lines(report) == [
+        "Course requirements: clpfd yes 1, no 1; a documentation file in 0 of 2 "
+        "(in grades.html, the CSVs and the feedback)",
+        "  clpfd no: plain",
+    ]
+    assert summary_lines({"students": [{"id": "x", "requirements": None}]}) == []

@@ -23,6 +23,9 @@ from plpuzzle.clitools import (
     verbose,
 )
 from plpuzzle.sudoku import api
+from plpuzzle.sudoku.presentation.commands.requirements import (
+    summary_lines as requirement_lines,
+)
 from plpuzzle.sudoku.presentation.commands.similar import summary_lines
 from plpuzzle.untrusted import printable
 
@@ -168,6 +171,8 @@ def print_class_summary(console: Console, outcome: api.GradingOutcome) -> None:
     if outcome.similarity is not None:
         for line in summary_lines(outcome.similarity):
             console.print(line, markup=False, highlight=False)
+    for line in requirement_lines(report):
+        console.print(line, markup=False, highlight=False)
     if outcome.missing:
         console.print(
             f"Missing (on the roster, no submission): {', '.join(outcome.missing)}.",

@@ -63,6 +63,39 @@ def as_text(found: ClassRequirements, details: bool = True) -> str:
     return "\n".join(out) + "\n"
 
 
+#: Students named in `grade`'s summary line per finding.
+NAMED = 5
+
+
+def summary_lines(report: dict[str, Any]) -> list[str]:
+    """A line or two for `grade`'s summary: the clpfd findings, the
+    students whose program reaches no constraint, documentation files."""
+    checked = [s for s in report["students"] if s.get("requirements")]
+    if not checked:
+        return []
+    by_status: dict[str, list[str]] = {}
+    for s in checked:
+        if s["requirements"]["clpfd"]:
+            by_status.setdefault(s["requirements"]["clpfd"]["status"], []).append(s["id"])
+    parts = []
+    if by_status:
+        found = [f"{k} {len(by_status[k])}" for k in ("yes", "no", "unknown") if k in by_status]
+        parts.append(f"clpfd {', '.join(found)}")
+    docs = [s for s in checked if s["requirements"]["documentation"]]
+    if docs:
+        present = sum(1 for s in docs if s["requirements"]["documentation"]["present"])
+        parts.append(f"a documentation file in {present} of {len(docs)}")
+    lines = [f"Course requirements: {'; '.join(parts) or 'checked'} (in grades.html, the CSVs "
+             "and the feedback)"]  # fmt: skip
+    for status in ("no", "unknown"):
+        names = by_status.get(status, [])
+        if names:
+            more = f" and {len(names) - NAMED} more" if len(names) > NAMED else ""
+            named = ", ".join(printable(n) for n in names[:NAMED])
+            lines.append(f"  clpfd {status}: {named}{more}")
+    return lines
+
+
 @click.command()
 @click.argument("submissions", type=click.Path(path_type=Path, file_okay=False))
 @click.option(
