@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import IO, Any, TypeVar
 
 from plpuzzle.confined import ProcessLimits, child_setup
+from plpuzzle.procstat import backstop, process_cpu_seconds, run_queue_seconds
 from plpuzzle.runtime.status import DIED, KILLED, Status, status_of
 from plpuzzle.settings import DEFAULTS
 
@@ -244,6 +245,7 @@ class Worker:
         proc = self._proc if self._proc and self._proc.poll() is None else self._start()
         assert proc.stdin and proc.stdout
         cpu0 = process_cpu_seconds(proc.pid)
+        waited0 = run_queue_seconds([proc.pid]).get(proc.pid, 0.0)
         try:
             proc.stdin.write(json.dumps(message).encode() + b"\n")
             proc.stdin.flush()
@@ -251,7 +253,7 @@ class Worker:
             self._fail(WorkerCrashed, "the worker exited before taking the request")
         self.peak_rss_kb = None
         limits = _Limits(deadline_seconds, cpu_seconds, grace)
-        line = self._read_line(proc, time.monotonic(), cpu0, limits)
+        line = self._read_line(proc, time.monotonic(), (cpu0, waited0), limits)
         reply = json.loads(line)
         self.peak_rss_kb = reply.get("peak_rss_kb")
         return reply
@@ -284,13 +286,24 @@ class Worker:
         return Outcome(reply["status"], reply["cpu"], wall, reply.get("message") or "", reply)
 
     def _read_line(
-        self, proc: subprocess.Popen[bytes], start: float, cpu0: float, limits: _Limits
+        self,
+        proc: subprocess.Popen[bytes],
+        start: float,
+        marks: tuple[float, float],
+        limits: _Limits,
     ) -> bytes:
+        """The reply's line, within the limits: the CPU time used and the
+        time waited for a core are counted from `marks`, their values when
+        the request was sent (the backstop moves out by that wait)."""
+        cpu0, waited0 = marks
         assert proc.stdout
         fd = proc.stdout.fileno()
         chunks: list[bytes] = []
         while True:
             remaining = start + limits.wall + limits.grace - time.monotonic()
+            if remaining <= 0:
+                waited = run_queue_seconds([proc.pid]).get(proc.pid, waited0) - waited0
+                remaining = start + backstop(limits.wall, waited) + limits.grace - time.monotonic()
             if remaining <= 0:
                 self._fail(WorkerTimeout, limits.words("wall-clock backstop", limits.wall))
             if limits.cpu is not None:
@@ -349,20 +362,6 @@ class _Limits:
 
     def words(self, which: str, limit: float) -> str:
         return f"stopped at the {which} of {limit:g} s: the worker was killed"
-
-
-def process_cpu_seconds(pid: int) -> float:
-    """The CPU time (user and system, all its threads) process `pid` has
-    used, from /proc; 0 when it is gone."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return 0.0
-    fields = text[text.rfind(")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
-
-
-_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def _package_root() -> str:

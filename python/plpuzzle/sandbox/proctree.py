@@ -21,7 +21,7 @@ what else it needs:
 
 It offers the part of cgroups.Group's interface that the sandbox uses.
 The module also reads per-process figures that the sandbox uses with
-either meter: resident sizes, and run-queue delays (`run_queue_seconds`).
+either meter: resident sizes (run-queue delays are plpuzzle.procstat's).
 """
 
 from __future__ import annotations
@@ -53,24 +53,6 @@ def resident_mb(pids: Iterable[int]) -> float:
         if fields is not None:
             total += int(fields[21])  # rss, in pages
     return total * _PAGE / (1024 * 1024)
-
-
-def run_queue_seconds(pids: Iterable[int]) -> dict[int, float]:
-    """How long each process has waited, runnable, for a free core.
-
-    The kernel's scheduler statistics (/proc/PID/schedstat: time on a
-    core, time waiting on a run queue, time slices). A process that
-    sleeps does not wait on a run queue; one that computes on a machine
-    busy with other work does. Processes without statistics are left out.
-    """
-    out: dict[int, float] = {}
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/schedstat").read_text().split()
-            out[pid] = int(fields[1]) / 1e9
-        except (OSError, IndexError, ValueError):
-            continue
-    return out
 
 
 def usable_cores() -> int:

@@ -44,10 +44,11 @@ from enum import StrEnum
 from pathlib import Path
 from typing import BinaryIO
 
+from plpuzzle.procstat import backstop, run_queue_seconds
 from plpuzzle.runtime import prolog_file
 from plpuzzle.sandbox import cgroups, jail
 from plpuzzle.sandbox.meter import Meter, accounting
-from plpuzzle.sandbox.proctree import ProcessTree, run_queue_seconds
+from plpuzzle.sandbox.proctree import ProcessTree
 from plpuzzle.sandbox.workspace import RunFolder, SubmissionFiles, read_regular_files
 from plpuzzle.untrusted import cut_note, one_line
 
@@ -75,10 +76,6 @@ WAITING_SHARE = 0.25
 #: ...and the machine was busy when the sandbox waited for a free core
 #: for at least this share of the wall time.
 BUSY_SHARE = 0.2
-#: The backstop moves out by the time the sandbox waited for a free core
-#: (a loaded machine must not turn CPU-limited runs into wall-clock
-#: timeouts), up to this many times its own length.
-WALL_STRETCH = 3.0
 
 
 class RunEnd(StrEnum):
@@ -290,7 +287,7 @@ class SandboxedProgram:
         predicate: str,
         dialect: str,
         limits: jail.Limits,
-        slot: int = 0,
+        slot: int | None = None,
         hidden: list[Path] | None = None,
     ) -> None:
         self.run_folder = run
@@ -299,8 +296,13 @@ class SandboxedProgram:
         self.predicate = predicate
         self.dialect = dialect
         self.limits = limits
-        self.slot = slot
-        self.uid = jail.sandbox_uid(slot)
+        #: The sandbox's uid is its slot's; without one given, it claims a
+        #: free slot when it starts (held until close), so that no other
+        #: sandbox shares its uid and with it the per-uid process limit.
+        self.slot = slot if slot is not None else 0
+        self.uid = jail.sandbox_uid(self.slot)
+        self._claims_slot = slot is None
+        self._slot_lock: int | None = None
         self.hidden = hidden or []
         self.group: cgroups.Group | None = None
         #: What measures the sandbox: its control group, or its process tree.
@@ -314,6 +316,9 @@ class SandboxedProgram:
     # -- starting and stopping ------------------------------------------------
 
     def _start(self) -> subprocess.Popen[bytes]:
+        if self._claims_slot and self._slot_lock is None:
+            self.slot, self._slot_lock = jail.take_slot()
+            self.uid = jail.sandbox_uid(self.slot)
         stack_mb = max(32, self.limits.memory_mb * 3 // 4)
         argv = [
             "swipl", "-q", "-f", "none", "--no-packs",
@@ -379,6 +384,9 @@ class SandboxedProgram:
         if self._log is not None:
             self._log.close()
             self._log = None
+        if self._slot_lock is not None:
+            os.close(self._slot_lock)
+            self._slot_lock = None
 
     def abort(self) -> None:
         """Kill the sandbox's processes from another thread (on Ctrl-C):
@@ -732,8 +740,7 @@ class _Watch:
             return RunEnd.CPU_LIMIT, _cpu_limit_words(self.cpu_limit, *sent)
         if wall > self.wall_limit:
             starved = self.program._starved(self.delays0)
-            stretched = wall - (starved or 0.0) <= self.wall_limit
-            if not stretched or wall > self.wall_limit * WALL_STRETCH:
+            if wall > backstop(self.wall_limit, starved or 0.0):
                 words = _backstop_words(self.wall_limit, self.used, wall, starved, *sent)
                 return RunEnd.WALL_LIMIT, words
         return None

@@ -11,13 +11,11 @@ from enum import StrEnum
 from pathlib import Path
 
 from plpuzzle import __version__
+from plpuzzle.procstat import WALL_STRETCH
 from plpuzzle.runtime import Dialect
 from plpuzzle.sandbox import jail
 from plpuzzle.sandbox.archives import archive_suffix
 from plpuzzle.sandbox.meter import accounting
-from plpuzzle.sandbox.program import (
-    WALL_STRETCH,
-)
 from plpuzzle.sandbox.workspace import SubmissionFiles, decode_name
 from plpuzzle.settings import DEFAULTS
 from plpuzzle.sudoku.domain.model import Rules
@@ -141,8 +139,9 @@ class GradeSettings:
         return (
             f"{self.time_limit:g} s of CPU time per test, over every process of the "
             f"submission; a wall-clock backstop of {self.wall_seconds:g} s for solvers that "
-            "wait (moved out by the time a sandbox waited for a free core, up to "
-            f"{WALL_STRETCH:g} times); {self.memory_mb} MB of memory per submission's sandbox"
+            "wait (moved out by the time a sandbox waited for a free core, to at most "
+            f"{WALL_STRETCH:g} times its length); {self.memory_mb} MB of memory per "
+            "submission's sandbox"
         )
 
     @staticmethod

@@ -283,7 +283,7 @@ def shrink_student(
     policy: ShrinkPolicy,
     cache: dict[str, Any],
     run: RunFolder,
-    slot: int = 0,
+    slot: int | None = None,
     hidden: list[Path] | None = None,
 ) -> dict[str, Shrunk | str]:
     """Counterexamples for the first wrong tests of one submission.

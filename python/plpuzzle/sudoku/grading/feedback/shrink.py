@@ -353,7 +353,7 @@ class SandboxSolver:
     dialect: str
     limits: jail.Limits
     hidden: list[Path] = field(default_factory=list)
-    slot: int = 0
+    slot: int | None = None
     _program: SandboxedProgram | None = None
     _unloadable: bool = False
     problems: list[str] = field(default_factory=list)
