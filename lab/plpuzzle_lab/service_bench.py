@@ -24,7 +24,6 @@ import json
 import math
 import os
 import random
-import resource
 import shutil
 import signal
 import sqlite3
@@ -111,6 +110,8 @@ class Latencies:
 
     seconds: dict[str, list[float]] = field(default_factory=dict)
     errors: dict[str, int] = field(default_factory=dict)
+    #: (when it ended, on the monotonic clock; its seconds) of every page request.
+    ended: list[tuple[float, float]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add(self, kind: str, seconds: float | None) -> None:
@@ -118,8 +119,10 @@ class Latencies:
         with self.lock:
             if seconds is None:
                 self.errors[kind] = self.errors.get(kind, 0) + 1
-            else:
-                self.seconds.setdefault(kind, []).append(seconds)
+                return
+            self.seconds.setdefault(kind, []).append(seconds)
+            if kind in PAGES:
+                self.ended.append((time.monotonic(), seconds))
 
 
 @dataclass
@@ -156,8 +159,9 @@ class Figures:
     loads: dict[str, str]
     machine: list[str]
     code: str = ""
-    #: CPU seconds of the service and of `grade`, each with all it ran.
-    cpu: tuple[float | None, float | None] = (None, None)
+    #: When the uploads were being taken: from the first sent to the last
+    #: answered, on the monotonic clock.
+    burst: tuple[float, float] | None = None
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -371,14 +375,7 @@ class Served:
     seconds: float | None
     scores: dict[str, float | None]
     log_errors: int
-    cpu: float
-
-
-def children_cpu() -> float:
-    """CPU seconds of this process's ended children and all they ran (a
-    figure others' load on the machine hardly changes, unlike wall time)."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+    burst: tuple[float, float]
 
 
 def run_service(work: Path, course: Path, files: dict[str, tuple[str, bytes]],
@@ -389,18 +386,18 @@ def run_service(work: Path, course: Path, files: dict[str, tuple[str, bytes]],
     people = make_people(course, data, list(files))
     latencies = Latencies()
     taken: dict[str, int] = {}
-    cpu = children_cpu()
     with serving(course, data, settings.jobs, log) as url:
         _say(f"service on {url}: {len(files)} students upload")
         with Prober(url, people, taken, latencies, settings):
-            began = datetime.now(UTC)
+            began, first = datetime.now(UTC), time.monotonic()
             refused = upload_all(url, people, files, taken, latencies)
+            burst = (first, time.monotonic())
             _say(f"{len(taken)} uploads accepted; grading")
             graded = wait_graded(data, len(taken), settings.timeout)
-    cpu = children_cpu() - cpu
     once, last, scores = graded_once(course, data, len(files), taken, refused)
     seconds = (last - began).total_seconds() if graded and last is not None else None
-    return Served(latencies, once, seconds, scores, log.read_text().count("Traceback"), cpu)
+    return Served(latencies, once, seconds, scores, log.read_text().count("Traceback"),
+                  burst)  # fmt: skip
 
 
 Scores = dict[str, float | None]
@@ -433,10 +430,9 @@ def graded_once(course: Path, data: Path, sent: int, taken: dict[str, int],
 
 
 def run_grade(work: Path, course: Path, files: dict[str, tuple[str, bytes]],
-              settings: BenchSettings) -> tuple[float | None, float | None, Scores]:  # fmt: skip
+              settings: BenchSettings) -> tuple[float | None, Scores]:  # fmt: skip
     """`plpuzzle sudoku grade` of the same files with the same settings:
-    its wall time and CPU time (None: it failed or ran out of time) and the
-    scores."""
+    its wall time (None: it failed or ran out of time) and the scores."""
     klass, out = work / "class", work / "grade"
     for login, (_, data) in files.items():
         (klass / login).mkdir(parents=True)
@@ -445,17 +441,17 @@ def run_grade(work: Path, course: Path, files: dict[str, tuple[str, bytes]],
             str(course), "--jobs", str(settings.jobs), "--shrink-seconds",
             str(settings.shrink_seconds), "--no-similarity", "--out", str(out), "-q"]  # fmt: skip
     _say(f"sudoku grade: the same {len(files)} files")
-    began, cpu = time.monotonic(), children_cpu()
+    began = time.monotonic()
     try:
         done = subprocess.run(args, capture_output=True, text=True, timeout=settings.timeout)
     except subprocess.TimeoutExpired:
-        return None, None, {}
-    seconds, cpu = time.monotonic() - began, children_cpu() - cpu
+        return None, {}
+    seconds = time.monotonic() - began
     if done.returncode != 0:
         _say(f"sudoku grade failed ({done.returncode}): {done.stderr[-2000:]}")
-        return None, None, {}
+        return None, {}
     report = json.loads((out / "grades.json").read_text())
-    return seconds, cpu, {s["id"]: s["score"] for s in report["students"]}
+    return seconds, {s["id"]: s["score"] for s in report["students"]}
 
 
 def code_version() -> str:
@@ -491,7 +487,7 @@ def run(settings: BenchSettings) -> Figures:
         loads: dict[str, str] = {}
         served = run_service(work, course, files, settings)
         loads["before `sudoku grade`"] = load_text(load_average())
-        grade_seconds, grade_cpu, grade_scores = run_grade(work, course, files, settings)
+        grade_seconds, grade_scores = run_grade(work, course, files, settings)
         loads["at the end"] = load_text(load_average())
     agree = sum(login in grade_scores and served.scores.get(login) == grade_scores[login]
                 for login in files)  # fmt: skip
@@ -500,7 +496,7 @@ def run(settings: BenchSettings) -> Figures:
         mix[fixture] = mix.get(fixture, 0) + 1
     return Figures(settings, tests, mix, served.pages, served.once, served.seconds, grade_seconds,
                    (agree, len(files)), served.log_errors, loads, machine, code,
-                   (served.cpu, grade_cpu))  # fmt: skip
+                   served.burst)  # fmt: skip
 
 
 # -- the report ------------------------------------------------------------------------------
@@ -566,7 +562,29 @@ def page_lines(f: Figures) -> list[str]:
         else:
             figures = "- | - | -"
         lines.append(f"| {kind} | {len(seconds)} | {failed} | {figures} |")
-    return [*lines, ""]
+    return [*lines, "", *burst_lines(f)]
+
+
+def burst_lines(f: Figures) -> list[str]:
+    """Every page kind together, while the uploads were being taken and
+    after: whether a slow page comes from the burst of uploads."""
+    if f.burst is None:
+        return []
+    start, end = f.burst
+    during = [s for at, s in f.pages.ended if at <= end]
+    after = [s for at, s in f.pages.ended if at > end]
+
+    def said(values: list[float]) -> str:
+        if not values:
+            return "no request"
+        return (f"{len(values)} requests, p95 {_ms(percentile(values, 0.95))}, "
+                f"max {_ms(max(values))}")  # fmt: skip
+
+    return [
+        f"Every page kind together: while the uploads were being taken (the first "
+        f"{end - start:.0f} s), {said(during)}; after, while the class graded, {said(after)}.",
+        "",
+    ]
 
 
 def throughput_ratio(f: Figures) -> float | None:
@@ -582,25 +600,19 @@ def throughput_lines(f: Figures) -> list[str]:
     lines = [
         "### Grading throughput",
         "",
-        "| how | uploads | tests run | wall | tests a minute | CPU, with all it ran |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| how | uploads | tests run | wall | tests a minute |",
+        "|---|---:|---:|---:|---:|",
     ]
-    rows = (("the service, first upload to last graded", f.service_seconds, f.cpu[0]),
-            ("`plpuzzle sudoku grade`, the whole command", f.grade_seconds, f.cpu[1]))  # fmt: skip
-    for how, seconds, cpu in rows:
+    rows = (("the service, first upload to last graded", f.service_seconds),
+            ("`plpuzzle sudoku grade`, the whole command", f.grade_seconds))  # fmt: skip
+    for how, seconds in rows:
         rate = "not finished | -" if seconds is None else (
             f"{seconds:.1f} s | {runs / seconds * 60:.1f}")  # fmt: skip
-        used = "-" if cpu is None else f"{cpu:.0f} s"
-        lines.append(f"| {how} | {f.settings.students} | {runs} | {rate} | {used} |")
+        lines.append(f"| {how} | {f.settings.students} | {runs} | {rate} |")
     ratio = throughput_ratio(f)
     if ratio is not None:
         lines += ["", f"The service graded at {ratio:.0%} of the rate of `sudoku grade` "
                   f"(it cost {1 - ratio:.0%})."]  # fmt: skip
-    service_cpu, grade_cpu = f.cpu
-    if service_cpu is not None and grade_cpu:
-        lines += ["", "CPU time (the service: the serve process from start to stop, its "
-                  "sandboxes and checks; `grade`: the command and all it ran): the service "
-                  f"used {service_cpu / grade_cpu:.0%} of what `grade` used."]  # fmt: skip
     return [*lines, ""]
 
 
