@@ -335,3 +335,35 @@ def test_the_database_can_be_named_by_a_url(tmp_path: Path) -> None:
     service.close()
     assert (tmp_path / "elsewhere.sqlite").stat().st_size > 0
     assert not (tmp_path / "data" / "service.sqlite").exists()
+
+
+def test_a_grading_that_fails_is_tried_again_then_said_and_a_regrade_mends_it(
+    quiet: tuple, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The service's own fault (here: the course's tests gone from under it)
+    is retried once, then the upload says it failed; a regrade after the
+    fix grades it."""
+    from plpuzzle.sudoku.service.queue import RETRIES, GradingQueue
+
+    service, app = quiet
+    alice = person(app, service, "alice")
+    upload = alice.upload_id("sudoku.pl", ALICE)
+    away = service.suite.parent / "away"
+    away.mkdir()
+    for test in service.suite.glob("test*.txt"):
+        test.rename(away / test.name)
+    queue = GradingQueue(service, lanes=1)
+    app.state.deps.queue = queue
+    queue.start()
+    try:
+        with caplog.at_level(logging.ERROR, logger="plpuzzle.service"):
+            assert alice.wait(upload)["state"] == "failed"
+        tries = [r for r in caplog.records if r.getMessage() == f"grading upload {upload} failed"]
+        assert len(tries) == RETRIES + 1
+        assert "plpuzzle's fault, not yours" in alice.page(f"/uploads/{upload}")
+        for test in away.iterdir():
+            test.rename(service.suite / test.name)
+        assert queue.regrade([upload]) == 1
+        assert alice.wait(upload)["state"] == "done"
+    finally:
+        queue.stop()

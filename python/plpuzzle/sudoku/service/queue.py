@@ -1,6 +1,7 @@
-"""The grading queue: uploads graded one after the other, oldest first,
-each by the grader `sudoku grade` uses, on this machine's cores or a Dask
-cluster.
+"""The grading queue: uploads graded oldest first, two at a time (so that
+one's steps around its tests, loading and the reports and the feedback's
+search, overlap the other's tests), each by the grader `sudoku grade`
+uses, on this machine's cores or a Dask cluster.
 
 The queue is the uploads table itself (state queued, then running, then
 done), so it survives the service: at start, an upload left running by a
@@ -31,6 +32,12 @@ from plpuzzle.untrusted import one_line
 
 log = logging.getLogger("plpuzzle.service")
 
+#: Uploads graded at once, each with the service's --jobs.
+LANES = 2
+#: A grading that raised (plpuzzle's fault) is tried this many times more
+#: before its upload is marked failed.
+RETRIES = 1
+
 
 @dataclass(frozen=True)
 class Job:
@@ -51,31 +58,38 @@ class Progress:
 
 
 class GradingQueue:
-    """A thread that grades queued uploads until stopped."""
+    """Threads (LANES of them) that grade queued uploads until stopped."""
 
-    def __init__(self, service: Service) -> None:
+    def __init__(self, service: Service, lanes: int = LANES) -> None:
         self.service = service
+        self.lanes = lanes
         self.progress: dict[int, Progress] = {}
         self.graded_tests = 0
         self.started = time.monotonic()
-        self._wake = threading.Event()
+        self._wake = threading.Condition()
+        self._claiming = threading.Lock()
         self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []
+        #: (upload, attempt) -> gradings of it that raised.
+        self._failures: dict[tuple[int, int], int] = {}
 
     def start(self) -> None:
         self.requeue_running()
-        self._thread = threading.Thread(target=self._run, name="grading", daemon=True)
-        self._thread.start()
+        self._threads = [threading.Thread(target=self._run, name=f"grading-{n}", daemon=True)
+                         for n in range(self.lanes)]  # fmt: skip
+        for thread in self._threads:
+            thread.start()
 
     def stop(self) -> None:
         self._stop.set()
-        self._wake.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        self.wake()
+        for thread in self._threads:
+            thread.join(timeout=5)
 
     def wake(self) -> None:
         """A new upload (or a regrade) is waiting."""
-        self._wake.set()
+        with self._wake:
+            self._wake.notify_all()
 
     def requeue_running(self) -> int:
         """Uploads a dead service left running go back to the queue."""
@@ -89,18 +103,31 @@ class GradingQueue:
         while not self._stop.is_set():
             job = self.claim()
             if job is None:
-                self._wake.wait(timeout=2.0)
-                self._wake.clear()
+                with self._wake:
+                    self._wake.wait(timeout=2.0)
                 continue
             try:
                 self.grade(job)
             except Exception as e:  # plpuzzle's fault: said on the upload, the queue goes on
                 log.exception("grading upload %d failed", job.upload_id)
-                self._finish(job, state="failed", error=one_line(f"{type(e).__name__}: {e}", 300))
+                self._failed(job, one_line(f"{type(e).__name__}: {e}", 300))
+
+    def _failed(self, job: Job, error: str) -> None:
+        """Queue a grading that raised again, RETRIES times; then mark it failed."""
+        key = (job.upload_id, job.attempt)
+        self._failures[key] = self._failures.get(key, 0) + 1
+        if self._failures[key] > RETRIES:
+            self._finish(job, state="failed", error=error)
+            return
+        same = (Upload.id == job.upload_id, Upload.attempt == job.attempt,
+                Upload.state == "running")  # fmt: skip
+        with self.service.store.session() as db:
+            db.execute(update(Upload).where(*same).values(state="queued"))
+        self.progress.pop(job.upload_id, None)
 
     def claim(self) -> Job | None:
-        """The oldest queued upload, now running."""
-        with self.service.store.session() as db:
+        """The oldest queued upload, now running (one lane claims at a time)."""
+        with self._claiming, self.service.store.session() as db:
             upload = db.scalar(
                 select(Upload).where(Upload.state == "queued").order_by(Upload.id).limit(1)
             )
@@ -142,8 +169,9 @@ class GradingQueue:
             progress.total, progress.done = total, 0
 
             def tick(fresh: bool) -> None:
-                progress.done += 1
-                self.graded_tests += fresh
+                with self._claiming:  # the lanes count together
+                    progress.done += 1
+                    self.graded_tests += fresh
 
             return tick
 

@@ -7,12 +7,16 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, HTTPException, Request, UploadFile
-from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 
 from plpuzzle.sudoku.service.accounts import SignedIn
 from plpuzzle.sudoku.service.results import results_for
-from plpuzzle.sudoku.service.routes_student import history, status_json, take_upload, visible_upload
+from plpuzzle.sudoku.service.routes_student import (
+    history,
+    status_json,
+    take_in_turn,
+    visible_upload,
+)
 from plpuzzle.sudoku.service.routing import api_user, deps
 from plpuzzle.sudoku.service.store import Upload, User, WebSession
 from plpuzzle.sudoku.service.uploads import UploadRefused
@@ -57,7 +61,7 @@ async def api_upload(
         raise HTTPException(403, "teachers do not hand in")
     data = await file.read(d.service.course.max_upload_kb * 1024 + 1)
     try:
-        taken = await run_in_threadpool(take_upload, d, user, file.filename or "", data)
+        taken = await take_in_turn(d, user, file.filename or "", data)
     except UploadRefused as e:
         return JSONResponse({"error": str(e)}, status_code=e.status)
     d.queue.wake()

@@ -10,15 +10,15 @@ from __future__ import annotations
 import difflib
 from typing import Annotated, Any
 
+import anyio
 from fastapi import APIRouter, Depends, File, HTTPException, Request, UploadFile
-from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from sqlalchemy import select
 
 from plpuzzle.sudoku.service.accounts import SignedIn
 from plpuzzle.sudoku.service.core import Service
 from plpuzzle.sudoku.service.results import counting, results_for
-from plpuzzle.sudoku.service.routing import check_csrf, deps, render, signed_in
+from plpuzzle.sudoku.service.routing import Deps, check_csrf, deps, render, signed_in
 from plpuzzle.sudoku.service.store import Upload, User
 from plpuzzle.sudoku.service.uploads import UploadRefused, take
 
@@ -93,16 +93,20 @@ async def upload(
         raise HTTPException(403, "teachers do not hand in")
     data = await file.read(d.service.course.max_upload_kb * 1024 + 1)
     try:
-        taken = await run_in_threadpool(take_upload, d, signed.user, file.filename or "", data)
+        taken = await take_in_turn(d, signed.user, file.filename or "", data)
     except UploadRefused as e:
         return student_page(request, signed.user, "me.html.j2", e.status, str(e))
     d.queue.wake()
     return RedirectResponse(f"/uploads/{taken.upload_id}", status_code=303)
 
 
-def take_upload(d: Any, user: User, name: str, data: bytes) -> Any:
-    with d.checks:
-        return take(d.service, user, name, data)
+async def take_in_turn(d: Deps, user: User, name: str, data: bytes) -> Any:
+    """Take an upload, its load check in a thread when its turn comes
+    (at most `check_slots` at once): a burst of uploads waits here without
+    starving the pages of threads."""
+    if d.checks is None:
+        d.checks = anyio.CapacityLimiter(d.check_slots)
+    return await anyio.to_thread.run_sync(take, d.service, user, name, data, limiter=d.checks)
 
 
 @router.get("/uploads/{upload_id}")

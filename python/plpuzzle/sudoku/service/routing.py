@@ -42,7 +42,11 @@ class Deps:
     pages: Environment
     pre_signer: TimestampSigner
     #: Load checks at once (each a sandbox): at most this many at a time.
-    checks: Any
+    check_slots: int
+    #: The limiter of load checks (an anyio CapacityLimiter, made in the
+    #: event loop at the first upload): uploads waiting their turn wait as
+    #: coroutines, holding none of the threads that serve the pages.
+    checks: Any = None
 
 
 def deps(request: Request) -> Deps:

@@ -10,7 +10,6 @@ they share in routing.py.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -94,7 +93,7 @@ def create_app(service: Service, queue: GradingQueue | None = None, grade: bool 
     app = FastAPI(lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.deps = Deps(service, queue, page_environment(),
                           TimestampSigner(service.accounts.signer.secret_keys[-1], salt="pre"),
-                          threading.BoundedSemaphore(max(2, service.settings.jobs)))  # fmt: skip
+                          max(2, service.settings.jobs))  # fmt: skip
     app.mount("/static", StaticFiles(packages=[("plpuzzle.sudoku.service", "static")]),
               name="static")  # fmt: skip
     for module in (routes_people, routes_student, routes_teacher, routes_api):

@@ -100,7 +100,7 @@ def serve(course: Path, data: Path, database_url: str | None, host: str, port: i
     COURSE is the suite folder: its tests and its suite.toml, whose
     [course] table sets the deadline, the public tests, the release and
     the fair-use limits. Uploads are graded by the grader of `sudoku
-    grade`, in the sandbox, one after the other; a service stopped (even
+    grade`, in the sandbox, oldest first; a service stopped (even
     killed) and started again goes on where it was. Make accounts first
     with `plpuzzle sudoku accounts`. --check reads the course and the data
     folder (making it, and upgrading its database, if needed) and stops.
