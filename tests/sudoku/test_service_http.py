@@ -247,7 +247,14 @@ def test_the_teacher_sees_the_class_regrades_releases_and_exports(served: tuple)
     csv = tina.client.get("/export/grades.csv").text.splitlines()
     assert csv[0].startswith("id,score") and any(line.startswith("alice,6,6") for line in csv)
     wide = tina.client.get("/export/grades-wide.csv").text
-    assert wide.splitlines()[0] == "id,test001,test002,test003,test004,test005,test008,total"
+    assert wide.splitlines()[0] == (
+        "id,test001,test002,test003,test004,test005,test008,total,"
+        "clpfd,head_comments,long_lines,documentation,deduction"
+    )
+    header, *rows = csv
+    alice_row = next(r for r in rows if r.startswith("alice,"))
+    cells = dict(zip(header.split(","), alice_row.split(","), strict=True))
+    assert cells["clpfd"] == "yes"  # the course requirements, as grade reports them
     report = tina.client.get("/class/report")
     assert report.status_code == 200 and "script-src 'sha256-" in report.headers[
         "content-security-policy"]  # fmt: skip

@@ -38,15 +38,21 @@ class Results:
     notes: list[str] = field(default_factory=list)
 
 
-def report_row(service: Service, upload: Upload) -> dict[str, Any] | None:
-    """The student's row of the upload's latest grades.json."""
+def grading_report(service: Service, upload: Upload) -> dict[str, Any] | None:
+    """The upload's latest grades.json, as the grader wrote it."""
     if upload.reports is None:
         return None
     path = service.data / upload.reports / "grades.json"
     try:
-        students = json.loads(path.read_text(encoding="utf-8"))["students"]
-    except (OSError, ValueError, KeyError):
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         return None
+    return report if isinstance(report, dict) else None
+
+
+def report_row(service: Service, upload: Upload) -> dict[str, Any] | None:
+    """The student's row of the upload's latest grades.json."""
+    students = (grading_report(service, upload) or {}).get("students") or []
     return students[0] if students else None
 
 
@@ -111,10 +117,19 @@ def class_report(service: Service) -> dict[str, Any]:
     uploads; a student with none is missing, one still grading too."""
     tests = tests_that_count(service)
     students = []
+    policy = None  # the course requirements' policy, as the gradings applied it
     for login, upload in sorted(counting_uploads(service).items()):
-        row = report_row(service, upload) if upload is not None else None
+        report = grading_report(service, upload) if upload is not None else None
+        rows = (report or {}).get("students") or []
+        row = rows[0] if rows else None
         why = "no upload" if upload is None else f"upload {upload.id} is {upload.state}"
         notes = list(row.get("notes", [])) if row else [why]
         submission = f"upload {upload.id}" if upload is not None else ""
-        students.append(StudentGrades(login, submission, _grades(login, row, tests, why), notes))
-    return build(students, tests, service.points, service.grade_settings)
+        found = row.get("requirements") if row else None
+        policy = policy or (report or {}).get("requirements")
+        students.append(StudentGrades(login, submission, _grades(login, row, tests, why), notes,
+                                      requirements=found))  # fmt: skip
+    built = build(students, tests, service.points, service.grade_settings)
+    if policy and any(s.requirements is not None for s in students):
+        built["requirements"] = policy  # the CSVs' and the page's requirement columns
+    return built
