@@ -138,10 +138,23 @@ def path_of(driver: WebDriver) -> str:
     return str(driver.execute_script("return location.pathname"))
 
 
+def fresh(read: Callable[[], T]) -> T:
+    """`read` of a part of the page, again if the page's script redrew that
+    part between finding it and reading it (it redraws as grading goes on)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    for _ in range(20):
+        try:
+            return read()
+        except StaleElementReferenceException:
+            continue
+    return read()
+
+
 def text(driver: WebDriver, css: str = "body") -> str:
     from selenium.webdriver.common.by import By
 
-    return str(driver.find_element(By.CSS_SELECTOR, css).text)
+    return fresh(lambda: str(driver.find_element(By.CSS_SELECTOR, css).text))
 
 
 def button(driver: WebDriver, label: str) -> WebElement:
@@ -256,8 +269,11 @@ def matrix_alt(driver: WebDriver, login: str) -> str | None:
 def results_rows(driver: WebDriver) -> list[list[str]]:
     from selenium.webdriver.common.by import By
 
-    rows = driver.find_elements(By.CSS_SELECTOR, "#live table.tests tbody tr")
-    return [[td.text for td in r.find_elements(By.TAG_NAME, "td")] for r in rows]
+    def read() -> list[list[str]]:
+        rows = driver.find_elements(By.CSS_SELECTOR, "#live table.tests tbody tr")
+        return [[td.text for td in r.find_elements(By.TAG_NAME, "td")] for r in rows]
+
+    return fresh(read)
 
 
 def no_injection(driver: WebDriver) -> None:
