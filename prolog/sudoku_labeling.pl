@@ -21,13 +21,15 @@
         labelled first-fail, which may fail as often as the problem has
         open fields.  If it fails more, its labeling starts over with
         lookahead: at each node it
-        tries both sides of every either-or (a field with two values
-        left, or a value with two places left in a unit), each trial
-        with clpfd propagation at the strength of singles.  A side that
+        tries both sides of either-ors (a field with two values left,
+        or a value with two places left in a unit), each trial with
+        clpfd propagation at the strength of singles.  A side that
         fails is excluded (its negation posted), and the node branches
         on the either-or whose two trials narrowed the domains most.
-        This cuts the tree by a factor of ten to a hundred on the
-        hardest puzzles and costs more than it saves on easy ones.
+        Only 15 either-ors are tried at a node: those never tried
+        before, then those whose last trials scored best.  This cuts
+        the tree by a factor of ten to a hundred on the hardest
+        puzzles and costs more than it saves on easy ones.
 
     Under `consecutive` an s/w pair ties values, not only parities, so
     the values of the whole grid are labelled, with the same redundant
