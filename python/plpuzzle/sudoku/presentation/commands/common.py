@@ -92,13 +92,15 @@ def chosen_suite(positional: Path | None, option: Path | None) -> Path:
     return positional or option or bundled_suite()
 
 
-dialect_option = click.option(
-    "--dialect",
-    type=choice(DIALECTS),
-    default=DEFAULT_DIALECT,
-    show_default=True,
-    help="How to load a --solver file: in SWI-Prolog's SICStus 4 emulation (the course's "
-    "system) or as plain SWI-Prolog. Our own solver is always SWI-Prolog.",
+def dialect_option_for(help_text: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """`--dialect swi|sicstus4`, SICStus 4 by default, with the command's own words."""
+    return click.option("--dialect", type=choice(DIALECTS), default=DEFAULT_DIALECT,
+                        show_default=True, help=help_text)  # fmt: skip
+
+
+dialect_option = dialect_option_for(
+    "How to load a --solver file: in SWI-Prolog's SICStus 4 emulation (the course's "
+    "system) or as plain SWI-Prolog. Our own solver is always SWI-Prolog."
 )
 
 

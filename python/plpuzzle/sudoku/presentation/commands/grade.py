@@ -11,7 +11,6 @@ from plpuzzle.clitools import (
     InputError,
     Interrupted,
     SetupError,
-    choice,
     format_option,
     jobs_option,
     note,
@@ -21,12 +20,12 @@ from plpuzzle.clitools import (
     warn,
     write_json,
 )
-from plpuzzle.runtime import DEFAULT_DIALECT, DIALECTS
 from plpuzzle.settings import DEFAULTS
 from plpuzzle.sudoku import api
 from plpuzzle.sudoku.grading.feedback.build import ShrinkPolicy
 from plpuzzle.sudoku.presentation.commands.common import (
     chosen_suite,
+    dialect_option_for,
     only_option,
     rules_option,
     suite_option,
@@ -89,12 +88,8 @@ from plpuzzle.sudoku.services.suite import SuiteError
     help="The SQLite gradebook that makes grading resumable. "
     "Default: grades.sqlite in the --out folder.",
 )
-@click.option(
-    "--dialect",
-    type=choice(DIALECTS),
-    default=DEFAULT_DIALECT,
-    show_default=True,
-    help="Submissions are SICStus 4 code, loaded in SWI-Prolog's emulation; or plain SWI.",
+@dialect_option_for(
+    "Submissions are SICStus 4 code, loaded in SWI-Prolog's emulation; or plain SWI."
 )
 @click.option(
     "--student",

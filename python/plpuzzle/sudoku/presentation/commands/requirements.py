@@ -11,7 +11,6 @@ import click
 from plpuzzle.clitools import (
     InputError,
     SetupError,
-    choice,
     format_option,
     jobs_option,
     note,
@@ -19,12 +18,11 @@ from plpuzzle.clitools import (
     quiet,
     write_output,
 )
-from plpuzzle.runtime import DEFAULT_DIALECT, DIALECTS
 from plpuzzle.sudoku import api
 from plpuzzle.sudoku.grading.model import GradingError
 from plpuzzle.sudoku.grading.requirements import ClassRequirements, lines
 from plpuzzle.sudoku.grading.similarity import ReaderUnavailable
-from plpuzzle.sudoku.presentation.commands.common import SUITE_PATH
+from plpuzzle.sudoku.presentation.commands.common import SUITE_PATH, dialect_option_for
 from plpuzzle.sudoku.services.suite import SuiteError
 from plpuzzle.untrusted import json_for_pages, printable
 
@@ -105,12 +103,8 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
     help="A suite whose suite.toml [requirements] table says which checks count and how "
     "(the line length, points taken off). Default: every check shown, none charged.",
 )
-@click.option(
-    "--dialect",
-    type=choice(DIALECTS),
-    default=DEFAULT_DIALECT,
-    show_default=True,
-    help="Read the hand-ins as SICStus 4 code (as grade loads them) or as plain SWI-Prolog.",
+@dialect_option_for(
+    "Read the hand-ins as SICStus 4 code (as grade loads them) or as plain SWI-Prolog."
 )
 @jobs_option("reader processes at once")
 @output_option("Write the report to FILE instead of stdout ('-': stdout).")

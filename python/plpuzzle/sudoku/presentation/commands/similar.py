@@ -13,7 +13,6 @@ from rich.table import Table
 from plpuzzle.clitools import (
     InputError,
     SetupError,
-    choice,
     format_option,
     jobs_option,
     note,
@@ -24,10 +23,10 @@ from plpuzzle.clitools import (
     verbose,
     write_json,
 )
-from plpuzzle.runtime import DEFAULT_DIALECT, DIALECTS
 from plpuzzle.sudoku.grading import similarity
 from plpuzzle.sudoku.grading.model import GradingError
 from plpuzzle.sudoku.grading.similarity import report as similarity_report
+from plpuzzle.sudoku.presentation.commands.common import dialect_option_for
 from plpuzzle.untrusted import printable
 
 #: Pairs the short summary of `grade` names (the reports list them all).
@@ -114,13 +113,9 @@ def summary_lines(sim: similarity.Similarity) -> list[str]:
 @click.argument("submissions", type=click.Path(path_type=Path, file_okay=False))
 @base_option
 @threshold_option
-@click.option(
-    "--dialect",
-    type=choice(DIALECTS),
-    default=DEFAULT_DIALECT,
-    show_default=True,
-    help="Read the hand-ins as SICStus 4 code (SWI-Prolog's emulation, as grade loads "
-    "them) or as plain SWI-Prolog.",
+@dialect_option_for(
+    "Read the hand-ins as SICStus 4 code (SWI-Prolog's emulation, as grade loads "
+    "them) or as plain SWI-Prolog."
 )
 @jobs_option("reader processes at once")
 @out_dir_option(
