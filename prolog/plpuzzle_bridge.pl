@@ -21,7 +21,9 @@
 %   A solver that calls halt/0,1 would end the whole worker process, and
 %   SWI-Prolog's halt can hang while it tears down its threads.  In the
 %   modules solvers are loaded into, halt is therefore compiled into an
-%   exception that collect_answers/9 reports as `halted`.
+%   exception that collect_answers/9 reports as `halted`.  A halt this
+%   cannot see (through call/1) ends the worker at once: the worker adds
+%   an at_halt/1 hook that exits without SWI-Prolog's clean-up.
 
 :- multifile user:goal_expansion/2.
 :- dynamic user:goal_expansion/2.

@@ -175,6 +175,13 @@ def test_a_halt_that_ends_the_worker_is_a_crash_and_a_new_worker_follows() -> No
     assert second.status is Status.CRASHED and "status 4" in second.message
 
 
+def test_a_halt_ends_the_worker_at_once_whatever_clean_up_would_wait_for() -> None:
+    # The solver's own halt hook sleeps for ten minutes; SWI-Prolog's
+    # clean-up can also wait for good on its own (library(time)'s lock).
+    result = solve_with("halts_into_a_stuck_hook", 10)
+    assert result.status is Status.CRASHED and "status 5" in result.message
+
+
 @pytest.mark.parametrize(
     ("name", "words"),
     [("syntax_error", "syntax_error.pl:3"), ("no_sudoku", "does not define sudoku/2")],

@@ -18,7 +18,10 @@ import time
 import traceback
 from dataclasses import astuple
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from plpuzzle.runtime.prolog import PrologEngine
 
 #: Names further modules (comma-separated) whose functions a call request
 #: may run besides this package's: the tests' own hooks, for instance.
@@ -34,10 +37,10 @@ def callable_module(module_name: str) -> bool:
 
 def _handle(request: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
     if request["op"] in ("prolog", "load"):
-        from plpuzzle.runtime.prolog import PrologEngine, PrologUnavailable, SolverLoadError
+        from plpuzzle.runtime.prolog import PrologUnavailable, SolverLoadError
 
         try:
-            engine = state.get("engine") or state.setdefault("engine", PrologEngine())
+            engine = state.get("engine") or state.setdefault("engine", _engine())
         except PrologUnavailable as e:
             return {"status": "unavailable", "message": str(e), "cpu": 0.0}
         start = time.process_time()
@@ -82,6 +85,15 @@ def _handle(request: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
         result = function(**request.get("kwargs", {}))
         return {"status": "ok", "cpu": time.process_time() - start, "result": result}
     raise ValueError(f"unknown request {request['op']!r}")
+
+
+def _engine() -> PrologEngine:
+    """The worker's Prolog: a solver's halt ends the worker at once."""
+    from plpuzzle.runtime.prolog import PrologEngine
+
+    engine = PrologEngine()
+    engine.exit_promptly_on_halt()
+    return engine
 
 
 def _reset_peak_rss() -> None:

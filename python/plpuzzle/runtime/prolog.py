@@ -122,6 +122,33 @@ class PrologEngine:
         #: What loading each solver raised short of failing.
         self.problems: dict[str, list[LoadProblem]] = {}
 
+    def exit_promptly_on_halt(self) -> None:
+        """Make a halt that reaches the real halt/1 end this process at
+        once, with its status, after flushing Prolog's output.
+
+        A solver can reach halt through call/1, which the bridge's
+        rewriting cannot see. SWI-Prolog's own clean-up can then hang for
+        good: with a time limit pending, library(time)'s halt hook may wait
+        on a lock nobody will free (seen in about 1 run in 100 under load),
+        and a worker that should have died is killed at the backstop long
+        after. Only a worker process may call this.
+        """
+        import os
+
+        from pyswip import registerForeign
+
+        def plpuzzle_exit_now(status: int) -> None:
+            os._exit(status if isinstance(status, int) else 1)
+
+        plpuzzle_exit_now.arity = 1  # type: ignore[attr-defined]
+        registerForeign(plpuzzle_exit_now)
+        self._once(
+            "at_halt((current_prolog_flag(exit_status, S), "
+            "catch(flush_output(user_output), _, true), "
+            "catch(flush_output(user_error), _, true), "
+            "plpuzzle_exit_now(S)))"
+        )
+
     def _once(self, query: str) -> dict:
         results = list(self._prolog.query(query, maxresult=1))
         if not results:
