@@ -574,7 +574,10 @@ class SandboxedProgram:
         passes (`clock`: CPU and wall-clock seconds, a test's by default);
         neither the sending nor the reading ever blocks."""
         assert proc.stdout is not None and proc.stdin is not None and self.meter is not None
-        if self._log is not None:
+        if self._log is not None and request is not None:
+            # A run's output starts with its request. Loading keeps all
+            # since the start: bubblewrap may already have said why it
+            # failed, and the log is new anyway.
             os.ftruncate(self._log.fileno(), 0)
         oom0 = self.meter.oom_kills()
         self.meter.reset_peak()
