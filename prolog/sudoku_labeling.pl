@@ -17,10 +17,11 @@
         never wake for the other.
     2.  Redundant constraints.  Box-line confinement (box_lines/2 of
         sudoku_propagators.pl) on every band of the grid or half.
-    3.  Lookahead where first-fail gets lost.  A problem is first
-        labelled first-fail, which may fail as often as the problem has
-        open fields.  If it fails more, its labeling starts over with
-        lookahead: at each node it
+    3.  Lookahead where first-fail gets lost.  A small problem (under
+        64 open fields) is first labelled first-fail, which may fail as
+        often as the problem has open fields.  If it fails more, or if
+        the problem is large, it is labelled with lookahead: at each
+        node it
         tries both sides of either-ors (a field with two values left,
         or a value with two places left in a unit), each trial with
         clpfd propagation at the strength of singles.  A side that
@@ -51,9 +52,10 @@
 %   Solution is a labelling of the N x N matrices Rows (values) and
 %   Parities (their parities), on which the rules are posted (see
 %   sudoku.pl).  Every solution comes once.  When says when the values
-%   are labelled with lookahead: `lost` (once first-fail has spent its
-%   budget) or `always` (from the first node: slower on easy puzzles,
-%   and a way to put the lookahead to the test on small ones).
+%   are labelled with lookahead: `lost` (from the first node on large
+%   problems, once first-fail has spent its budget on small ones) or
+%   `always` (from the first node: slower on small problems, and a way
+%   to put the lookahead to the test on them).
 %   Strength (new_strength/1) is the switch of the propagators the
 %   model was posted with; this search posts its own with it too, and
 %   sets it to `trial` around each lookahead trial.
@@ -189,18 +191,30 @@ entry(Vars, I, V) :- arg(I, Vars, V).
 %   label_values(+When, +Strength, +Vars, +Units, -Labelled): every
 %   labelling of the term Vars, a copy each; Units are lists of argument
 %   positions of Vars, each a unit that holds its values once.  When
-%   `lost`, first-fail may fail as often as there are open variables;
-%   if it fails more, what it found is dropped and the labeling starts
-%   over with lookahead.  When `always`, lookahead labels from the
-%   start.
+%   `lost`, a problem of lookahead_from/1 open variables or more is
+%   labelled with lookahead from the start; a smaller one first-fail,
+%   which may fail as often as there are open variables: if it fails
+%   more, what it found is dropped and the labeling starts over with
+%   lookahead.  When `always`, lookahead labels from the start.
 label_values(always, Strength, Vars, Units, Labelled) :-
     findall(Vars, lookahead(Vars, Units, Strength), Labelled).
 label_values(lost, Strength, Vars, Units, Labelled) :-
     open_positions(Vars, Open),
     length(Open, Budget),
-    catch(findall(Vars, first_fail(Vars, budget(Budget)), Labelled),
-          sudoku_budget_spent,
-          findall(Vars, lookahead(Vars, Units, Strength), Labelled)).
+    lookahead_from(Large),
+    (   Budget >= Large
+    ->  label_values(always, Strength, Vars, Units, Labelled)
+    ;   catch(findall(Vars, first_fail(Vars, budget(Budget)), Labelled),
+              sudoku_budget_spent,
+              label_values(always, Strength, Vars, Units, Labelled))
+    ).
+
+%   First-fail gets a large problem lost more often than not, and what
+%   it did before its budget ran out is lost too (on official test271,
+%   more than half of the search).  Small problems are the other way
+%   round: there first-fail usually finishes, and lookahead costs more
+%   than it saves (K = 3 halves under `oddsum`: up to twice the work).
+lookahead_from(64).
 
 open_positions(Vars, Open) :-
     functor(Vars, _, N),
