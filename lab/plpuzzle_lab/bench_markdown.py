@@ -96,8 +96,8 @@ def _retime_setting(s: BenchSettings) -> str:
     if s.retime_rounds <= 0:
         return "off"
     return (
-        f"{s.retime_rounds} rounds for tests at or above {s.retime_share:g} x the "
-        "engine's per-puzzle goal, least CPU time of each side"
+        f"{s.retime_rounds} rounds for tests from {s.retime_share:g} to "
+        f"{1 / s.retime_share:.3g} x the engine's per-puzzle goal, least CPU time of each side"
     )
 
 
@@ -233,9 +233,9 @@ def _targets_section(run: BenchRun) -> list[str]:
 
 RETIME_TEXT = (
     "A single timed run can move by about a third between runs on a shared machine, so "
-    "every test whose first-pass engine / CP-SAT ratio was at least {share:.0%} of its "
-    "engine's "
-    "per-puzzle goal was timed again after the main runs: engine and CP-SAT alternately, "
+    "every test whose first-pass engine / CP-SAT ratio was within a factor of {share:g} of "
+    "its engine's per-puzzle goal (either side of it) was timed again after the main "
+    "runs: engine and CP-SAT alternately, "
     "one test at a time with nothing else of the benchmark running, {rounds} rounds, "
     "keeping each side's least CPU time (as timeit does: the least-disturbed sample, the "
     "same rule for both sides). The per-test ratios (median, worst, the per-puzzle target) "

@@ -21,15 +21,17 @@ from plpuzzle_lab.bench_ratios import TestRatio, per_puzzle_goal, ratio_table
 
 
 def near_goal(run: BenchRun) -> list[tuple[str, TestRatio]]:
-    """(engine, first-pass ratio) of every test whose first-pass ratio is at
-    least `retime_share` of its engine's per-puzzle goal, in report order."""
+    """(engine, first-pass ratio) of every test whose first-pass ratio is
+    within a factor of `retime_share` of its engine's per-puzzle goal, on
+    either side (a test at twice its goal is over it on any run), in report
+    order."""
     out = []
     for ratios in ratio_table(run, retimed=False):
         goal = per_puzzle_goal(ratios.engine, ratios.suite)
         if goal is None:
             continue
-        threshold = run.settings.retime_share * goal
-        out += [(ratios.engine, t) for t in ratios.tests if t.ratio >= threshold]
+        low, high = run.settings.retime_share * goal, goal / run.settings.retime_share
+        out += [(ratios.engine, t) for t in ratios.tests if low <= t.ratio <= high]
     return out
 
 

@@ -114,8 +114,8 @@ def knight(out: Path) -> None:
     show_default=True,
     metavar="N",
     help="Time again, N rounds of engine then CP-SAT one test at a time, every test whose "
-    f"ratio is near its per-puzzle goal (at least {RETIME_SHARE:g} of it); the per-test "
-    "ratios use the least CPU time of each side. 0: no re-timing.",
+    f"ratio is near its per-puzzle goal ({RETIME_SHARE:g} to {1 / RETIME_SHARE:.3g} times "
+    "it); the per-test ratios use the least CPU time of each side. 0: no re-timing.",
 )
 @format_option()
 def sudoku(
