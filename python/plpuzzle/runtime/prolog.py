@@ -13,6 +13,7 @@ module on its own side.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass, field
 from importlib.resources import files
@@ -133,8 +134,6 @@ class PrologEngine:
         and a worker that should have died is killed at the backstop long
         after. Only a worker process may call this.
         """
-        import os
-
         from pyswip import registerForeign
 
         def plpuzzle_exit_now(status: int) -> None:
