@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from plpuzzle.runtime import DEFAULT_DIALECT, DEFAULT_TIME_LIMIT, Dialect
@@ -36,6 +37,7 @@ from plpuzzle.sudoku.grading.grader import (
 from plpuzzle.sudoku.grading.grader import grade as grade_request
 from plpuzzle.sudoku.grading.model import GradeSettings, GradingError
 from plpuzzle.sudoku.grading.requirements import ClassRequirements, check_class
+from plpuzzle.sudoku.grading.scheduling.protocol import Scheduler
 from plpuzzle.sudoku.grading.similarity import THRESHOLD, Similarity, compare_class
 from plpuzzle.sudoku.grading.similarity import Settings as SimilaritySettings
 from plpuzzle.sudoku.services import generation, generator
@@ -344,9 +346,11 @@ def grade(
     base: Sequence[os.PathLike[str] | str] = (),
     requirements: bool = True,
     only: str | None = None,
-    scheduler: str | None = None,
+    tests: Sequence[str] = (),
+    scheduler: str | Scheduler | None = None,
     db: os.PathLike[str] | str | None = None,
     feedback_views: Sequence[tuple[str, Sequence[str]]] = (),
+    finishing: Callable[[], AbstractContextManager[object]] = nullcontext,
     on_start: Callable[[int], Callable[[bool], None]] | None = None,
     on_phase: Callable[[str], None] | None = None,
     on_warning: Callable[[str], None] | None = None,
@@ -361,7 +365,10 @@ def grade(
     suite's suite.toml, else the defaults. `feedback_views` adds feedback
     on some tests only: each (folder, tests) into out/folder/feedback.
     `requirements` adds the course requirements (as `requirements()`
-    finds them) to the reports and the feedback.
+    finds them) to the reports and the feedback. `tests` grades those
+    tests only (by name). `scheduler` is a Dask scheduler's address, or a
+    Scheduler of the caller's (see grading.scheduling); `finishing` is
+    held while the reports and the feedback are written.
     `on_start`, `on_phase` and `on_warning` hear of the progress (see
     grading.grader.grade). Raises SetupProblem when this machine cannot
     sandbox, GradingError for bad input (the suite, points, roster),
@@ -395,7 +402,7 @@ def grade(
         students=tuple(students), roster=Path(roster) if roster else None, feedback=feedback,
         tell_identical=tell_identical, shrink_seconds=shrink_seconds, scheduler=scheduler,
         only=only, similarity=similarity, base=tuple(Path(b) for b in base),
-        requirements=requirements,
+        requirements=requirements, tests=tuple(tests), finishing=finishing,
         feedback_views=tuple((folder, tuple(tests)) for folder, tests in feedback_views),
     )  # fmt: skip
     return grade_request(request, on_start, on_phase, on_warning)

@@ -12,6 +12,7 @@ import os
 import shutil
 import socket
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -104,10 +105,16 @@ class GradingRequest:
     #: files go to report_dir/folder/feedback (the service's public view).
     feedback_views: tuple[tuple[str, tuple[str, ...]], ...] = ()
     shrink_seconds: float = ShrinkPolicy().seconds_per_student
-    #: A Dask scheduler (tcp://HOST:PORT) to run on, instead of the local pool.
-    scheduler: str | None = None
+    #: A Dask scheduler (tcp://HOST:PORT) to run on, instead of the local
+    #: pool; or a Scheduler made by the caller (a service's, sharing turns).
+    scheduler: str | Scheduler | None = None
     #: Grade only the tests whose name matches (as `sudoku test --only`).
     only: str | None = None
+    #: Grade only these tests (by name; empty: every test that counts).
+    tests: tuple[str, ...] = ()
+    #: Held while the reports and the feedback are written (its search
+    #: runs sandboxes): a service takes a turn of its share so.
+    finishing: Callable[[], AbstractContextManager[object]] = nullcontext
     #: Compare the hand-ins for similarity (the section of grades.html and
     #: similarity.csv), leaving out what they share with the `base` files.
     similarity: bool = True
@@ -194,7 +201,11 @@ Loaded = dict[str, tuple[Puzzle, list[Grid] | None]]
 
 
 def load_cases(
-    suite: Path, points: Points, loaded: Loaded | None = None, only: str | None = None
+    suite: Path,
+    points: Points,
+    loaded: Loaded | None = None,
+    only: str | None = None,
+    names: tuple[str, ...] = (),
 ) -> list[SuiteCase]:
     """The tests that count (of those, the ones `only` matches), after
     checking that every one of them can be graded: a puzzle that parses,
@@ -214,6 +225,10 @@ def load_cases(
         cases = [c for c in cases if c.name in chosen]
         if not cases:
             raise GradingError(f"--only {only!r}: no test of {suite} that counts matches it")
+    if names:
+        cases = [c for c in cases if c.name in names]
+        if not cases:
+            raise GradingError(f"{suite}: none of the tests {', '.join(names)} counts")
     problems = []
     for case in cases:
         try:
@@ -346,14 +361,16 @@ def grade(
     graded = schedule(request, prepared, on_start)
     students = graded.students + absent_rows(prepared)
     warnings = prepared.warnings
-    alike = _similarity(request, prepared.intake.submissions, prepared.settings, warnings, on_phase)
-    students = with_requirements(request, prepared, students, alike, on_phase)
-    report, paths = write_reports(request, prepared, students, alike)
-    if request.feedback:
-        paths.append(feedback(request, prepared, graded, students, on_phase))
-        for folder, tests in request.feedback_views:
-            view = _view(prepared, students, tests)
-            feedback(request, view, graded, _rows_on(students, tests), on_phase, folder)
+    with request.finishing():
+        alike = _similarity(request, prepared.intake.submissions, prepared.settings, warnings,
+                            on_phase)  # fmt: skip
+        students = with_requirements(request, prepared, students, alike, on_phase)
+        report, paths = write_reports(request, prepared, students, alike)
+        if request.feedback:
+            paths.append(feedback(request, prepared, graded, students, on_phase))
+            for folder, tests in request.feedback_views:
+                view = _view(prepared, students, tests)
+                feedback(request, view, graded, _rows_on(students, tests), on_phase, folder)
     warnings += graded.run.problems
     return GradingOutcome(
         report, graded.new, graded.reused, graded.db, paths, graded.run, warnings,
@@ -380,7 +397,7 @@ def prepare(request: GradingRequest) -> Prepared:
     intake = read_class(request.submissions, request.jobs)
     settings, points, manifest = resolve(request)
     parsed: Loaded = {}
-    cases = load_cases(request.suite, points, parsed, request.only)
+    cases = load_cases(request.suite, points, parsed, request.only, request.tests)
     warnings += check_rules(cases, settings.rules, manifest, parsed)
     roster = load_roster(request.roster) if request.roster else []
     selected = _select(intake, roster, request.students)
@@ -488,11 +505,13 @@ def schedule(
             forget_selected(book, prepared, db)
         tick = on_start(total) if on_start else (lambda _fresh: None)
         hooks = BookHooks(book, prepared, tick, lease=settings.wall_seconds * 2 + 120)
-        scheduler: Scheduler = (
-            LocalPool(request.jobs, hidden)
-            if request.scheduler is None
-            else DaskCluster(request.scheduler)
-        )
+        scheduler: Scheduler
+        if request.scheduler is None:
+            scheduler = LocalPool(request.jobs, hidden)
+        elif isinstance(request.scheduler, str):
+            scheduler = DaskCluster(request.scheduler)
+        else:
+            scheduler = request.scheduler
         try:
             run = scheduler.run(subs, cases, settings, hooks.hooks())
         except (SandboxSetupError, WorkspaceError, ClusterUnreachable) as e:

@@ -8,11 +8,11 @@ the same limits; nothing of it runs outside.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from plpuzzle.sandbox import jail
-from plpuzzle.sandbox.program import SandboxedProgram
+from plpuzzle.sandbox.program import RunEnd, SandboxedProgram
 from plpuzzle.sandbox.workspace import RunFolder
 from plpuzzle.sudoku.grading.intake import read_class
 from plpuzzle.sudoku.grading.model import GradeSettings, Submission
@@ -24,7 +24,8 @@ class LoadCheck:
 
     #: None when intake found nothing to grade (see `notes`).
     submission: Submission | None
-    #: True: it loaded; False: it did not; None: there was nothing to load.
+    #: True: it loaded; False: it did not; None: there was nothing to
+    #: load, or loading outlasted the check's budget (grading will tell).
     loaded: bool | None
     #: What Prolog printed while loading (file:line:col first), or why not.
     messages: list[str] = field(default_factory=list)
@@ -32,23 +33,41 @@ class LoadCheck:
     notes: list[str] = field(default_factory=list)
 
 
-def check_load(folder: Path, settings: GradeSettings, hidden: list[Path] | None) -> LoadCheck:
-    """Read the one entry of `folder` and load it in a sandbox."""
+def check_load(
+    folder: Path, settings: GradeSettings, hidden: list[Path] | None, budget: float | None = None
+) -> LoadCheck:
+    """Read the one entry of `folder` and load it in a sandbox, giving
+    loading at most `budget` seconds (of CPU time and of wall time) when
+    that is less than grading gives it: a check must not hold its slot
+    for long, and a load cut short by it is "not known" (None), not a
+    failure, since grading loads it again with the full limits."""
     intake = read_class(folder)
     if not intake.submissions:
         notes = [u.note for u in intake.ungradable] + intake.skipped
         return LoadCheck(None, None, [], notes or ["nothing to grade was found"])
     sub = intake.submissions[0]
+    limits = settings.limits()
+    cpu, wall = limits.loading
+    short = budget is not None and budget < max(cpu, wall)
+    if short:
+        assert budget is not None
+        limits = replace(limits, load_cpu_seconds=min(cpu, budget),
+                         load_wall_seconds=min(wall, budget))  # fmt: skip
     with RunFolder() as run, jail.claim_slot() as slot:
         program = SandboxedProgram(
-            run, sub.files, sub.files.main, "sudoku/2", settings.dialect, settings.limits(),
-            slot, hidden,
+            run, sub.files, sub.files.main, "sudoku/2", settings.dialect, limits, slot, hidden,
         )  # fmt: skip
         try:
             report = program.load()
         finally:
             program.close()
     messages = [sub.as_named(m) for m in report.messages]
+    if short and report.observation.end in (RunEnd.CPU_LIMIT, RunEnd.WALL_LIMIT):
+        messages.append(
+            f"loading took more than the {budget:g} s this first check gives it; grading "
+            f"loads it again with the full limits ({cpu:g} s of CPU time)"
+        )
+        return LoadCheck(sub, None, messages, sub.notes())
     if not report.loaded and report.reason and report.reason not in report.messages:
         messages.append(sub.as_named(report.reason))
     return LoadCheck(sub, report.loaded, messages, sub.notes())

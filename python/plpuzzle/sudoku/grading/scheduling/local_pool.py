@@ -10,6 +10,7 @@ settings, so an interrupted grading resumes where it stopped.
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
@@ -35,6 +36,7 @@ from plpuzzle.sudoku.grading.judging import (
     text_budget,
 )
 from plpuzzle.sudoku.grading.model import GradeSettings, Submission, TestGrade
+from plpuzzle.sudoku.grading.scheduling.fair_share import Cancelled, Ticket, Turn
 from plpuzzle.sudoku.grading.scheduling.protocol import (
     ClassRun,
     Hooks,
@@ -139,12 +141,19 @@ class _Stopped(Exception):
 
 class _Slot:
     """One job slot: a sandbox uid of its own, one submission loaded at a
-    time, its tests run one after the other in that sandbox."""
+    time, its tests run one after the other in that sandbox.
 
-    def __init__(self, shared: _Shared, index: int, uid_slot: int) -> None:
+    With a ticket of a shared FairShare, the slot runs only while it holds
+    a turn, and gives the turn back (closing its sandbox and its uid) when
+    the turn is over; without one, it runs until the plan is done."""
+
+    def __init__(self, shared: _Shared, index: int, ticket: Ticket | None = None) -> None:
         self.shared = shared
         self.index = index
-        self.uid_slot = uid_slot
+        self.ticket = ticket
+        self.uid_slot = 0
+        self._uid_lock: int | None = None
+        self.turn: Turn | None = None
         self.program: SandboxedProgram | None = None
 
     def work(self) -> None:
@@ -152,14 +161,36 @@ class _Slot:
         shared, current = self.shared, None
         try:
             while not shared.stop.is_set() and (pair := shared.plan.next(current)) is not None:
+                self.take_turn()
                 if current != pair[0].student:
                     self.close()
                 current = pair[0].student
                 self.grade(pair)
+                if self.turn is not None and self.turn.over():
+                    self.give_back()
         except _Stopped:
             pass  # the running test is graded again by the next run, never as crashed
         finally:
-            self.close()
+            self.give_back()
+
+    def take_turn(self) -> None:
+        """Hold a turn (with a ticket) and a sandbox uid, before running."""
+        if self.ticket is not None and self.turn is None:
+            self.turn = self.ticket.wait_turn()
+        if self._uid_lock is None:
+            # The slot (the sandboxes' uid) is claimed machine-wide: another
+            # grader on this machine never runs a sandbox under the same uid.
+            self.uid_slot, self._uid_lock = jail.take_slot()
+
+    def give_back(self) -> None:
+        """Close the sandbox, free the uid and end the turn."""
+        self.close()
+        if self._uid_lock is not None:
+            os.close(self._uid_lock)
+            self._uid_lock = None
+        if self.turn is not None:
+            self.turn.end()
+            self.turn = None
 
     def grade(self, pair: Pair) -> None:
         """Grade one pair, or leave it to the grader that claimed it."""
@@ -234,11 +265,8 @@ class _Slot:
             self.program = None
 
 
-def _run_slot(shared: _Shared, index: int) -> None:
-    # The slot (the sandboxes' uid) is claimed machine-wide: another
-    # grader on this machine never runs a sandbox under the same uid.
-    with jail.claim_slot() as uid_slot:
-        _Slot(shared, index, uid_slot).work()
+def _run_slot(shared: _Shared, index: int, ticket: Ticket | None) -> None:
+    _Slot(shared, index, ticket).work()
 
 
 def _collect(shared: _Shared, pending: dict[Future[Any], Pair], slots: list[Future[None]]) -> None:
@@ -271,8 +299,11 @@ def grade_class(
     jobs: int = 1,
     hidden: list[Path] | None = None,
     workspace: Path | None = None,
+    ticket: Ticket | None = None,
 ) -> ClassRun:
-    """Grade every submission on every case, `jobs` runs at a time."""
+    """Grade every submission on every case, `jobs` runs at a time (each
+    in a turn of `ticket`'s share, when given: see fair_share). Raises
+    Cancelled, with the running tests killed, when the ticket is."""
     summary = ClassRun()
     todo = still_to_grade(submissions, cases, hooks)
     if not todo:
@@ -288,10 +319,10 @@ def grade_class(
         )  # fmt: skip
         pending = {shared.outcomes[sub.student, case.name]: (sub, case) for sub, case in todo}
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            slots = [pool.submit(_run_slot, shared, index) for index in range(max(1, jobs))]
+            slots = [pool.submit(_run_slot, shared, index, ticket) for index in range(max(1, jobs))]
             try:
                 _collect(shared, pending, slots)
-            except KeyboardInterrupt:
+            except (KeyboardInterrupt, Cancelled):
                 # Keep what is graded; the running tests are killed, not
                 # waited for (a limit can be minutes), and not graded: the
                 # next run grades them.
@@ -311,8 +342,11 @@ class LocalPool:
     jobs: int = 1
     #: Folders the sandboxes must not see (the suite, the reports...).
     hidden: list[Path] = field(default_factory=list)
+    #: Run only in turns of this ticket's FairShare (a service's gradings).
+    ticket: Ticket | None = None
 
     def run(
         self, subs: list[Submission], cases: list[SuiteCase], settings: GradeSettings, hooks: Hooks
     ) -> ClassRun:
-        return grade_class(subs, cases, settings, hooks, self.jobs, self.hidden)
+        return grade_class(subs, cases, settings, hooks, self.jobs, self.hidden,
+                           ticket=self.ticket)  # fmt: skip

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
 from collections import Counter, deque
 from concurrent.futures import CancelledError
@@ -53,6 +54,7 @@ from plpuzzle.sudoku.grading.judging import (
     text_budget,
 )
 from plpuzzle.sudoku.grading.model import SOLVER_NAME, Grade, GradeSettings, Submission, TestGrade
+from plpuzzle.sudoku.grading.scheduling.fair_share import Cancelled, Ticket, Turn
 from plpuzzle.sudoku.grading.scheduling.protocol import (
     ClassRun,
     Hooks,
@@ -85,13 +87,22 @@ class DaskCluster:
     Dask itself is imported only when it runs, since it is an optional extra."""
 
     address: str
+    #: Send runs out only in turns of this ticket's FairShare (a service's
+    #: gradings share the cluster so); one turn a run out.
+    ticket: Ticket | None = None
+    #: A client kept by the caller (a service), whose workers it admitted:
+    #: used as it is, not closed.
+    client: Client | None = None
 
     def run(
         self, subs: list[Submission], cases: list[SuiteCase], settings: GradeSettings, hooks: Hooks
     ) -> ClassRun:
         try:
+            if self.client is not None:
+                return grade_class_on_cluster(subs, cases, settings, hooks, self.client,
+                                              self.ticket, admitted=True)  # fmt: skip
             with connect(self.address) as client:
-                return grade_class_on_cluster(subs, cases, settings, hooks, client)
+                return grade_class_on_cluster(subs, cases, settings, hooks, client, self.ticket)
         except ClusterError as e:
             raise ClusterUnreachable(str(e)) from None
 
@@ -102,19 +113,25 @@ def grade_class_on_cluster(
     settings: GradeSettings,
     hooks: Hooks,
     client: Client,
+    ticket: Ticket | None = None,
+    admitted: bool = False,
 ) -> ClassRun:
-    """Grade every submission on every case on the cluster of `client`."""
+    """Grade every submission on every case on the cluster of `client`
+    (whose workers are admitted first, unless `admitted`); with a ticket,
+    a run goes out only in a turn of it. Raises Cancelled when the
+    ticket is, with what is out cancelled."""
     summary = ClassRun()
     todo = still_to_grade(submissions, cases, hooks)
     if not todo:
         return summary
     todo, hooks = share_runs(todo, hooks)
-    admission = admit(client)
-    summary.problems += admission.problems() + admission.notes
-    grading = _ClusterGrading(client, settings, hooks, summary, cases)
+    if not admitted:
+        admission = admit(client)
+        summary.problems += admission.problems() + admission.notes
+    grading = _ClusterGrading(client, settings, hooks, summary, cases, ticket)
     try:
         grading.run(todo)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Cancelled):
         grading.stop()
         raise
     finally:
@@ -132,8 +149,14 @@ class _ClusterGrading:
         hooks: Hooks,
         summary: ClassRun,
         cases: list[SuiteCase],
+        ticket: Ticket | None = None,
     ) -> None:
         self.client = client
+        self.feeder = _TurnFeeder(ticket) if ticket is not None else None
+        #: Pairs claimed, waiting for a turn to go out (with a ticket).
+        self.queued: deque[Pair] = deque()
+        #: The turn each pair out holds, until its grade is recorded.
+        self.turns: dict[tuple[str, str], Turn] = {}
         self.settings = settings
         self.hooks = hooks
         self.summary = summary
@@ -166,11 +189,12 @@ class _ClusterGrading:
         deferred: list[Pair] = []
         for pair in todo:
             if self.hooks.claim(*pair):
-                self.submit(pair)
+                self.send(pair)
             else:  # another grader sharing the gradebook has it
                 deferred.append(pair)
         polled = heard = time.monotonic()
-        while self.done.count() or deferred:
+        while self.done.count() or deferred or self.queued:
+            self.send_in_turn()
             if self.done.has_ready():
                 for future in self.done.next_batch(block=False):
                     self.receive(future)
@@ -191,10 +215,31 @@ class _ClusterGrading:
             if (grade := self.hooks.stored(sub, case)) is not None:
                 self.hooks.record(sub, case, grade, False)
             elif self.hooks.claim(sub, case):
-                self.submit((sub, case))
+                self.send((sub, case))
             else:
                 still.append((sub, case))
         return still
+
+    def send(self, pair: Pair) -> None:
+        """Send a run out now, or (with a ticket) once a turn comes."""
+        if self.feeder is None:
+            self.submit(pair)
+        else:
+            self.queued.append(pair)
+            self.feeder.want(len(self.queued))
+
+    def send_in_turn(self) -> None:
+        """Send out as many queued runs as there are turns come."""
+        if self.feeder is None:
+            return
+        for turn in self.feeder.take():
+            if not self.queued:
+                turn.end()
+                continue
+            sub, case = pair = self.queued.popleft()
+            self.turns[(sub.student, case.name)] = turn
+            self.submit(pair)
+        self.feeder.want(len(self.queued))
 
     def submit(self, pair: Pair) -> str:
         """Send a run out (again, under a new key, if it was out before); its key."""
@@ -273,6 +318,11 @@ class _ClusterGrading:
     def drop(self, sub: Submission, result: RemoteRun) -> None:
         """A submission that did not load: its other runs are not made."""
         assert result.load is not None
+        for other, case in [p for p in self.queued if p[0].student == sub.student]:
+            self.queued.remove((other, case))
+            grade = load_error_grade(sub, case, result.load, self.budget)
+            grade.ran_on = result.ran_on
+            self.record(sub, case, grade)
         for key, (other, case) in list(self.out.items()):
             if other.student == sub.student:
                 self.futures.pop(key).cancel()
@@ -340,6 +390,8 @@ class _ClusterGrading:
         )  # fmt: skip
 
     def record(self, sub: Submission, case: SuiteCase, grade: TestGrade) -> None:
+        if (turn := self.turns.pop((sub.student, case.name), None)) is not None:
+            turn.end()
         self.hooks.record(sub, case, grade, True)
         self.left[sub.digest] -= 1
         if self.left[sub.digest] <= 0 and sub.digest in self.files:
@@ -354,9 +406,73 @@ class _ClusterGrading:
             self.summary.problems.append(f"could not stop the runs on the cluster: {e}")
 
     def finish(self) -> None:
+        if self.feeder is not None:
+            self.feeder.stop()
+        for turn in self.turns.values():
+            turn.end()
+        self.turns.clear()
         try:
             self.client.run(release_run, self.spec.run_id, on_error="return")
         except Exception as e:
             self.summary.problems.append(f"could not release the cluster's sandboxes: {e}")
         for future in [*self.files.values(), self.goals]:
             future.release()
+
+
+class _TurnFeeder:
+    """Waits for a ticket's turns in a thread of its own, as many as the
+    grading wants, so that the grading's loop never blocks on one."""
+
+    def __init__(self, ticket: Ticket) -> None:
+        self.ticket = ticket
+        self._cond = threading.Condition()
+        self._wanted = 0
+        self._come: list[Turn] = []
+        self._cancelled = False
+        self._stopped = False
+        self._thread = threading.Thread(target=self._feed, name="turns", daemon=True)
+        self._thread.start()
+
+    def want(self, count: int) -> None:
+        """How many turns the grading could use now (beyond those come)."""
+        with self._cond:
+            self._wanted = count
+            self._cond.notify_all()
+
+    def take(self) -> list[Turn]:
+        """The turns come since last asked; Cancelled when the ticket is."""
+        with self._cond:
+            if self._cancelled:
+                raise Cancelled
+            come, self._come = self._come, []
+            return come
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stopped = True
+            for turn in self._come:
+                turn.end()
+            self._come = []
+            self._cond.notify_all()
+        self._thread.join(timeout=5)
+
+    def _feed(self) -> None:
+        while True:
+            with self._cond:
+                while not self._stopped and len(self._come) >= self._wanted:
+                    self._cond.wait()
+                if self._stopped:
+                    return
+            try:
+                turn = self.ticket.wait_turn(timeout=0.5)
+            except TimeoutError:
+                continue
+            except Cancelled:
+                with self._cond:
+                    self._cancelled = True
+                return
+            with self._cond:
+                if self._stopped:
+                    turn.end()
+                    return
+                self._come.append(turn)
