@@ -359,7 +359,7 @@ def test_a_grading_that_fails_is_tried_again_then_said_and_a_regrade_mends_it(
     away.mkdir()
     for test in service.suite.glob("test*.txt"):
         test.rename(away / test.name)
-    queue = GradingQueue(service, lanes=1)
+    queue = GradingQueue(service)
     app.state.deps.queue = queue
     queue.start()
     try:

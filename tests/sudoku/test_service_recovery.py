@@ -212,10 +212,12 @@ def test_a_killed_service_resumes_and_grades_every_upload_once(tmp_path: Path) -
         final = wait_for("every upload graded", GRADED_SECONDS, every_one_graded, every=0.5)
     assert upload_rows(data) == {i: ("done", 0) for i in ids.values()}
 
-    # Graded exactly once: one grading's reports per upload, and the tests
-    # graded before the kill were not run again (their rows are unchanged).
+    # Graded exactly once: one grading's reports per upload (its public
+    # stage's and its whole one's), and the tests graded before the kill
+    # were not run again (their rows are unchanged).
     for upload_id in ids.values():
-        assert sorted(p.name for p in (data / "reports" / str(upload_id)).iterdir()) == ["0"]
+        folders = sorted(p.name for p in (data / "reports" / str(upload_id)).iterdir())
+        assert folders == ["0", "0.public"]
         assert final[upload_id]["state"] == "done" and final[upload_id]["complete"] is True
     graded_after = gradebook_rows(data)
     assert {k: graded_after.get(k) for k in graded_before} == graded_before

@@ -49,14 +49,26 @@ def upload(server: str, token: str, upload_id: int) -> dict[str, Any]:
     return _call("GET", f"{server.rstrip('/')}/api/uploads/{upload_id}", token)
 
 
+#: States after which an upload's results change no more.
+FINAL = ("done", "failed", "replaced")
+
+
+def shown_in_full(state: dict[str, Any]) -> bool:
+    """Whether an upload's answer holds all its reader may see: graded,
+    or its public tests graded while the others are not shown yet."""
+    if state["state"] in FINAL:
+        return True
+    return bool(state.get("public_ready")) and not state.get("complete")
+
+
 def wait(
     server: str, token: str, upload_id: int, on_progress: Callable[[dict[str, Any]], None],
     poll_seconds: float = 2.0,
 ) -> dict[str, Any]:  # fmt: skip
-    """Poll an upload until it is graded (or grading failed)."""
+    """Poll an upload until what its reader may see of it is graded."""
     while True:
         state = upload(server, token, upload_id)
-        if state["state"] in ("done", "failed"):
+        if shown_in_full(state):
             return state
         on_progress(state)
         time.sleep(poll_seconds)

@@ -3,7 +3,8 @@
 DATA/service.sqlite   accounts, sessions, tokens, uploads (store.py)
 DATA/grades.sqlite    the grading gradebook: every test's result
 DATA/blobs/ab/abcd…   every uploaded file, once, by its SHA-256
-DATA/reports/ID/N/    upload ID's Nth grading: grades.json, feedback/
+DATA/reports/ID/N/    upload ID's Nth grading on every test: grades.json, feedback/
+DATA/reports/ID/N.public/  the same grading's first stage, on the public tests
 DATA/secret.key       signs the session cookies (made at first start)
 """
 
@@ -13,6 +14,7 @@ import hashlib
 import os
 import secrets
 import shutil
+import threading
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -25,7 +27,7 @@ from plpuzzle.sudoku.grading.model import GradeSettings
 from plpuzzle.sudoku.service.accounts import Accounts
 from plpuzzle.sudoku.service.course import CourseRules, load_course
 from plpuzzle.sudoku.service.store import CourseState, Store, Upload, User, now
-from plpuzzle.sudoku.services.suite import SuiteError
+from plpuzzle.sudoku.services.suite import SuiteError, discover
 from plpuzzle.sudoku.services.suite_config import Points
 
 
@@ -87,6 +89,8 @@ class Service:
             raise SuiteError(f"{settings.suite}: no such course folder (a suite with suite.toml)")
         self.course: CourseRules = load_course(settings.suite)
         self.grade_settings, self.points = self._grading()
+        #: The tests that count, in suite order.
+        self.tests = [c.name for c in discover(self.suite) if self.points.counts(c.name)]
         settings.data.mkdir(parents=True, exist_ok=True)
         self.data = settings.data.resolve()
         url = settings.database_url or f"sqlite:///{self.data / 'service.sqlite'}"
@@ -94,6 +98,8 @@ class Service:
         self.accounts = Accounts(self.store, _secret(self.data / "secret.key"))
         self.blobs = Blobs(self.data / "blobs")
         self.gradebook = self.data / "grades.sqlite"
+        self._student_locks: dict[int, threading.Lock] = {}
+        self._locks_lock = threading.Lock()
 
     def _grading(self) -> tuple[GradeSettings, Points]:
         """The settings and points the suite declares (suite.toml)."""
@@ -102,8 +108,27 @@ class Service:
         settings, points, _ = resolve(request)
         return settings, points
 
-    def reports_folder(self, upload_id: int, attempt: int) -> Path:
-        return self.data / "reports" / str(upload_id) / str(attempt)
+    def reports_folder(self, upload_id: int, attempt: int, stage: str = "rest") -> Path:
+        name = f"{attempt}.public" if stage == "public" else str(attempt)
+        return self.data / "reports" / str(upload_id) / name
+
+    def stages(self) -> tuple[str, ...]:
+        """An upload's gradings, in order: its public tests first when
+        some tests are public and some are not ("public"), then every
+        test ("rest"); a course whose tests are all public, or none,
+        grades every test at once."""
+        public = set(self.course.public_tests)
+        return ("public", "rest") if public and set(self.tests) - public else ("rest",)
+
+    def all_public(self) -> bool:
+        """Whether students see every test's result before the release."""
+        return bool(self.tests) and set(self.tests) <= set(self.course.public_tests)
+
+    def student_lock(self, user_id: int) -> threading.Lock:
+        """Held while one student's upload is taken (the hourly limit is
+        counted and the upload written under it, so a burst cannot pass it)."""
+        with self._locks_lock:
+            return self._student_locks.setdefault(user_id, threading.Lock())
 
     def released(self, when: datetime | None = None) -> bool:
         """Whether students see every test's result (else the public ones)."""
@@ -141,8 +166,8 @@ class Service:
             "uploads_per_hour": c.uploads_per_hour,
             "max_upload_kb": c.max_upload_kb,
             "accounts": {role: roles.get(role, 0) for role in ("student", "teacher")},
-            "uploads": {state: states.get(state, 0)
-                        for state in ("queued", "running", "done", "failed")},
+            "uploads": {state: states.get(state, 0) for state in
+                        ("checking", "queued", "running", "done", "failed", "replaced")},
         }  # fmt: skip
 
     def close(self) -> None:

@@ -1,47 +1,69 @@
-"""The grading queue: uploads graded oldest first, two at a time (so that
-one's steps around its tests, loading and the reports and the feedback's
-search, overlap the other's tests), each by the grader `sudoku grade`
-uses, on this machine's cores or a Dask cluster.
+"""The grading queue: every upload graded by the grader `sudoku grade`
+uses, on this machine's cores or a Dask cluster, with the student as the
+unit of scheduling.
 
-The queue is the uploads table itself (state queued, then running, then
-done), so it survives the service: at start, an upload left running by a
-service that died is queued again, and the gradebook it shares with every
-grading already holds the tests that were done, so only the rest run.
-An upload regraded meanwhile has a new attempt number, and a grading of
-an older attempt is not recorded over it.
+An upload is graded in two stages: its public tests first (what its
+student sees before the release), then every other test (the public
+ones come from the gradebook). A course whose tests are all public, or
+none, has the second stage only. Each stage is one grading, opened when
+its turn to start comes:
+
+- a student has one stage open at a time, their newest upload's first;
+- stages open by rank: public stages (0) before the other stages (1)
+  before a teacher's regrades (2), and within a rank the student who
+  last had one opened longest ago first;
+- an open stage's runs share the machine's turns with every other open
+  stage's (grading.scheduling.fair_share): round-robin between students,
+  a better rank first, one more turn kept for public tests.
+
+The queue is the uploads table itself, so it survives the service: at
+start, uploads left checking or running by a service that died are
+queued again, and the gradebook that every grading shares holds the
+tests already done, so only the rest run. A regrade makes a new attempt
+of an upload; a grading of an older attempt is not recorded over it.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 import shutil
 import tempfile
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import select, update
 
 from plpuzzle.sudoku import api
+from plpuzzle.sudoku.grading.scheduling.fair_share import Cancelled, FairShare, Ticket
+from plpuzzle.sudoku.grading.scheduling.local_pool import LocalPool, hidden_paths
+from plpuzzle.sudoku.grading.scheduling.protocol import Scheduler
 from plpuzzle.sudoku.service.core import Service, place_upload
 from plpuzzle.sudoku.service.store import Upload, User, now
 from plpuzzle.untrusted import one_line
 
 log = logging.getLogger("plpuzzle.service")
 
-#: Uploads graded at once, each with the service's --jobs.
-LANES = 2
 #: A grading that raised (plpuzzle's fault) is tried this many times more
 #: before its upload is marked failed.
 RETRIES = 1
+#: Stages open at once: public stages (short), and the others; each open
+#: stage is a thread that waits for turns, holding no sandbox meanwhile.
+OPEN_PUBLIC = 32
+OPEN_OTHER_PER_TURN = 2
+#: Upload states of work still to do, and the ranks of the stages.
+PENDING = ("checking", "queued", "running")
+PUBLIC, OTHER, TEACHER = 0, 1, 2
 
 
 @dataclass(frozen=True)
 class Job:
-    """One upload's grading, as claimed from the queue."""
+    """One stage of one upload's grading, as opened from the queue."""
 
     upload_id: int
     attempt: int
@@ -49,119 +71,250 @@ class Job:
     blob: str
     suffix: str
     fresh: bool
+    stage: str
+    rank: int
 
 
 @dataclass
 class Progress:
     done: int = 0
     total: int = 0
+    stage: str = ""
+
+
+@dataclass
+class Open:
+    """A stage being graded: its job, its ticket, its thread."""
+
+    job: Job
+    ticket: Ticket
+    thread: threading.Thread
+    started: float = field(default_factory=time.monotonic)
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where an upload's next results stand: how many stages of other
+    students go first, and the seconds that should take (None: not known
+    yet, nothing was graded since the service started)."""
+
+    ahead: int
+    seconds: float | None
+    #: The stage it waits for: "public" or "rest" ("" : it is not waiting).
+    stage: str
 
 
 class GradingQueue:
-    """Threads (LANES of them) that grade queued uploads until stopped."""
+    """Opens stages fairly and grades them, until stopped."""
 
-    def __init__(self, service: Service, lanes: int = LANES) -> None:
+    def __init__(self, service: Service) -> None:
         self.service = service
-        self.lanes = lanes
+        self.cluster: Any = None
+        self.share = FairShare(service.settings.jobs)
         self.progress: dict[int, Progress] = {}
         self.graded_tests = 0
         self.started = time.monotonic()
-        self._wake = threading.Condition()
-        self._claiming = threading.Lock()
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
         self._stop = threading.Event()
-        self._threads: list[threading.Thread] = []
+        self._open: dict[int, Open] = {}
+        #: login -> when a stage of theirs was last opened (round-robin).
+        self._opened: dict[str, float] = {}
         #: (upload, attempt) -> gradings of it that raised.
         self._failures: dict[tuple[int, int], int] = {}
+        #: Seconds of turns a stage took, by rank (a running mean), for estimates.
+        self._work: dict[int, float] = {}
+        self._threads: list[threading.Thread] = []
+        self._hidden = hidden_paths(service.suite, service.data)
+
+    # -- running ------------------------------------------------------------
 
     def start(self) -> None:
-        self.requeue_running()
-        self._threads = [threading.Thread(target=self._run, name=f"grading-{n}", daemon=True)
-                         for n in range(self.lanes)]  # fmt: skip
+        self.requeue()
+        if self.service.settings.scheduler is not None:
+            self._connect()
+        targets = [self._dispatch] + ([self._watch_cluster] if self.cluster is not None else [])
+        self._threads = [threading.Thread(target=t, name=t.__name__, daemon=True)
+                         for t in targets]  # fmt: skip
         for thread in self._threads:
             thread.start()
 
     def stop(self) -> None:
+        """Stop opening stages and cancel the open ones (they are queued
+        again at the next start; the gradebook keeps what they did)."""
         self._stop.set()
         self.wake()
-        for thread in self._threads:
-            thread.join(timeout=5)
+        with self._lock:
+            running = list(self._open.values())
+        for held in running:
+            held.ticket.cancel()
+        for thread in [*self._threads, *(h.thread for h in running)]:
+            thread.join(timeout=10)
+        if self.cluster is not None:
+            self.cluster.close()
 
     def wake(self) -> None:
-        """A new upload (or a regrade) is waiting."""
-        with self._wake:
-            self._wake.notify_all()
+        """Something may be waiting to open (an upload checked, a regrade)."""
+        self._wake.set()
 
-    def requeue_running(self) -> int:
-        """Uploads a dead service left running go back to the queue."""
+    def requeue(self) -> int:
+        """Uploads a dead service left checking or running go back to the queue."""
         with self.service.store.session() as db:
             result = db.execute(
-                update(Upload).where(Upload.state == "running").values(state="queued")
-            )
+                update(Upload).where(Upload.state.in_(("running", "checking")))
+                .values(state="queued")
+            )  # fmt: skip
             return int(result.rowcount or 0)  # type: ignore[attr-defined]
 
-    def _run(self) -> None:
+    def _dispatch(self) -> None:
         while not self._stop.is_set():
-            job = self.claim()
-            if job is None:
-                with self._wake:
-                    self._wake.wait(timeout=2.0)
-                continue
+            self._wake.clear()
             try:
-                self.grade(job)
-            except Exception as e:  # plpuzzle's fault: said on the upload, the queue goes on
+                self.open_ready()
+            except Exception:  # the database away for a moment: try again soon
+                log.exception("opening stages failed")
+            self._wake.wait(timeout=2.0)
+
+    # -- opening stages -----------------------------------------------------
+
+    def rank(self, upload: Upload) -> int:
+        if upload.regrade:
+            return TEACHER
+        first = upload.stage == "public" or self.service.all_public()
+        return PUBLIC if first else OTHER
+
+    def open_ready(self) -> list[int]:
+        """Open the stages whose turn to start has come; their uploads."""
+        with self.service.store.session() as db:
+            rows = db.execute(
+                select(Upload, User.login).join(User, User.id == Upload.user_id)
+                .where(Upload.state == "queued").order_by(Upload.id)
+            ).all()  # fmt: skip
+        with self._lock:
+            busy = {held.job.login for held in self._open.values()}
+            counts = [sum(1 for h in self._open.values() if (h.job.rank == PUBLIC) == public)
+                      for public in (True, False)]  # fmt: skip
+        best: dict[str, tuple[int, Upload]] = {}
+        for upload, login in rows:
+            if login in busy:
+                continue
+            rank = self.rank(upload)
+            if login not in best or (rank, -upload.id) < (best[login][0], -best[login][1].id):
+                best[login] = (rank, upload)
+        order = sorted(best.items(), key=lambda item: (
+            item[1][0], self._opened.get(item[0], -math.inf), item[1][1].id))  # fmt: skip
+        limits = (OPEN_PUBLIC, max(2, OPEN_OTHER_PER_TURN * self.share.capacity))
+        opened = []
+        for login, (rank, upload) in order:
+            kind = 0 if rank == PUBLIC else 1
+            if counts[kind] >= limits[kind] or self._stop.is_set():
+                continue
+            if self._claim(upload, login, rank):
+                counts[kind] += 1
+                opened.append(upload.id)
+        return opened
+
+    def _claim(self, upload: Upload, login: str, rank: int) -> bool:
+        """Mark a queued upload running and start its stage's thread."""
+        with self.service.store.session() as db:
+            claimed = db.execute(
+                update(Upload).where(Upload.id == upload.id, Upload.state == "queued",
+                                     Upload.attempt == upload.attempt)
+                .values(state="running")
+            ).rowcount  # type: ignore[attr-defined]  # fmt: skip
+        if not claimed:
+            return False
+        stage = upload.stage if upload.stage in self.service.stages() else "rest"
+        job = Job(upload.id, upload.attempt, login, upload.blob, upload.suffix, upload.fresh,
+                  stage, rank)  # fmt: skip
+        ticket = self.share.ticket(login, rank, order=upload.id)
+        thread = threading.Thread(target=self._run, args=(job, ticket),
+                                  name=f"grading-{upload.id}", daemon=True)  # fmt: skip
+        with self._lock:
+            self._open[upload.id] = Open(job, ticket, thread)
+            self._opened[login] = time.monotonic()
+        thread.start()
+        return True
+
+    def _run(self, job: Job, ticket: Ticket) -> None:
+        try:
+            self.grade(job, ticket)
+            self._learn(job.rank, ticket.used)
+        except Cancelled:
+            pass  # replaced, regraded or stopped: the row says which already
+        except Exception as e:  # plpuzzle's fault: said on the upload, the queue goes on
+            if ticket.cancelled:
+                pass
+            else:
                 log.exception("grading upload %d failed", job.upload_id)
                 self._failed(job, one_line(f"{type(e).__name__}: {e}", 300))
+        finally:
+            with self._lock:
+                self._open.pop(job.upload_id, None)
+            self.progress.pop(job.upload_id, None)
+            self.wake()
+
+    def _learn(self, rank: int, seconds: float) -> None:
+        """A running mean of the turn-seconds a stage of that rank takes."""
+        with self._lock:
+            old = self._work.get(rank)
+            self._work[rank] = seconds if old is None else 0.8 * old + 0.2 * seconds
 
     def _failed(self, job: Job, error: str) -> None:
         """Queue a grading that raised again, RETRIES times; then mark it failed."""
         key = (job.upload_id, job.attempt)
         self._failures[key] = self._failures.get(key, 0) + 1
         if self._failures[key] > RETRIES:
-            self._finish(job, state="failed", error=error)
+            self._record(job, state="failed", error=error)
             return
         same = (Upload.id == job.upload_id, Upload.attempt == job.attempt,
                 Upload.state == "running")  # fmt: skip
         with self.service.store.session() as db:
             db.execute(update(Upload).where(*same).values(state="queued"))
-        self.progress.pop(job.upload_id, None)
 
-    def claim(self) -> Job | None:
-        """The oldest queued upload, now running (one lane claims at a time)."""
-        with self._claiming, self.service.store.session() as db:
-            upload = db.scalar(
-                select(Upload).where(Upload.state == "queued").order_by(Upload.id).limit(1)
-            )
-            if upload is None:
-                return None
-            upload.state = "running"
-            login = db.get(User, upload.user_id).login  # type: ignore[union-attr]
-            return Job(upload.id, upload.attempt, login, upload.blob, upload.suffix, upload.fresh)
+    # -- grading one stage --------------------------------------------------
 
-    def grade(self, job: Job) -> None:
-        """Grade one upload with the grader, into its reports folder."""
+    def scheduler(self, ticket: Ticket) -> Scheduler:
+        """Where a stage's runs go: this machine's sandboxes or the cluster,
+        in turns of `ticket`."""
+        if self.cluster is not None:
+            from plpuzzle.sudoku.grading.scheduling.on_dask import DaskCluster
+
+            address = self.service.settings.scheduler or ""
+            return DaskCluster(address, ticket=ticket, client=self.cluster)
+        return LocalPool(self.service.settings.jobs, self._hidden, ticket=ticket)
+
+    def grade(self, job: Job, ticket: Ticket) -> None:
+        """Grade one stage of one upload, into its reports folder."""
         service, course = self.service, self.service.course
-        out = service.reports_folder(job.upload_id, job.attempt)
+        out = service.reports_folder(job.upload_id, job.attempt, job.stage)
         shutil.rmtree(out, ignore_errors=True)  # a grading cut short: its reports are redone
-        progress = self.progress.setdefault(job.upload_id, Progress())
+        progress = self.progress.setdefault(job.upload_id, Progress(stage=job.stage))
         with tempfile.TemporaryDirectory(prefix="plpuzzle-grade-") as tmp:
             folder = Path(tmp) / "class"
             place_upload(service, job.blob, job.suffix, job.login, folder)
             outcome = api.grade(
-                folder, service.suite, out=out, db=service.gradebook,
-                jobs=service.settings.jobs, scheduler=service.settings.scheduler,
+                folder, service.suite, out=out, db=service.gradebook, jobs=1,
+                scheduler=self.scheduler(ticket),
                 students=(job.login,) if job.fresh else (), similarity=False,
                 shrink_seconds=course.shrink_seconds,
-                feedback_views=(("public", course.public_tests),),
-                on_start=self._ticker(progress),
+                tests=course.public_tests if job.stage == "public" else (),
+                finishing=ticket.turn, on_start=self._ticker(progress),
             )  # fmt: skip
+        if ticket.cancelled:
+            raise Cancelled
         row = outcome.report["students"][0]
         public = [r for r in row["results"] if course.is_public(r["test"])]
-        self._finish(
-            job, state="done", score=row["score"], max_score=row["max_score"],
-            public_score=sum(r["earned"] for r in public),
-            public_max=sum(r["points"] for r in public),
-            reports=str(out.relative_to(service.data)),
-        )  # fmt: skip
+        sums = {"public_score": sum(r["earned"] for r in public),
+                "public_max": sum(r["points"] for r in public)}  # fmt: skip
+        where = str(out.relative_to(service.data))
+        if job.stage == "public":
+            self._record(job, state="queued", stage="rest", early=where, public_graded=now(),
+                         **sums)  # fmt: skip
+        else:
+            public_graded = {} if job.rank != PUBLIC else {"public_graded": now()}
+            self._record(job, state="done", score=row["score"], max_score=row["max_score"],
+                         reports=where, **sums, **public_graded)  # fmt: skip
         (out / "upload.json").write_text(json.dumps({"upload": job.upload_id}) + "\n")
 
     def _ticker(self, progress: Progress) -> Callable[[int], Callable[[bool], None]]:
@@ -169,7 +322,7 @@ class GradingQueue:
             progress.total, progress.done = total, 0
 
             def tick(fresh: bool) -> None:
-                with self._claiming:  # the lanes count together
+                with self._lock:  # the stages count together
                     progress.done += 1
                     self.graded_tests += fresh
 
@@ -177,31 +330,126 @@ class GradingQueue:
 
         return on_start
 
-    def _finish(self, job: Job, state: str, **values: object) -> None:
-        """Record a grading's end, unless the upload was regraded meanwhile."""
+    def _record(self, job: Job, state: str, **values: object) -> None:
+        """Record a stage's end, unless the upload was regraded or
+        replaced meanwhile."""
         with self.service.store.session() as db:
             upload = db.get(Upload, job.upload_id)
-            if upload is None or upload.attempt != job.attempt:
+            if upload is None or upload.attempt != job.attempt or upload.state != "running":
                 return
             upload.state = state
             upload.fresh = False
             upload.graded = now()
             for key, value in values.items():
                 setattr(upload, key, value)
-        self.progress.pop(job.upload_id, None)
+        self.wake()
+
+    # -- what teachers and students do ----------------------------------------
 
     def regrade(self, upload_ids: list[int]) -> int:
-        """Grade these uploads again from scratch (a teacher's action)."""
+        """Grade these uploads again from scratch (a teacher's action, also
+        on an upload that was replaced before it was graded)."""
+        first = self.service.stages()[0]
         with self.service.store.session() as db:
             uploads = list(db.scalars(select(Upload).where(Upload.id.in_(upload_ids))))
             for upload in uploads:
                 upload.attempt += 1
                 upload.state = "queued"
+                upload.stage = first
                 upload.fresh = True
+                upload.regrade = True
+                upload.error = ""
+        self.cancel(upload_ids)
         self.wake()
         return len(uploads)
+
+    def cancel(self, upload_ids: list[int]) -> None:
+        """Stop grading these uploads (replaced by newer ones, or regraded)."""
+        with self._lock:
+            for upload_id in upload_ids:
+                if (held := self._open.get(upload_id)) is not None:
+                    held.ticket.cancel()
+
+    # -- what the pages show --------------------------------------------------
+
+    def place(self, upload: Upload) -> Place:
+        """How many stages of other students go before this upload's next
+        results, and about how long that takes."""
+        if upload.state not in PENDING:
+            return Place(0, None, "")
+        with self.service.store.session() as db:
+            rows = db.execute(
+                select(Upload, User.login).join(User, User.id == Upload.user_id)
+                .where(Upload.state.in_(PENDING), Upload.user_id != upload.user_id)
+            ).all()  # fmt: skip
+        mine = (self.rank(upload), upload.created)
+        with self._lock:
+            work, opened = dict(self._work), {h.job.upload_id: h for h in self._open.values()}
+        ahead_ranks = []
+        firsts: dict[str, tuple[int, Any]] = {}
+        for other, login in rows:
+            key = (self.rank(other), other.created)
+            if login not in firsts or key < firsts[login]:
+                firsts[login] = key
+        for login, key in firsts.items():
+            held = next((h for h in opened.values() if h.job.login == login), None)
+            running = held is not None and held.ticket.used > 0
+            if running or key < mine:
+                ahead_ranks.append(key[0])
+        known = [work.get(r) for r in [*ahead_ranks, mine[0]]]
+        seconds = None
+        if all(k is not None for k in known) and self.share.capacity > 0:
+            seconds = sum(k for k in known if k is not None) / self.share.capacity
+        return Place(len(ahead_ranks), seconds, upload.stage)
+
+    def queue_by_student(self) -> list[dict[str, Any]]:
+        """Every student with work in the queue, for the status page."""
+        with self.service.store.session() as db:
+            rows = db.execute(
+                select(Upload, User.login).join(User, User.id == Upload.user_id)
+                .where(Upload.state.in_(PENDING)).order_by(Upload.id)
+            ).all()  # fmt: skip
+        share = self.share.snapshot()
+        running: dict[str, int] = share["running"]  # type: ignore[assignment]
+        waiting: dict[str, int] = share["waiting"]  # type: ignore[assignment]
+        out: dict[str, dict[str, Any]] = {}
+        for upload, login in rows:
+            entry = out.setdefault(login, {"login": login, "uploads": [], "since": upload.created,
+                                           "turns": running.get(login, 0),
+                                           "waiting": waiting.get(login, 0)})  # fmt: skip
+            entry["uploads"].append({"id": upload.id, "state": upload.state,
+                                     "stage": upload.stage, "rank": self.rank(upload)})  # fmt: skip
+        return sorted(out.values(), key=lambda e: (-e["turns"], e["since"]))
 
     def rate(self) -> float:
         """Tests graded a minute since the service started."""
         minutes = max((time.monotonic() - self.started) / 60, 1 / 60)
         return self.graded_tests / minutes
+
+    # -- a Dask cluster ---------------------------------------------------------
+
+    def _connect(self) -> None:
+        """One client of the cluster for the service's life, its workers
+        admitted once (those that join later are checked as they join)."""
+        from plpuzzle.cluster.client_side import admit, connect
+
+        address = self.service.settings.scheduler or ""
+        self.cluster = connect(address)
+        for problem in (admission := admit(self.cluster)).problems() + admission.notes:
+            log.warning("%s", problem)
+        self.share.set_capacity(self._cluster_size())
+
+    def _cluster_size(self) -> int:
+        """Runs the cluster takes at once: its workers' sandbox slots."""
+        from plpuzzle.cluster.worker_side import RESOURCE
+
+        workers = self.cluster.scheduler_info().get("workers", {})
+        return int(sum(w.get("resources", {}).get(RESOURCE, 0) for w in workers.values()))
+
+    def _watch_cluster(self) -> None:
+        """Follow the cluster's size: a worker added is used at once."""
+        while not self._stop.wait(1.0):
+            try:
+                self.share.set_capacity(self._cluster_size())
+            except Exception:  # the scheduler away for a moment
+                log.exception("reading the cluster's size failed")

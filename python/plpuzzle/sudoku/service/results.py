@@ -20,7 +20,6 @@ from plpuzzle.sudoku.grading.model import Grade, TestGrade
 from plpuzzle.sudoku.grading.report import StudentGrades, build
 from plpuzzle.sudoku.service.core import Service
 from plpuzzle.sudoku.service.store import Upload, User
-from plpuzzle.sudoku.services.suite import discover
 
 
 @dataclass
@@ -36,13 +35,17 @@ class Results:
     hidden: int = 0
     feedback: Path | None = None
     notes: list[str] = field(default_factory=list)
+    #: Of the tests the reader may see, those not graded yet (the upload's
+    #: public tests are graded, the others wait or were never graded).
+    ungraded: int = 0
 
 
-def grading_report(service: Service, upload: Upload) -> dict[str, Any] | None:
-    """The upload's latest grades.json, as the grader wrote it."""
-    if upload.reports is None:
+def grading_report(service: Service, folder: str | None) -> dict[str, Any] | None:
+    """The grades.json of a reports folder (relative to the data folder),
+    as the grader wrote it."""
+    if folder is None:
         return None
-    path = service.data / upload.reports / "grades.json"
+    path = service.data / folder / "grades.json"
     try:
         report = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -50,29 +53,50 @@ def grading_report(service: Service, upload: Upload) -> dict[str, Any] | None:
     return report if isinstance(report, dict) else None
 
 
-def report_row(service: Service, upload: Upload) -> dict[str, Any] | None:
-    """The student's row of the upload's latest grades.json."""
-    students = (grading_report(service, upload) or {}).get("students") or []
+def report_row(service: Service, folder: str | None) -> dict[str, Any] | None:
+    """The student's row of a reports folder's grades.json."""
+    students = (grading_report(service, folder) or {}).get("students") or []
     return students[0] if students else None
+
+
+def _file(path: Path) -> Path | None:
+    return path if path.is_file() else None
 
 
 def results_for(service: Service, upload: Upload, login: str, everything: bool) -> Results:
     """The results of `upload` (of student `login`), all of them when
-    `everything` (a teacher, or released), else the public tests'."""
-    row = report_row(service, upload)
-    if row is None:
+    `everything` (a teacher, or released), else the public tests'. Before
+    its every test is graded, what its public stage found."""
+    full, early = report_row(service, upload.reports), report_row(service, upload.early)
+    course = service.course
+    if full is None and early is None:
         return Results(complete=everything)
-    folder = service.data / str(upload.reports)
-    if everything:
-        feedback = folder / "feedback" / f"{login}.html"
-        return Results(row["results"], row["score"], row["max_score"], True, 0,
-                       feedback if feedback.is_file() else None, row.get("notes", []))  # fmt: skip
-    shown = [r for r in row["results"] if service.course.is_public(r["test"])]
-    feedback = folder / "public" / "feedback" / f"{login}.html"
-    return Results(
-        shown, upload.public_score, upload.public_max, False, len(row["results"]) - len(shown),
-        feedback if feedback.is_file() and shown else None, row.get("notes", []),
-    )  # fmt: skip
+    if everything and full is not None:
+        folder = service.data / str(upload.reports)
+        return Results(full["results"], full["score"], full["max_score"], True, 0,
+                       _file(folder / "feedback" / f"{login}.html"),
+                       full.get("notes", []))  # fmt: skip
+    if full is not None and not everything:
+        shown = [r for r in full["results"] if course.is_public(r["test"])]
+        folder = service.data / str(upload.reports)
+        # The public stage's feedback; a grading before stages had a view of its own.
+        feedback = (
+            _file(service.data / upload.early / "feedback" / f"{login}.html")
+            if upload.early
+            else _file(folder / "public" / "feedback" / f"{login}.html")
+        )
+        if feedback is None and service.all_public():
+            feedback = _file(folder / "feedback" / f"{login}.html")
+        return Results(shown, upload.public_score, upload.public_max, False,
+                       len(full["results"]) - len(shown), feedback if shown else None,
+                       full.get("notes", []))  # fmt: skip
+    assert early is not None  # only the public stage is graded (so far)
+    shown = early["results"]
+    feedback = _file(service.data / str(upload.early) / "feedback" / f"{login}.html")
+    others = max(0, len(service.tests) - len(shown))
+    return Results(shown, upload.public_score, upload.public_max, False,
+                   0 if everything else others, feedback if shown else None,
+                   early.get("notes", []), ungraded=others if everything else 0)  # fmt: skip
 
 
 def counting(service: Service, uploads: list[Upload]) -> Upload | None:
@@ -90,10 +114,6 @@ def counting_uploads(service: Service) -> dict[str, Upload | None]:
     for upload in uploads:
         mine.setdefault(upload.user_id, []).append(upload)
     return {s.login: counting(service, mine.get(s.id, [])) for s in students}
-
-
-def tests_that_count(service: Service) -> list[str]:
-    return [c.name for c in discover(service.suite) if service.points.counts(c.name)]
 
 
 def _grades(login: str, row: dict[str, Any] | None, tests: list[str], why: str) -> list[TestGrade]:
@@ -115,14 +135,14 @@ def _grades(login: str, row: dict[str, Any] | None, tests: list[str], why: str) 
 def class_report(service: Service) -> dict[str, Any]:
     """The class report (as `sudoku grade` writes it) of the counting
     uploads; a student with none is missing, one still grading too."""
-    tests = tests_that_count(service)
+    tests = service.tests
     students = []
     policy = None  # the course requirements' policy, as the gradings applied it
     for login, upload in sorted(counting_uploads(service).items()):
-        report = grading_report(service, upload) if upload is not None else None
+        report = grading_report(service, upload.reports) if upload is not None else None
         rows = (report or {}).get("students") or []
         row = rows[0] if rows else None
-        why = "no upload" if upload is None else f"upload {upload.id} is {upload.state}"
+        why = "no upload" if upload is None else f"upload {upload.id} is {_progress(upload)}"
         notes = list(row.get("notes", [])) if row else [why]
         submission = f"upload {upload.id}" if upload is not None else ""
         found = row.get("requirements") if row else None
@@ -133,3 +153,12 @@ def class_report(service: Service) -> dict[str, Any]:
     if policy and any(s.requirements is not None for s in students):
         built["requirements"] = policy  # the CSVs' and the page's requirement columns
     return built
+
+
+def _progress(upload: Upload) -> str:
+    """Where an upload not graded in full stands, in words."""
+    if upload.state == "replaced":
+        return f"replaced by upload {upload.replaced_by} before it was graded"
+    if upload.early is not None:
+        return f"{upload.state}: its public tests are graded, the others wait"
+    return upload.state

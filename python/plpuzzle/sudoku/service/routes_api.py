@@ -14,7 +14,6 @@ from plpuzzle.sudoku.service.results import results_for
 from plpuzzle.sudoku.service.routes_student import (
     history,
     status_json,
-    take_in_turn,
     visible_upload,
 )
 from plpuzzle.sudoku.service.routing import api_user, deps
@@ -61,10 +60,9 @@ async def api_upload(
         raise HTTPException(403, "teachers do not hand in")
     data = await file.read(d.service.course.max_upload_kb * 1024 + 1)
     try:
-        taken = await take_in_turn(d, user, file.filename or "", data)
+        taken = await d.intake.take(user, file.filename or "", data, request.state.arrived)
     except UploadRefused as e:
         return JSONResponse({"error": str(e)}, status_code=e.status)
-    d.queue.wake()
     upload, owner = visible_upload(d.service, _as_signed(user), taken.upload_id)
     return JSONResponse(upload_json(request, user, upload, owner), status_code=201)
 

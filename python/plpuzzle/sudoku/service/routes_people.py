@@ -9,6 +9,7 @@ from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from plpuzzle.sudoku.service.accounts import MIN_PASSWORD, AccountError, SignedIn
+from plpuzzle.sudoku.service.guard import Busy
 from plpuzzle.sudoku.service.routing import (
     SESSION_COOKIE,
     check_csrf,
@@ -53,7 +54,7 @@ def sign_in_form(request: Request) -> Response:
 
 
 @router.post("/signin")
-def sign_in(
+async def sign_in(
     request: Request,
     login: Annotated[str, Form(max_length=64)],
     password: Annotated[str, Form(max_length=1000)],
@@ -61,7 +62,16 @@ def sign_in(
 ) -> Response:
     if not check_pre_token(request, pre):
         return _sign_in_page(request, 403, "the sign-in form expired: please try again")
-    user = deps(request).service.accounts.check_password(login.strip(), password)
+    d, name = deps(request), login.strip()
+    address = request.client.host if request.client else ""
+    try:
+        user = await d.guard.check(
+            address, name, lambda: d.service.accounts.check_password(name, password)
+        )
+    except Busy as e:
+        page = _sign_in_page(request, 429, f"{e}: please wait {e.seconds} s and try again")
+        page.headers["Retry-After"] = str(e.seconds)
+        return page
     if user is None:
         return _sign_in_page(request, 401, "wrong login or password")
     cookie, _ = deps(request).service.accounts.open_session(user)

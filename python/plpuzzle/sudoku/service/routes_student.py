@@ -7,27 +7,24 @@ student sees their own only), the same answer as for no upload at all.
 
 from __future__ import annotations
 
-import difflib
 from typing import Annotated, Any
 
-import anyio
 from fastapi import APIRouter, Depends, File, HTTPException, Request, UploadFile
 from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from sqlalchemy import select
 
 from plpuzzle.sudoku.service.accounts import SignedIn
 from plpuzzle.sudoku.service.core import Service
+from plpuzzle.sudoku.service.diffs import difference
 from plpuzzle.sudoku.service.results import counting, results_for
-from plpuzzle.sudoku.service.routing import Deps, check_csrf, deps, render, signed_in
+from plpuzzle.sudoku.service.routing import check_csrf, deps, render, signed_in
 from plpuzzle.sudoku.service.store import Upload, User
-from plpuzzle.sudoku.service.uploads import UploadRefused, take
+from plpuzzle.sudoku.service.uploads import UploadRefused
 
 router = APIRouter()
 
 #: The feedback page is our own file: no script at all, its inline style.
 FEEDBACK_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
-#: Lines of a difference shown at most.
-DIFF_LINES = 2000
 
 
 def history(service: Service, user: User) -> list[Upload]:
@@ -55,14 +52,16 @@ def upload_context(
     everything = signed.user.teacher or d.service.released()
     progress = d.queue.progress.get(upload.id)
     mine = history(d.service, owner)
+    status = status_json(request, upload)
     return {
         "upload": upload,
         "owner": owner,
         "results": results_for(d.service, upload, owner.login, everything),
         "progress": progress,
+        "place": status["queue"],
         "counts": counting(d.service, mine) is upload,
         "previous": next((u for u in mine if u.id < upload.id), None),
-        "version": status_json(request, upload)["version"],
+        "version": status["version"],
     }
 
 
@@ -93,20 +92,10 @@ async def upload(
         raise HTTPException(403, "teachers do not hand in")
     data = await file.read(d.service.course.max_upload_kb * 1024 + 1)
     try:
-        taken = await take_in_turn(d, signed.user, file.filename or "", data)
+        taken = await d.intake.take(signed.user, file.filename or "", data, request.state.arrived)
     except UploadRefused as e:
         return student_page(request, signed.user, "me.html.j2", e.status, str(e))
-    d.queue.wake()
     return RedirectResponse(f"/uploads/{taken.upload_id}", status_code=303)
-
-
-async def take_in_turn(d: Deps, user: User, name: str, data: bytes) -> Any:
-    """Take an upload, its load check in a thread when its turn comes
-    (at most `check_slots` at once): a burst of uploads waits here without
-    starving the pages of threads."""
-    if d.checks is None:
-        d.checks = anyio.CapacityLimiter(d.check_slots)
-    return await anyio.to_thread.run_sync(take, d.service, user, name, data, limiter=d.checks)
 
 
 @router.get("/uploads/{upload_id}")
@@ -135,11 +124,23 @@ def upload_status(
 
 
 def status_json(request: Request, upload: Upload) -> dict[str, Any]:
-    progress = deps(request).queue.progress.get(upload.id)
+    """An upload's state, with its place in the queue while it waits: how
+    many other students' gradings go first and about how many seconds
+    until its next results (null: not known yet)."""
+    queue = deps(request).queue
+    progress = queue.progress.get(upload.id)
     done, total = (progress.done, progress.total) if progress else (0, 0)
-    version = f"{upload.state}:{upload.attempt}:{done}"
-    return {"id": upload.id, "state": upload.state, "done": done, "total": total,
-            "late": upload.late, "loaded": upload.loaded, "version": version}  # fmt: skip
+    place = queue.place(upload)
+    waiting = None
+    if upload.state in ("queued", "running") and not (progress and progress.done):
+        seconds = None if place.seconds is None else round(place.seconds)
+        waiting = {"ahead": place.ahead, "seconds": seconds, "for": place.stage}
+    public_ready = upload.early is not None or upload.public_graded is not None
+    version = f"{upload.state}:{upload.attempt}:{done}:{upload.stage}:{place.ahead}"
+    return {"id": upload.id, "state": upload.state, "stage": upload.stage, "done": done,
+            "total": total, "late": upload.late, "loaded": upload.loaded,
+            "public_ready": public_ready, "replaced_by": upload.replaced_by,
+            "queue": waiting, "version": version}  # fmt: skip
 
 
 @router.get("/uploads/{upload_id}/feedback")
@@ -177,23 +178,6 @@ def diff(
     d = deps(request)
     upload, owner = visible_upload(d.service, signed, upload_id)
     previous = next((u for u in history(d.service, owner) if u.id < upload.id), None)
-    lines = diff_lines(d.service, previous, upload)
+    lines, more = difference(d.service, previous, upload)
     return render(request, "diff.html.j2", upload=upload, owner=owner, previous=previous,
-                  lines=lines[:DIFF_LINES], more=max(0, len(lines) - DIFF_LINES))  # fmt: skip
-
-
-def diff_lines(service: Service, old: Upload | None, new: Upload) -> list[tuple[str, str]]:
-    """(kind, text) lines of a unified diff of two uploads' files; an
-    archive is compared as bytes would be meaningless, so only .pl files."""
-    if new.suffix != ".pl" or (old is not None and old.suffix != ".pl"):
-        return [("note", "archives are not compared line by line; download them to compare")]
-    before = service.blobs.read(old.blob).decode("utf-8", "replace") if old else ""
-    after = service.blobs.read(new.blob).decode("utf-8", "replace")
-    out: list[tuple[str, str]] = []
-    names = (f"upload {old.id}" if old else "nothing", f"upload {new.id}")
-    for line in difflib.unified_diff(before.splitlines(), after.splitlines(), *names,
-                                     lineterm=""):  # fmt: skip
-        head = line.startswith(("--- ", "+++ ")) and not out[2:]  # the two file lines
-        kind = "file" if head else {"+": "add", "-": "del", "@": "hunk"}.get(line[:1], "same")
-        out.append((kind, line))
-    return out or [("note", "the two files are the same")]
+                  lines=lines, more=more)  # fmt: skip

@@ -102,6 +102,16 @@ def regrade(request: Request, signed: Teacher,
     return RedirectResponse(f"/students/{login}" if login else "/class", status_code=303)
 
 
+@router.post("/uploads/{upload_id}/grade", dependencies=[Depends(check_csrf)])
+def grade_one(request: Request, upload_id: int, signed: Teacher) -> Response:
+    """Grade one upload in full from scratch: one a newer upload replaced
+    before it was graded, or one whose grading failed."""
+    d = deps(request)
+    if not d.queue.regrade([upload_id]):
+        raise HTTPException(404, "no such upload")
+    return RedirectResponse(f"/uploads/{upload_id}", status_code=303)
+
+
 @router.post("/release", dependencies=[Depends(check_csrf)])
 def release(request: Request, signed: Teacher) -> Response:
     deps(request).service.release()
@@ -180,4 +190,5 @@ def status(request: Request, signed: Teacher) -> Response:
     where = d.service.settings.scheduler or f"this machine, {d.service.settings.jobs} job(s)"
     return render(request, "status.html.j2", states=states, users=users, where=where,
                   rate=d.queue.rate(), disk=d.service.disk_used(),
-                  running=dict(d.queue.progress))  # fmt: skip
+                  running=dict(d.queue.progress), queue=d.queue.queue_by_student(),
+                  share=d.queue.share.snapshot())  # fmt: skip

@@ -18,6 +18,8 @@ from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined, se
 from plpuzzle.sudoku.grading.report_html import GRADE_COLOURS, grade_slug, verdict_matrix
 from plpuzzle.sudoku.service.accounts import SignedIn, same
 from plpuzzle.sudoku.service.core import Service
+from plpuzzle.sudoku.service.guard import SignInGuard
+from plpuzzle.sudoku.service.intake import Intake
 from plpuzzle.sudoku.service.queue import GradingQueue
 from plpuzzle.sudoku.service.store import User
 
@@ -41,12 +43,10 @@ class Deps:
     queue: GradingQueue
     pages: Environment
     pre_signer: TimestampSigner
-    #: Load checks at once (each a sandbox): at most this many at a time.
-    check_slots: int
-    #: The limiter of load checks (an anyio CapacityLimiter, made in the
-    #: event loop at the first upload): uploads waiting their turn wait as
-    #: coroutines, holding none of the threads that serve the pages.
-    checks: Any = None
+    #: Uploads taken, and their load checks.
+    intake: Intake
+    #: Password checks, off the pages' threads, and guesses slowed down.
+    guard: SignInGuard
 
 
 def deps(request: Request) -> Deps:

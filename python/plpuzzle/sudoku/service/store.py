@@ -100,11 +100,18 @@ class ApiToken(Base):
 
 class Upload(Base):
     """One hand-in: its file (stored by content hash), its state in the
-    queue, and where its grading's reports are."""
+    queue, and where its grading's reports are.
+
+    Its life: `checking` (taken at its arrival, its load check running),
+    `queued` and `running` once per stage (the public tests, then the
+    rest), then `done`; or `failed` (plpuzzle's fault, said in `error`),
+    or `replaced` (a newer upload of the same student came before it was
+    graded in full; what was graded stays shown)."""
 
     __tablename__ = "uploads"
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    #: When the request arrived: the deadline and the hourly limit go by it.
     created: Mapped[datetime] = mapped_column(UtcDateTime(), default=now, index=True)
     #: The file name as uploaded (shown escaped, never used as a path).
     name: Mapped[str] = mapped_column(String(300))
@@ -113,8 +120,19 @@ class Upload(Base):
     size: Mapped[int]
     blob: Mapped[str] = mapped_column(String(64))
     late: Mapped[bool] = mapped_column(default=False)
-    #: queued, running, done, failed (plpuzzle's fault, said in `error`).
+    #: checking, queued, running, done, failed, replaced (see above).
     state: Mapped[str] = mapped_column(String(16), default="queued", index=True)
+    #: The stage queued or running: "public" (the public tests) or "rest"
+    #: (every test, the public ones taken from the gradebook).
+    stage: Mapped[str] = mapped_column(String(8), default="public")
+    #: The newer upload that replaced this one before it was graded in full.
+    replaced_by: Mapped[int | None]
+    #: Queued by a teacher (a regrade, or grading a replaced upload): after
+    #: every student's own uploads.
+    regrade: Mapped[bool] = mapped_column(default=False)
+    #: When the load check ended, and when the public results were ready.
+    checked: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    public_graded: Mapped[datetime | None] = mapped_column(UtcDateTime())
     #: Bumped by a regrade: a grading of an older attempt is not recorded.
     attempt: Mapped[int] = mapped_column(default=0)
     #: Whether the sandbox loaded it at upload time, and what loading said.
@@ -131,8 +149,10 @@ class Upload(Base):
     max_score: Mapped[float | None]
     public_score: Mapped[float | None]
     public_max: Mapped[float | None]
-    #: The folder of this upload's latest reports, relative to the data folder.
+    #: The folder of this upload's latest reports on every test, and of
+    #: its public stage's (the public tests only), relative to the data folder.
     reports: Mapped[str | None] = mapped_column(String(300))
+    early: Mapped[str | None] = mapped_column(String(300))
     graded: Mapped[datetime | None] = mapped_column(UtcDateTime())
 
 

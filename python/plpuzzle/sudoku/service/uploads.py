@@ -1,5 +1,12 @@
-"""Taking an upload: what is refused and why, the file kept by content, the
-load check at once, and the upload queued for grading.
+"""Taking an upload: what is refused and why, the file kept by content,
+the upload written at once with its arrival time, the older uploads it
+replaces, then its load check, after which it is queued for grading.
+
+The arrival time is the upload's time: the deadline, the late policy and
+the hourly limit go by it, whatever comes after (the load check may end
+after the deadline; the upload is on time all the same). The hourly
+limit is counted, and the upload written, under the student's own lock,
+so that a burst of uploads cannot pass it.
 
 A refusal is an `UploadRefused` with an HTTP status and one sentence a
 student can act on; nothing of a refused upload is kept.
@@ -9,10 +16,11 @@ from __future__ import annotations
 
 import tempfile
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
-from sqlalchemy import func, select
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
 
 from plpuzzle.sandbox.archives import archive_suffix
 from plpuzzle.sudoku.grading.load_check import check_load
@@ -23,6 +31,9 @@ from plpuzzle.untrusted import one_line
 
 #: The shown name of an upload: at most this many characters.
 NAME_CHARS = 120
+#: Seconds (of CPU time, and of wall time) the load check gives loading at
+#: most: a check must not hold its slot long; grading loads it again.
+CHECK_SECONDS = 15.0
 
 
 class UploadRefused(Exception):
@@ -37,6 +48,8 @@ class UploadRefused(Exception):
 class Taken:
     upload_id: int
     late: bool
+    #: The student's older uploads this one replaced, not graded in full.
+    replaced: list[int]
 
 
 def suffix_of(name: str) -> str | None:
@@ -47,9 +60,9 @@ def suffix_of(name: str) -> str | None:
     return archive_suffix(lowered)
 
 
-def refuse_early(service: Service, user: User, name: str) -> str:
+def refuse_early(service: Service, name: str, arrived: datetime) -> str:
     """Refuse before reading the file: wrong type, after a refusing
-    deadline, too many uploads in the last hour; the suffix otherwise."""
+    deadline; the suffix otherwise."""
     suffix = suffix_of(name)
     if suffix is None:
         raise UploadRefused(
@@ -57,52 +70,93 @@ def refuse_early(service: Service, user: User, name: str) -> str:
             f"'{one_line(name, 60)}' is none of these",
         )  # fmt: skip
     course = service.course
-    if course.late == "refused" and course.late_at(now()):
+    if course.late == "refused" and course.late_at(arrived):
         raise UploadRefused(403, f"the deadline ({course.deadline:%Y-%m-%d %H:%M} UTC) has passed")
-    hour_ago = now() - timedelta(hours=1)
-    with service.store.session() as db:
-        recent = list(
-            db.scalars(
-                select(Upload.created)
-                .where(Upload.user_id == user.id, Upload.created > hour_ago)
-                .order_by(Upload.created)
-            )
-        )
-    if len(recent) >= course.uploads_per_hour:
-        again = recent[0] + timedelta(hours=1)
-        raise UploadRefused(
-            429, f"at most {course.uploads_per_hour} uploads an hour: the next one can be "
-            f"made at {again:%H:%M} UTC",
-        )  # fmt: skip
     return suffix
 
 
-def take(service: Service, user: User, name: str, data: bytes) -> Taken:
-    """Keep the file, check that it loads, and queue it; refusals raise."""
-    suffix = refuse_early(service, user, name)
-    limit = service.course.max_upload_kb * 1024
-    if len(data) > limit:
-        raise UploadRefused(413, f"the file is larger than {service.course.max_upload_kb} KB")
+def receive(service: Service, user: User, name: str, data: bytes, arrived: datetime) -> Taken:
+    """Keep the file and write the upload as arrived at `arrived`, its load
+    check to come; the older uploads it replaces are marked so.
+    Refusals raise UploadRefused."""
+    suffix = refuse_early(service, name, arrived)
+    course = service.course
+    if len(data) > course.max_upload_kb * 1024:
+        raise UploadRefused(413, f"the file is larger than {course.max_upload_kb} KB")
     if not data:
         raise UploadRefused(400, "the file is empty")
-    digest = service.blobs.put(data)
-    with tempfile.TemporaryDirectory(prefix="plpuzzle-upload-") as tmp:
-        folder = Path(tmp) / "class"
-        place_upload(service, digest, suffix, user.login, folder)
-        hidden = hidden_paths(service.suite, service.data)
-        checked = check_load(folder, service.grade_settings, hidden)
-    late = service.course.late_at(now())
-    with service.store.session() as db:
+    late = course.late_at(arrived)
+    with service.student_lock(user.id), service.store.session() as db:
+        hour_ago = arrived - timedelta(hours=1)
+        recent = list(db.scalars(
+            select(Upload.created).where(Upload.user_id == user.id, Upload.created > hour_ago)
+            .order_by(Upload.created)
+        ))  # fmt: skip
+        if len(recent) >= course.uploads_per_hour:
+            again = recent[0] + timedelta(hours=1)
+            raise UploadRefused(
+                429, f"at most {course.uploads_per_hour} uploads an hour: the next one can be "
+                f"made at {again:%H:%M} UTC",
+            )  # fmt: skip
+        digest = service.blobs.put(data)
         upload = Upload(
-            user_id=user.id, name=one_line(name, NAME_CHARS), suffix=suffix, size=len(data),
-            blob=digest, late=late, state="queued", loaded=checked.loaded,
-            load_messages="\n".join(checked.messages), notes="\n".join(checked.notes),
+            user_id=user.id, created=arrived, name=one_line(name, NAME_CHARS), suffix=suffix,
+            size=len(data), blob=digest, late=late, state="checking",
+            stage=service.stages()[0], loaded=None,
         )  # fmt: skip
         db.add(upload)
         db.flush()
-        return Taken(upload.id, late)
+        counts = not late or course.late == "counted"
+        replaced = replace_older(db, upload) if counts else []
+        return Taken(upload.id, late, replaced)
 
 
-def count_queued(service: Service) -> int:
+def replace_older(db: Session, new: Upload) -> list[int]:
+    """The student's own older uploads still to grade give way to `new`
+    (a teacher's regrade of one does not); their ids."""
+    older = list(db.scalars(
+        select(Upload.id).where(
+            Upload.user_id == new.user_id, Upload.id < new.id, Upload.regrade.is_(False),
+            Upload.state.in_(("checking", "queued", "running")),
+        )
+    ))  # fmt: skip
+    if older:
+        db.execute(
+            update(Upload).where(Upload.id.in_(older))
+            .values(state="replaced", replaced_by=new.id)
+        )  # fmt: skip
+    return older
+
+
+def check(service: Service, upload_id: int) -> bool:
+    """Load the upload in a sandbox, note what loading said, and queue it
+    (unless it was replaced meanwhile); whether it was queued."""
     with service.store.session() as db:
-        return db.scalar(select(func.count()).where(Upload.state.in_(("queued", "running")))) or 0
+        upload = db.get(Upload, upload_id)
+        if upload is None or upload.state != "checking":
+            return False
+        user = db.get(User, upload.user_id)
+        assert user is not None
+        login, blob, suffix = user.login, upload.blob, upload.suffix
+    settings = service.grade_settings
+    with tempfile.TemporaryDirectory(prefix="plpuzzle-upload-") as tmp:
+        folder = Path(tmp) / "class"
+        place_upload(service, blob, suffix, login, folder)
+        hidden = hidden_paths(service.suite, service.data)
+        checked = check_load(folder, settings, hidden, budget=CHECK_SECONDS)
+    with service.store.session() as db:
+        result = db.execute(
+            update(Upload).where(Upload.id == upload_id, Upload.state == "checking")
+            .values(state="queued", loaded=checked.loaded, checked=now(),
+                    load_messages="\n".join(checked.messages), notes="\n".join(checked.notes))
+        )  # fmt: skip
+        return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+def queue_unchecked(service: Service, upload_id: int) -> None:
+    """Queue an upload whose check could not run (grading will load it)."""
+    with service.store.session() as db:
+        db.execute(
+            update(Upload).where(Upload.id == upload_id, Upload.state == "checking")
+            .values(state="queued", checked=now())
+        )  # fmt: skip

@@ -22,6 +22,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from plpuzzle.sudoku.service import routes_api, routes_people, routes_student, routes_teacher
 from plpuzzle.sudoku.service.core import Service
+from plpuzzle.sudoku.service.guard import SignInGuard
+from plpuzzle.sudoku.service.intake import Intake
 from plpuzzle.sudoku.service.queue import GradingQueue
 from plpuzzle.sudoku.service.routing import (
     FORM_SLACK,
@@ -33,8 +35,12 @@ from plpuzzle.sudoku.service.routing import (
     page_environment,
     render,
 )
+from plpuzzle.sudoku.service.store import now
 
 access_log = logging.getLogger("plpuzzle.service.access")
+
+#: Load checks at once at least (each a sandbox, most of them short).
+CHECK_SLOTS = 4
 
 
 class BodyLimit:
@@ -89,11 +95,15 @@ def create_app(service: Service, queue: GradingQueue | None = None, grade: bool 
             queue.start()
         yield
         queue.stop()
+        intake.close()
+        guard.close()
 
     app = FastAPI(lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    intake = Intake(service, queue, max(CHECK_SLOTS, service.settings.jobs))
+    guard = SignInGuard()
     app.state.deps = Deps(service, queue, page_environment(),
                           TimestampSigner(service.accounts.signer.secret_keys[-1], salt="pre"),
-                          max(2, service.settings.jobs))  # fmt: skip
+                          intake, guard)  # fmt: skip
     app.mount("/static", StaticFiles(packages=[("plpuzzle.sudoku.service", "static")]),
               name="static")  # fmt: skip
     for module in (routes_people, routes_student, routes_teacher, routes_api):
@@ -109,6 +119,7 @@ async def _every_request(
     request: Request, call_next: Callable[[Request], Awaitable[Response]]
 ) -> Response:
     start = time.perf_counter()
+    request.state.arrived = now()  # an upload's time: before its body is read
     request.state.signed = deps(request).service.accounts.session_of(
         request.cookies.get(SESSION_COOKIE)
     )

@@ -275,11 +275,14 @@ def submit(file: Path, server: str, token: str | None, wait: bool, fmt: str) -> 
         raise InputError("--token: no API token (make one on the service's 'API tokens' page)")
     try:
         answer = client.submit(server, token, file)
+        checked = answer["state"] != "checking"
         if fmt == "text":
-            _print_upload(answer)
+            _print_upload(answer, checked)
         if wait and answer.get("loaded") is not False:
             answer = client.wait(server, token, answer["id"], _progress_printer())
             if fmt == "text":
+                if not checked:
+                    _print_load(answer)
                 _print_results(answer)
         if fmt == "json":
             write_json(answer)
@@ -293,9 +296,15 @@ def submit(file: Path, server: str, token: str | None, wait: bool, fmt: str) -> 
     sys.exit(1 if failed else 0)
 
 
-def _print_upload(answer: dict[str, Any]) -> None:
+def _print_upload(answer: dict[str, Any], checked: bool) -> None:
     click.echo(f"upload #{answer['id']}: {answer['name']} ({answer['size']} bytes)"
                + (" - late" if answer["late"] else ""))  # fmt: skip
+    if checked:
+        _print_load(answer)
+
+
+def _print_load(answer: dict[str, Any]) -> None:
+    """What loading it said: whether it loads, Prolog's messages, intake's notes."""
     if answer["loaded"] is False:
         click.echo("it does not load:")
     for line in answer["load_messages"] + [f"note: {n}" for n in answer["notes"]]:
@@ -308,9 +317,19 @@ def _progress_printer() -> Callable[[dict[str, Any]], None]:
 
     def show(state: dict[str, Any]) -> None:
         nonlocal said
-        done, total = state["done"], state["total"]
-        now = (f"grading: {done} of {total} tests" if done < total
-               else "grading: writing the feedback") if total else ""  # fmt: skip
+        done, total, queue = state["done"], state["total"], state.get("queue")
+        if state["state"] == "checking":
+            now = "checking whether it loads"
+        elif queue is not None:
+            first = f"{queue['ahead']} other student(s) first" if queue["ahead"] else "next"
+            about = "" if queue["seconds"] is None else f", {_about(queue['seconds'])}"
+            what = "public tests" if queue["for"] == "public" else "tests"
+            now = f"queued ({what}): {first}{about}"
+        elif total:
+            now = (f"grading: {done} of {total} tests" if done < total
+                   else "grading: writing the feedback")  # fmt: skip
+        else:
+            now = ""
         if now and now != said:
             note(now)
         said = now
@@ -318,10 +337,19 @@ def _progress_printer() -> Callable[[dict[str, Any]], None]:
     return show
 
 
+def _about(seconds: float) -> str:
+    return (
+        f"about {max(5, round(seconds))} s" if seconds < 90 else f"about {round(seconds / 60)} min"
+    )
+
+
 def _print_results(answer: dict[str, Any]) -> None:
     if answer["state"] == "failed":
         warn("grading failed (the service's fault, not yours); try again later")
         return
+    if answer["state"] == "replaced":
+        warn(f"a newer upload (#{answer['replaced_by']}) replaced this one before it was "
+             "graded; the last upload counts")  # fmt: skip
     for r in answer["results"]:
         click.echo(f"{r['test']:<10} {r['grade']:<14} {r['detail']}".rstrip())
     if answer["score"] is not None:
