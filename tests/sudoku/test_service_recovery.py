@@ -11,19 +11,13 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-from service_kit import CLASS, PASSWORD, Server, make_course
-from sqlalchemy import select
+from service_kit import CLASS, Server, api_shown, api_tokens, api_upload, make_course, wait_for
 
 from plpuzzle.sudoku import api
-from plpuzzle.sudoku.service.core import Service, ServiceSettings
-from plpuzzle.sudoku.service.store import User
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
 
@@ -55,43 +49,18 @@ GRADED_SECONDS = 600
 def make_accounts(course: Path, data: Path) -> tuple[dict[str, str], str]:
     """The students' API tokens by login, and a teacher's token (a teacher
     sees every test's result through the API)."""
-    service = Service(ServiceSettings(course, data))
-    try:
-        service.accounts.create(list(HANDINS), "student")
-        service.accounts.create(["tina"], "teacher")
-        with service.store.session() as db:
-            users = {u.login: u.id for u in db.scalars(select(User))}
-        for user_id in users.values():
-            service.accounts.set_password(user_id, PASSWORD)
-        tokens = {login: service.accounts.new_token(users[login], "test") for login in HANDINS}
-        return tokens, service.accounts.new_token(users["tina"], "test")
-    finally:
-        service.close()
+    tokens = api_tokens(course, data, list(HANDINS))
+    return {login: tokens[login] for login in HANDINS}, tokens["tina"]
 
 
 def upload(server: Server, token: str, name: str) -> int:
-    data = (CLASS / name).read_bytes()
-    r = httpx.post(f"{server.url}/api/uploads", headers={"Authorization": f"Bearer {token}"},
-                   files={"file": ("sudoku.pl", data)}, timeout=120)  # fmt: skip
+    r = api_upload(server.url, token, (CLASS / name).read_bytes())
     assert r.status_code == 201, r.text
     return int(r.json()["id"])
 
 
 def shown(server: Server, token: str, upload_id: int) -> dict[str, Any]:
-    r = httpx.get(f"{server.url}/api/uploads/{upload_id}",
-                  headers={"Authorization": f"Bearer {token}"}, timeout=30)  # fmt: skip
-    assert r.status_code == 200, r.text
-    return r.json()  # type: ignore[no-any-return]
-
-
-def wait_for(what: str, seconds: float, probe: Callable[[], Any], every: float = 0.1) -> Any:
-    """Poll `probe` until it returns something true; its last answer."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if answer := probe():
-            return answer
-        time.sleep(every)
-    raise AssertionError(f"{what}: not within {seconds} s")
+    return api_shown(server.url, token, upload_id)
 
 
 # -- processes, from /proc ----------------------------------------------------
