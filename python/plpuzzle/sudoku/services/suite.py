@@ -8,6 +8,8 @@ both judge a test here, so they cannot disagree on what "correct" means.
 from __future__ import annotations
 
 import fnmatch
+import functools
+import hashlib
 import os
 import re
 from dataclasses import dataclass, field
@@ -162,11 +164,33 @@ def load_case(case: SuiteCase) -> tuple[Puzzle, list[Grid] | None]:
 
     Raises FormatError for a file that does not parse or cannot be read;
     only a name with nothing behind it (not even a broken link) is missing.
+    A test read before whose files hold the same bytes is not parsed
+    again: a service grading upload after upload, and each step of one
+    grading, would otherwise parse the suite's megabytes of solutions
+    each time (reading and hashing them costs a small part of that).
     """
-    puzzle = load_puzzle(case.puzzle_path)
-    if not os.path.lexists(case.expected_path):
+    files = (_digest(case.puzzle_path), _digest(case.expected_path))
+    puzzle, expected = _parsed(case.puzzle_path, case.expected_path, files)
+    return puzzle, None if expected is None else list(expected)
+
+
+def _digest(path: Path) -> str | None:
+    """The file's content digest (None: it cannot be read, and parsing says why)."""
+    try:
+        return hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
+    except OSError:
+        return None
+
+
+@functools.lru_cache(maxsize=2048)
+def _parsed(
+    puzzle_path: Path, expected_path: Path, files: object
+) -> tuple[Puzzle, tuple[Grid, ...] | None]:
+    """One test's files parsed, kept by their contents' digests (`files`)."""
+    puzzle = load_puzzle(puzzle_path)
+    if not os.path.lexists(expected_path):
         return puzzle, None
-    return puzzle, load_solutions(case.expected_path, puzzle.n)
+    return puzzle, tuple(load_solutions(expected_path, puzzle.n))
 
 
 def bad_input(case: SuiteCase, error: FormatError) -> CaseResult:
