@@ -274,15 +274,17 @@ class GradingQueue:
 
     # -- grading one stage --------------------------------------------------
 
-    def scheduler(self, ticket: Ticket) -> Scheduler:
+    def scheduler(self, ticket: Ticket, stage: str) -> Scheduler:
         """Where a stage's runs go: this machine's sandboxes or the cluster,
-        in turns of `ticket`."""
+        in turns of `ticket`. The public stage's few tests take one job slot
+        (a second would load the hand-in again for little)."""
         if self.cluster is not None:
             from plpuzzle.sudoku.grading.scheduling.on_dask import DaskCluster
 
             address = self.service.settings.scheduler or ""
             return DaskCluster(address, ticket=ticket, client=self.cluster)
-        return LocalPool(self.service.settings.jobs, self._hidden, ticket=ticket)
+        slots = 1 if stage == "public" else self.service.settings.jobs
+        return LocalPool(slots, self._hidden, ticket=ticket)
 
     def grade(self, job: Job, ticket: Ticket) -> None:
         """Grade one stage of one upload, into its reports folder."""
@@ -293,20 +295,21 @@ class GradingQueue:
         with tempfile.TemporaryDirectory(prefix="plpuzzle-grade-") as tmp:
             folder = Path(tmp) / "class"
             place_upload(service, job.blob, job.suffix, job.login, folder)
+            public = job.stage == "public"
             outcome = api.grade(
                 folder, service.suite, out=out, db=service.gradebook, jobs=1,
-                scheduler=self.scheduler(ticket),
+                scheduler=self.scheduler(ticket, job.stage),
                 students=(job.login,) if job.fresh else (), similarity=False,
-                shrink_seconds=course.shrink_seconds,
-                tests=course.public_tests if job.stage == "public" else (),
+                shrink_seconds=course.shrink_seconds, requirements=not public,
+                tests=course.public_tests if public else (),
                 finishing=ticket.turn, on_start=self._ticker(progress),
             )  # fmt: skip
         if ticket.cancelled:
             raise Cancelled
         row = outcome.report["students"][0]
-        public = [r for r in row["results"] if course.is_public(r["test"])]
-        sums = {"public_score": sum(r["earned"] for r in public),
-                "public_max": sum(r["points"] for r in public)}  # fmt: skip
+        shown = [r for r in row["results"] if course.is_public(r["test"])]
+        sums = {"public_score": sum(r["earned"] for r in shown),
+                "public_max": sum(r["points"] for r in shown)}  # fmt: skip
         where = str(out.relative_to(service.data))
         if job.stage == "public":
             self._record(job, state="queued", stage="rest", early=where, public_graded=now(),
