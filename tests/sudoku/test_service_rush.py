@@ -426,3 +426,71 @@ def test_the_queue_drives_a_dask_cluster_and_uses_a_worker_added_meanwhile(
     with sqlite3.connect(data / "grades.sqlite") as db:
         counted = db.execute("SELECT student, COUNT(*) FROM results GROUP BY student").fetchall()
     assert dict(counted) == dict.fromkeys(students, 6)  # each test once
+
+
+def test_the_public_results_are_the_whole_gradings_own(tmp_path: Path) -> None:
+    """Both stages grade at the course's limits: what a student sees first
+    is what counts, and the counting upload is graded in full."""
+    import json
+
+    service = make_service(tmp_path, course_toml())
+    app = app_of(service)
+    try:
+        with TestClient(app):
+            alice = person(app, service, "alice")
+            tina = person(app, service, "tina", "teacher")
+            upload = alice.upload_id("sudoku.pl", (CLASS / "dave.pl").read_bytes())
+            assert alice.wait(upload)["state"] == "done"
+            token = tina.token()
+            bearer = {"Authorization": f"Bearer {token}"}
+            shown = tina.client.get(f"/api/uploads/{upload}", headers=bearer).json()
+        assert shown["complete"] is True and len(shown["results"]) == 6
+        reports = service.data / "reports" / str(upload)
+
+        def rows(folder: str) -> dict[str, Any]:
+            report = json.loads((reports / folder / "grades.json").read_text())
+            return {r["test"]: r for r in report["students"][0]["results"]}
+
+        early, full = rows("0.public"), rows("0")
+        assert set(early) == {"test001", "test002"}
+        for test, row in early.items():
+            assert (row["grade"], row["detail"]) == (full[test]["grade"], full[test]["detail"])
+    finally:
+        service.close()
+
+
+def test_an_older_database_is_upgraded(tmp_path: Path) -> None:
+    """A data folder of the service before the fair queue: its graded
+    uploads were graded in one stage, and read as such."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import create_engine, text
+
+    from plpuzzle.sudoku.service.store import MIGRATIONS, Store
+
+    url = f"sqlite:///{tmp_path / 'old.sqlite'}"
+    engine = create_engine(url)
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0001")
+        amy = "INSERT INTO users VALUES (1, 'amy', 'student', NULL, NULL, NULL, '2026-01-01')"
+        connection.execute(text(amy))
+        for n, state in ((1, "done"), (2, "queued")):
+            connection.execute(
+                text(
+                    "INSERT INTO uploads (id, user_id, created, name, suffix, size, blob, late, "
+                    "state, attempt, load_messages, fresh, error, notes) VALUES (:n, 1, "
+                    "'2026-01-01', 'sudoku.pl', '.pl', 1, 'x', 0, :state, 0, '', 0, '', '')"
+                ),
+                {"n": n, "state": state},
+            )
+    engine.dispose()
+    store = Store(url)
+    try:
+        with store.session() as db:
+            stages = {u.id: (u.state, u.stage, u.regrade) for u in db.query(Upload)}
+    finally:
+        store.close()
+    assert stages == {1: ("done", "rest", False), 2: ("queued", "public", False)}
