@@ -222,28 +222,60 @@ def similarity(students: int, seed: int, jobs: int, out_dir: Path, sweep: bool) 
 @click.option(
     "--suite",
     type=click.Path(path_type=Path, file_okay=False, exists=True),
-    help="The tests of the course (its suite.toml's rules are kept, the rest is the "
-    "bench's). Default: tests/fixtures/grading_suite.",
+    help="The course's official suite. Default: $PLPUZZLE_SUITE, else "
+    "$PLPUZZLE_SHARED/bme-2013-oddsum/tests, else ../shared/bme-2013-oddsum/tests.",
 )
-@jobs_option("tests graded at once, by the service and by `sudoku grade`")
-@click.option("--time-limit", type=click.FloatRange(min=0.1), default=3.0, show_default=True,
-              help="CPU seconds per test (a looping hand-in takes all of it).")  # fmt: skip
-@click.option("--shrink-seconds", type=click.FloatRange(min=0), default=2.0, show_default=True,
-              help="Per failing hand-in, the search for a smallest failing puzzle.")  # fmt: skip
+@jobs_option("tests graded at once, by the service and by `sudoku grade`; Dask workers")
+@click.option("--scale", type=click.FloatRange(min=0.0001, max=1), default=0.0025,
+              show_default=True,
+              help="The real course's costs and its 120 s limit, multiplied by this.")  # fmt: skip
+@click.option("--public", default="test00?", show_default=True,
+              help="The public tests (a pattern of test names).")  # fmt: skip
 @click.option("--probers", type=click.IntRange(min=1), default=4, show_default=True,
               help="Threads asking for pages while the class grades.")  # fmt: skip
 @click.option("--pause", type=click.FloatRange(min=0), default=0.2, show_default=True,
               help="Seconds each prober waits between two requests.")  # fmt: skip
-@click.option("--timeout", type=click.FloatRange(min=1), default=1800.0, show_default=True,
+@click.option("--timeout", type=click.FloatRange(min=1), default=3600.0, show_default=True,
               help="The most seconds the class may take to grade, in each phase.")  # fmt: skip
-def service(out: Path, students: int, suite: Path | None, jobs: int, time_limit: float,
-            shrink_seconds: float, probers: int, pause: float, timeout: float) -> None:  # fmt: skip
-    """Load the submission service: a class uploads at once while pages are
-    probed, then `sudoku grade` grades the same files; print and write OUT."""
+@click.option("--no-dask", is_flag=True, help="Leave out the burst on a local Dask cluster.")
+@click.option("--no-flood", is_flag=True, help="Leave out the student who floods.")
+@click.option("--no-signin", is_flag=True, help="Leave out the sign-in flood.")
+def service(out: Path, students: int, suite: Path | None, jobs: int, scale: float, public: str,
+            probers: int, pause: float, timeout: float, no_dask: bool, no_flood: bool,
+            no_signin: bool) -> None:  # fmt: skip
+    """Replay the deadline rush at the course's cost: a class uploads at
+    once (here, then on a local Dask cluster) while pages are asked for,
+    `sudoku grade` grades the same files; one student floods; anonymous
+    clients flood the sign-in form; a queueing model says how many cores
+    400 students need. Print and write OUT. Needs bench/service-costs.json
+    (`service-costs`)."""
     from plpuzzle_lab import service_bench
+    from plpuzzle_lab.bench import default_suite
 
     settings = service_bench.BenchSettings(
-        students, suite or service_bench.SUITE, jobs, time_limit, shrink_seconds, probers,
-        pause, timeout,
+        suite or default_suite(), students, jobs, scale, public, probers, pause, timeout,
+        dask=not no_dask, flood=not no_flood, signin=not no_signin,
     )  # fmt: skip
     sys.exit(service_bench.main(settings, out))
+
+
+@lab.command("service-costs")
+@click.option(
+    "--suite",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="The course's official suite (its reference-times.csv beside it). Default: "
+    "$PLPUZZLE_SUITE, else $PLPUZZLE_SHARED/bme-2013-oddsum/tests, else "
+    "../shared/bme-2013-oddsum/tests.",
+)
+@jobs_option("tests graded at once")
+@click.option("--cap", type=click.FloatRange(min=0.1), default=5.0, show_default=True,
+              help="CPU seconds a test runs at most; more counts as 120 s.")  # fmt: skip
+@click.option("-o", "--out", type=click.Path(path_type=Path, dir_okay=False),
+              default="bench/service-costs.json", show_default=True)  # fmt: skip
+def service_costs(suite: Path | None, jobs: int, cap: float, out: Path) -> None:
+    """Measure, once, what each kind of student solver costs on every test
+    of the official suite; the service's capacity bench replays it."""
+    from plpuzzle_lab import service_costs as costs
+    from plpuzzle_lab.bench import default_suite
+
+    costs.main(suite or default_suite(), jobs, out, cap)

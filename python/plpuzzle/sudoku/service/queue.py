@@ -129,10 +129,15 @@ class GradingQueue:
 
     # -- running ------------------------------------------------------------
 
+    def connect(self) -> None:
+        """With a Dask scheduler, connect to it and admit its workers
+        (ClusterError when it cannot grade); nothing without one."""
+        if self.service.settings.scheduler is not None and self.cluster is None:
+            self._connect()
+
     def start(self) -> None:
         self.requeue()
-        if self.service.settings.scheduler is not None:
-            self._connect()
+        self.connect()
         targets = [self._dispatch] + ([self._watch_cluster] if self.cluster is not None else [])
         self._threads = [threading.Thread(target=t, name=t.__name__, daemon=True)
                          for t in targets]  # fmt: skip

@@ -100,8 +100,10 @@ def serve(course: Path, data: Path, database_url: str | None, host: str, port: i
     COURSE is the suite folder: its tests and its suite.toml, whose
     [course] table sets the deadline, the public tests, the release and
     the fair-use limits. Uploads are graded by the grader of `sudoku
-    grade`, in the sandbox, oldest first; a service stopped (even
-    killed) and started again goes on where it was. Make accounts first
+    grade`, in the sandbox: every upload's public tests first, then the
+    other tests, in turns round the students (a newer upload replaces a
+    student's older ones still waiting); a service stopped (even killed)
+    and started again goes on where it was. Make accounts first
     with `plpuzzle sudoku accounts`. --check reads the course and the data
     folder (making it, and upgrading its database, if needed) and stops.
     Exit code 0 after --check, 2 for a bad course, 3 when a part is
@@ -116,14 +118,22 @@ def serve(course: Path, data: Path, database_url: str | None, host: str, port: i
         return
     import uvicorn
 
+    from plpuzzle.cluster.client_side import ClusterError
+    from plpuzzle.sudoku.service.queue import GradingQueue
     from plpuzzle.sudoku.service.web import create_app
 
+    queue = GradingQueue(service)
+    try:
+        queue.connect()  # a cluster that cannot grade is said now, not at the first upload
+    except ClusterError as e:
+        service.close()
+        raise SetupError(f"--scheduler: {e}") from None
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     url = f"http://{host}:{port}/"
     if fmt == "json":
         write_json({"url": url, "course": str(course), "data": str(service.data)})
     note(f"serving {course} on {url} (data: {service.data}); Ctrl-C stops")
-    config = uvicorn.Config(create_app(service), host=host, port=port, access_log=False,
+    config = uvicorn.Config(create_app(service, queue), host=host, port=port, access_log=False,
                             log_level="warning", server_header=False)  # fmt: skip
     uvicorn.Server(config).run()
     service.close()
