@@ -272,10 +272,13 @@ def service(out: Path, students: int, suite: Path | None, jobs: int, scale: floa
               help="CPU seconds a test runs at most; more counts as 120 s.")  # fmt: skip
 @click.option("-o", "--out", type=click.Path(path_type=Path, dir_okay=False),
               default="bench/service-costs.json", show_default=True)  # fmt: skip
-def service_costs(suite: Path | None, jobs: int, cap: float, out: Path) -> None:
+@click.option("--only", multiple=True, metavar="KIND",
+              help="Measure this kind only (repeatable), keeping the others of OUT.")  # fmt: skip
+def service_costs(suite: Path | None, jobs: int, cap: float, out: Path,
+                  only: tuple[str, ...]) -> None:  # fmt: skip
     """Measure, once, what each kind of student solver costs on every test
     of the official suite; the service's capacity bench replays it."""
     from plpuzzle_lab import service_costs as costs
     from plpuzzle_lab.bench import default_suite
 
-    costs.main(suite or default_suite(), jobs, out, cap)
+    costs.main(suite or default_suite(), jobs, out, cap, only)

@@ -26,7 +26,6 @@ import json
 import math
 import os
 import random
-import re
 import signal
 import sqlite3
 import subprocess
@@ -548,48 +547,30 @@ class SignInFlood:
 
 def run_signin_flood(work: Path, course: Path, files: dict[str, Hand],
                      settings: BenchSettings) -> SignInFlood:  # fmt: skip
-    """`flooders` clients post wrong passwords to /signin for
-    `flood_seconds`, each as a browser would (the form's token from the
-    last page), while a signed-in student's pages are asked for."""
+    """`flooders` clients (in processes of their own, see service_flood)
+    post wrong passwords to /signin for `flood_seconds` while a signed-in
+    student's pages are asked for."""
     data, log = work / "data", work / "service.log"
     people = make_people(course, data, ["student"])
     people.cookies = {"student": people.cookies["student"]}
     latencies, answers = Latencies(), dict[int, int]()
-    lock = threading.Lock()
     with serving(course, data, settings.jobs, log) as url:
         r = post_upload(url, people.tokens["student"], next(iter(files.values())).data)
         taken = {"student": int(r.json()["id"])}
-        stop = threading.Event()
-
-        def flood(index: int) -> None:
-            # Each client an address of its own (the service trusts a proxy's
-            # X-Forwarded-For from loopback), as a crowd of machines would be.
-            address = {"X-Forwarded-For": f"10.0.{index // 250}.{index % 250 + 1}"}
-            with httpx.Client(base_url=url, timeout=60, headers=address) as client:
-                page = client.get("/signin").text
-                while not stop.is_set():
-                    found = re.search(r'name="pre" value="([^"]+)"', page)
-                    form = {"login": f"nobody{index}", "password": "guess",
-                            "pre": found.group(1) if found else ""}  # fmt: skip
-                    try:
-                        r = client.post("/signin", data=form)
-                    except httpx.HTTPError:
-                        continue
-                    page = r.text
-                    with lock:
-                        answers[r.status_code] = answers.get(r.status_code, 0) + 1
-
         student_pages = ("student /me", "student /uploads/ID", "student /uploads/ID/status.json")
         _say(f"sign-in flood: {settings.flooders} clients for {settings.flood_seconds:g} s")
+        processes = max(1, min(4, settings.flooders))
+        share = -(-settings.flooders // processes)
         with Prober(url, people, taken, latencies, 2, settings.pause, student_pages):
-            threads = [threading.Thread(target=flood, args=(i,), daemon=True)
-                       for i in range(settings.flooders)]  # fmt: skip
-            for t in threads:
-                t.start()
-            time.sleep(settings.flood_seconds)
-            stop.set()
-            for t in threads:
-                t.join(timeout=120)
+            procs = [subprocess.Popen(
+                [sys.executable, "-m", "plpuzzle_lab.service_flood", url,
+                 str(min(share, settings.flooders - n * share)), str(settings.flood_seconds),
+                 str(n * share)], stdout=subprocess.PIPE, text=True)
+                for n in range(processes) if n * share < settings.flooders]  # fmt: skip
+            for proc in procs:
+                out, _ = proc.communicate(timeout=settings.flood_seconds + 300)
+                for code, count in json.loads(out or "{}").items():
+                    answers[int(code)] = answers.get(int(code), 0) + count
     return SignInFlood(latencies, answers)
 
 
