@@ -45,9 +45,10 @@ help:
 	@echo "            ratios and the targets; writes bench/ (override SUITE=, CONSECUTIVE=,"
 	@echo "            STRESS=, JOBS=, TIME_LIMIT=, ONLY=)"
 	@echo "make bench-knight  time both knight's-tour engines; writes bench/KNIGHT.md"
-	@echo "make bench-service  a class of 50 uploads at once to the submission service while"
-	@echo "            pages are asked; page times, throughput beside sudoku grade (JOBS=);"
-	@echo "            writes bench/SERVICE.md"
+	@echo "make bench-service  the deadline rush at the course's cost: 50 replayed hand-ins at"
+	@echo "            once to the submission service (here and on a local Dask cluster), beside"
+	@echo "            sudoku grade; one student flooding; a sign-in flood; the queueing model's"
+	@echo "            cores for 400 students (JOBS=); writes bench/SERVICE.md (about 45 min)"
 	@echo "make docs   build the documentation site (docs/, mkdocs.yml) into site/"
 	@echo "make docs-samples  write what each command prints today into the docs' samples"
 	@echo "make setup  only install: SWI-Prolog, .venv and the package"
@@ -134,9 +135,12 @@ bench-knight: setup
 	@mkdir -p bench
 	$(BIN)/python -m plpuzzle_lab knight bench/KNIGHT.md
 
-# The submission service under load: 50 students upload at once to a real
-# `plpuzzle sudoku serve` while signed-in users ask for pages; the same files
-# then go through `sudoku grade`, for the throughput ratio.
+# The deadline rush replayed at the real course's cost (the per-test costs of
+# bench/service-costs.json, measured once by `python -m plpuzzle_lab
+# service-costs`): 50 students upload at once to a real `plpuzzle sudoku
+# serve`, here and on a local Dask cluster, while signed-in users ask for
+# pages; the same files go through `sudoku grade`; then a flooding student,
+# a sign-in flood, and the queueing model.
 bench-service: setup
 	@mkdir -p bench
 	$(BIN)/python -m plpuzzle_lab service bench/SERVICE.md --jobs $(JOBS)

@@ -49,16 +49,16 @@ def test_a_replay_hand_in_spends_what_its_profile_says_then_fails(
     suite = tiny_suite(official_suite, tmp_path / "suite", ("test001", "test002", "test003"))
     found = service_replay.puzzles(suite)
     costs = {"test001": 0.0, "test002": 40.0, "test003": 500.0}  # the last: out of time
-    text = service_replay.solver_text("t", costs, 0.01, found, limit=120.0)
+    text = service_replay.solver_text("t", costs, 0.01, found, limit=60.0)
     (tmp_path / "class" / "x").mkdir(parents=True)
     (tmp_path / "class" / "x" / "sudoku.pl").write_text(text)
     outcome = api.grade(tmp_path / "class", suite, out=tmp_path / "out", rules="oddsum",
-                        time_limit=1.2, feedback=False, similarity=False,
+                        time_limit=10, feedback=False, similarity=False,
                         requirements=False)  # fmt: skip
     got = {r["test"]: r for r in outcome.report["students"][0]["results"]}
-    assert got["test002"]["cpu_seconds"] >= 0.4 and got["test002"]["grade"] == "wrong"
-    assert got["test003"]["grade"] == "timeout"
-    assert got["test001"]["grade"] == "wrong"  # it fails: no solution given
+    assert got["test002"]["cpu_seconds"] >= 0.4  # 40 s times 0.01
+    assert got["test003"]["cpu_seconds"] >= 0.6  # at most the limit, 60 s times 0.01
+    assert {r["grade"] for r in got.values()} == {"wrong"}  # it fails: no solution given
 
 
 def test_the_replay_key_tells_every_official_test_apart(official_suite: Path) -> None:
