@@ -28,12 +28,14 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class Overheads:
-    """Fixed CPU seconds: per test, per stage (load, reports, feedback),
-    and per upload for its load check."""
+    """Fixed CPU seconds: per test (starting and judging it), per upload
+    for its load check, and per stage (loading the hand-in, writing the
+    reports and the feedback)."""
 
     test: float
-    stage: float
     check: float
+    public: float
+    rest: float
 
 
 @dataclass
@@ -85,8 +87,8 @@ def simulate(uploads: list[Upload], cores: int, over: Overheads) -> list[Upload]
                 old.public.clear()
                 old.rest.clear()
                 rest_by_student.pop(u.student, None)
-            p = _Pending(u, deque([over.check + over.stage, *(c + over.test for c in u.public)]),
-                         deque([over.stage, *(c + over.test for c in u.rest)]))  # fmt: skip
+            p = _Pending(u, deque([over.check + over.public, *(c + over.test for c in u.public)]),
+                         deque([over.rest, *(c + over.test for c in u.rest)]))  # fmt: skip
             latest[u.student] = p
             public_queue.append(p)
 

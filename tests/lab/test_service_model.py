@@ -12,7 +12,7 @@ from plpuzzle_lab.service_model import (
     waits,
 )
 
-FREE = Overheads(test=0.0, stage=0.0, check=0.0)
+FREE = Overheads(test=0.0, check=0.0, public=0.0, rest=0.0)
 
 
 def test_one_upload_runs_its_public_tests_then_the_rest_on_every_core() -> None:
@@ -47,9 +47,10 @@ def test_a_newer_upload_replaces_an_older_one_still_waiting() -> None:
 
 
 def test_fixed_costs_count() -> None:
-    (u,) = simulate([Upload("a", 0.0, [1.0], [1.0])], 1, Overheads(test=0.5, stage=2.0, check=1.0))
+    costs = Overheads(test=0.5, check=1.0, public=2.0, rest=3.0)
+    (u,) = simulate([Upload("a", 0.0, [1.0], [1.0])], 1, costs)
     assert u.public_done == 1.0 + 2.0 + 1.5
-    assert u.done == 4.5 + 2.0 + 1.5
+    assert u.done == 4.5 + 3.0 + 1.5
 
 
 def test_more_cores_never_wait_longer_and_the_search_stops_at_the_goal() -> None:

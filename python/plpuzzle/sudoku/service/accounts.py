@@ -30,7 +30,10 @@ WELCOME_DAYS = 14
 #: The shortest password a user may set.
 MIN_PASSWORD = 10
 
-_hasher = PasswordHasher()
+#: One lane: a check takes one core, never both (argon2's default of four
+#: lanes runs threads), so that the password pool of one thread (guard.py)
+#: leaves the other cores to the pages whatever the flood of tries.
+_hasher = PasswordHasher(parallelism=1)
 #: Verified against when a login is unknown, so that a wrong login costs
 #: what a wrong password costs.
 _DUMMY = _hasher.hash(secrets.token_urlsafe(16))
@@ -112,7 +115,8 @@ class Accounts:
             user.welcome_expires = None
 
     def check_password(self, login: str, password: str) -> User | None:
-        """The user, when `password` is theirs."""
+        """The user, when `password` is theirs (a hash made with other
+        parameters is made again with ours)."""
         with self.store.session() as db:
             user = db.scalar(select(User).where(User.login == login))
             stored = user.password_hash if user is not None and user.password_hash else _DUMMY
@@ -120,7 +124,11 @@ class Accounts:
                 _hasher.verify(stored, password)
             except (VerificationError, InvalidHashError):
                 return None
-            return user if stored is not _DUMMY else None
+            if user is None or stored is _DUMMY:
+                return None
+            if _hasher.check_needs_rehash(stored):
+                user.password_hash = _hasher.hash(password)
+            return user
 
     def open_session(self, user: User) -> tuple[str, WebSession]:
         """A new session (a sign-in always makes a new one: a session id

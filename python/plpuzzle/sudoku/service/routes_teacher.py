@@ -6,11 +6,14 @@ from __future__ import annotations
 import shutil
 import tempfile
 import threading
+import time
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from markupsafe import Markup
 from sqlalchemy import func, select
 
 from plpuzzle.sudoku import api
@@ -31,12 +34,48 @@ router = APIRouter()
 Teacher = Annotated[SignedIn, Depends(teacher)]
 
 
-def class_context(request: Request) -> dict[str, Any]:
-    service = deps(request).service
-    report = class_report(service)
-    uploads = counting_uploads(service)
-    return {"report": report, "uploads": uploads, "version": class_version(service),
-            "released": service.released(), "queued": _queued(service)}  # fmt: skip
+#: The class view is made again at most this often while the class changes:
+#: at the deadline rush, making it (every counting upload's report read,
+#: the verdict matrix drawn) for each request would cost more than grading.
+CLASS_VIEW_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class ClassView:
+    """The class as its pages show it, made once for a version of it."""
+
+    version: str
+    report: dict[str, Any]
+    #: The changing part of the class page, drawn.
+    live: Markup
+    made: float
+
+
+_class_lock = threading.Lock()
+
+
+def class_view(request: Request, current: bool = False) -> ClassView:
+    """The class view: the one made last while it is current, or (for a
+    page, not `current`) younger than CLASS_VIEW_SECONDS; else made again,
+    one request at a time. Exports and the class report ask for `current`."""
+    d = deps(request)
+    with _class_lock:
+        kept: ClassView | None = getattr(request.app.state, "class_view", None)
+        young = kept is not None and time.monotonic() - kept.made < CLASS_VIEW_SECONDS
+        if kept is not None and young and not current:
+            return kept
+        version = class_version(d.service)
+        if kept is not None and kept.version == version:
+            kept = replace(kept, made=time.monotonic())
+        else:
+            report = class_report(d.service)
+            context = {"report": report, "uploads": counting_uploads(d.service),
+                       "version": version, "released": d.service.released(),
+                       "queued": _queued(d.service), "course": d.service.course}  # fmt: skip
+            live = Markup(d.pages.get_template("class_live.html.j2").render(**context))
+            kept = ClassView(version, report, live, time.monotonic())
+        request.app.state.class_view = kept
+        return kept
 
 
 def class_version(service: Service) -> str:
@@ -58,23 +97,25 @@ def _queued(service: Service) -> int:
 
 @router.get("/class")
 def class_page(request: Request, signed: Teacher) -> Response:
-    return render(request, "class.html.j2", **class_context(request))
+    view = class_view(request)
+    return render(request, "class.html.j2", live=view.live, version=view.version,
+                  released=deps(request).service.released())  # fmt: skip
 
 
 @router.get("/class/live")
 def class_live(request: Request, signed: Teacher) -> Response:
-    return render(request, "class_live.html.j2", **class_context(request))
+    return HTMLResponse(class_view(request).live)
 
 
 @router.get("/class/status.json")
 def class_status(request: Request, signed: Teacher) -> Response:
-    return JSONResponse({"version": class_version(deps(request).service)})
+    return JSONResponse({"version": class_view(request).version})
 
 
 @router.get("/class/report")
 def class_report_page(request: Request, signed: Teacher) -> Response:
     """The class report, as `sudoku grade` writes it, of the counting uploads."""
-    page = render_html(class_report(deps(request).service))
+    page = render_html(class_view(request, current=True).report)
     policy = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
               f"script-src {script_digest('report.js')}")  # fmt: skip
     return HTMLResponse(page, headers={"Content-Security-Policy": policy})
@@ -124,7 +165,7 @@ def export(request: Request, name: str, signed: Teacher) -> Response:
     writers = {"grades.csv": to_csv, "grades-wide.csv": to_wide_csv}
     if name not in writers:
         raise HTTPException(404, "no such export")
-    text = writers[name](class_report(deps(request).service))
+    text = writers[name](class_view(request, current=True).report)
     return Response(text, media_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})  # fmt: skip
 
