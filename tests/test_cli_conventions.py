@@ -459,7 +459,7 @@ def test_an_installed_wheel_finds_the_bundled_puzzles(tmp_path: Path) -> None:
     work = tmp_path / "elsewhere"
     work.mkdir()
     code = (
-        "import plpuzzle; from plpuzzle.sudoku.services.suite import bundled_suite; "
+        "import plpuzzle; from plpuzzle.sudoku.runs.suite import bundled_suite; "
         "print(plpuzzle.__file__); print(bundled_suite())"
     )
     where = subprocess.run(

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from plpuzzle.sudoku.domain.model import Rules
-from plpuzzle.sudoku.services.suite import SuiteCase, bundled_suite, discover, natural_key
+from plpuzzle.sudoku.runs.suite import SuiteCase, bundled_suite, discover, natural_key
 from plpuzzle_lab.bench_measure import OnStart, measure_overhead, run_suite
 from plpuzzle_lab.bench_model import (
     OFFICIAL,

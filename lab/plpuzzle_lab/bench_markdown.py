@@ -17,7 +17,7 @@ from pathlib import Path
 
 from plpuzzle.settings import DEFAULTS
 from plpuzzle.sudoku.domain.model import MAX_K
-from plpuzzle.sudoku.services.suite import Verdict
+from plpuzzle.sudoku.runs.suite import Verdict
 from plpuzzle_lab.bench_model import (
     PEER,
     RATIO_FLOOR,

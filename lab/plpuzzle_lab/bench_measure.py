@@ -26,8 +26,8 @@ from plpuzzle.sudoku.domain.results import Status
 from plpuzzle.sudoku.domain.textformat import FormatError, load_puzzle, parse_puzzle
 from plpuzzle.sudoku.engines import Engine, make_engine
 from plpuzzle.sudoku.engines.prolog_bridge import own_solver
-from plpuzzle.sudoku.services.runner import RunSettings, SuiteRunner
-from plpuzzle.sudoku.services.suite import CaseResult, SuiteCase, Verdict, load_case
+from plpuzzle.sudoku.runs.runner import RunSettings, SuiteRunner
+from plpuzzle.sudoku.runs.suite import CaseResult, SuiteCase, Verdict, load_case
 from plpuzzle_lab.bench_model import BenchSettings, Overhead, Row, SuiteSpec
 
 #: Called when a batch of runs starts, with its description and size; it

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from plpuzzle.sudoku.domain.model import Rules
-from plpuzzle.sudoku.services.suite import Verdict
+from plpuzzle.sudoku.runs.suite import Verdict
 
 #: The course's own per-test limit (reference-times.csv).
 REFERENCE_LIMIT = 120.0

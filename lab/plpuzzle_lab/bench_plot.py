@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from plpuzzle.sudoku.services.suite import Verdict
+from plpuzzle.sudoku.runs.suite import Verdict
 from plpuzzle_lab.bench_model import PEER, REFERENCE_LIMIT, BenchRun, engine_label
 
 #: The plot's file name in the output folder (REPORT.md shows it).

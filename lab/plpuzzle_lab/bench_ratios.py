@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from plpuzzle.sudoku.domain.model import MAX_K
-from plpuzzle.sudoku.services.suite import natural_key
+from plpuzzle.sudoku.runs.suite import natural_key
 from plpuzzle_lab.bench_model import (
     OFFICIAL,
     PEER,

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from plpuzzle.sudoku.domain.model import Rules
-from plpuzzle.sudoku.services.runner import RunSettings
-from plpuzzle.sudoku.services.suite import CaseResult, SuiteCase
+from plpuzzle.sudoku.runs.runner import RunSettings
+from plpuzzle.sudoku.runs.suite import CaseResult, SuiteCase
 from plpuzzle_lab.bench_measure import MeteredRunner, OnStart, result_row
 from plpuzzle_lab.bench_model import PEER, BenchRun, Failure, Retime
 from plpuzzle_lab.bench_ratios import TestRatio, per_puzzle_goal, ratio_table

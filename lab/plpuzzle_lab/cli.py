@@ -30,7 +30,7 @@ from plpuzzle.clitools import (
     write_json,
 )
 from plpuzzle.sudoku.domain.model import Rules
-from plpuzzle.sudoku.services.suite import CaseResult
+from plpuzzle.sudoku.runs.suite import CaseResult
 from plpuzzle_lab import knight_bench
 from plpuzzle_lab.bench import BenchRequestError, plan, run_bench
 from plpuzzle_lab.bench_model import RETIME_ROUNDS, RETIME_SHARE

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from plpuzzle.sudoku.domain.model import Puzzle
 from plpuzzle.sudoku.domain.textformat import load_puzzle
-from plpuzzle.sudoku.services.suite import discover
+from plpuzzle.sudoku.runs.suite import discover
 
 SOLVER = """\
 % A replay hand-in for the service's capacity bench ({name}): on each

@@ -18,7 +18,7 @@ from run_plpuzzle import lab
 
 from plpuzzle.runtime import Worker
 from plpuzzle.sudoku.domain.model import Rules
-from plpuzzle.sudoku.services.suite import Verdict
+from plpuzzle.sudoku.runs.suite import Verdict
 from plpuzzle_lab import (
     bench,
     bench_markdown,

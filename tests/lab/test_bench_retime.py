@@ -15,7 +15,7 @@ from bench_rows import target as target_named
 from run_plpuzzle import lab
 
 from plpuzzle.sudoku.domain.model import Rules
-from plpuzzle.sudoku.services.suite import Verdict, discover
+from plpuzzle.sudoku.runs.suite import Verdict, discover
 from plpuzzle_lab import (
     bench,
     bench_markdown,

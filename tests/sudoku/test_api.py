@@ -17,7 +17,7 @@ from plpuzzle.sudoku.domain import model
 from plpuzzle.sudoku.domain.model import Puzzle, Rules
 from plpuzzle.sudoku.domain.results import Status
 from plpuzzle.sudoku.domain.textformat import FormatError, load_solutions
-from plpuzzle.sudoku.services.suite import SuiteError
+from plpuzzle.sudoku.runs.suite import SuiteError
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = ROOT / "puzzles" / "sudoku" / "consecutive"

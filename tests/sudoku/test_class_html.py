@@ -26,7 +26,7 @@ from plpuzzle.sudoku.grading.model import Grade, GradeSettings, TestGrade
 from plpuzzle.sudoku.grading.pages import asset_text
 from plpuzzle.sudoku.grading.report import StudentGrades
 from plpuzzle.sudoku.grading.report_html import render_html
-from plpuzzle.sudoku.services.suite_config import Points
+from plpuzzle.sudoku.runs.suite_config import Points
 
 #: The page's one script, as the page inlines it (from its file).
 _SCRIPT = asset_text("report.js")

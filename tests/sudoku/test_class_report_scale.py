@@ -28,7 +28,7 @@ from plpuzzle.sudoku.grading import report as class_report
 from plpuzzle.sudoku.grading.model import Grade, GradeSettings, TestGrade
 from plpuzzle.sudoku.grading.report import StudentGrades
 from plpuzzle.sudoku.grading.report_html import GRADE_COLOURS, render_html
-from plpuzzle.sudoku.services.suite_config import Points
+from plpuzzle.sudoku.runs.suite_config import Points
 
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver

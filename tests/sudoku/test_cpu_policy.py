@@ -107,7 +107,7 @@ def test_a_computing_solver_stopped_at_the_backstop_on_a_busy_machine_is_not_cal
     names the busy machine, not a solver that waits."""
     result = hogged(tmp_path, LOOPER, "--time-limit", "30", "--wall-limit", "2")
     assert result["grade"] == "timeout", result
-    assert "wall-clock backstop of 2 s: the machine was busy (CPU " in result["detail"], result
+    assert "wall-clock backstop of 2 s: the machine was busy (" in result["detail"], result
     assert "waiting" not in result["detail"], result
 
 
@@ -115,5 +115,5 @@ def test_a_waiting_solver_on_a_busy_machine_is_still_called_waiting(tmp_path: Pa
     """Sleeping is not waiting for a core: the busy machine changes nothing."""
     result = hogged(tmp_path, SLEEPER, "--time-limit", "4", "--wall-limit", "3")
     assert result["grade"] == "timeout", result
-    assert "wall-clock backstop of 3 s: waiting, not computing (CPU " in result["detail"], result
+    assert "wall-clock backstop of 3 s: waiting, not computing (" in result["detail"], result
     assert 3 <= result["wall_seconds"] < 5, result

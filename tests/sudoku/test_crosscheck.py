@@ -7,7 +7,7 @@ from pathlib import Path
 from plpuzzle.sudoku.domain.model import Grid, Rules
 from plpuzzle.sudoku.domain.results import SolveResult, Status
 from plpuzzle.sudoku.domain.textformat import load_puzzle, load_solutions
-from plpuzzle.sudoku.services.crosscheck import compare
+from plpuzzle.sudoku.runs.crosscheck import compare
 
 BUNDLED = Path(__file__).resolve().parents[2] / "puzzles" / "sudoku" / "consecutive"
 PUZZLE = load_puzzle(BUNDLED / "test004d.txt")

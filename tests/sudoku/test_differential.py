@@ -47,8 +47,8 @@ from plpuzzle.sudoku.domain.textformat import parse_puzzle, puzzle_to_text
 from plpuzzle.sudoku.domain.validator import validate
 from plpuzzle.sudoku.engines import Engine, make_engine
 from plpuzzle.sudoku.engines.prolog_bridge import PrologSudokuEngine, Search, goal_text
-from plpuzzle.sudoku.services.crosscheck import compare
-from plpuzzle.sudoku.services.generator import count_solutions_up_to, random_grid
+from plpuzzle.sudoku.runs.crosscheck import compare
+from plpuzzle.sudoku.runs.puzzle_maker import count_solutions_up_to, random_grid
 
 MUTANTS = Path(__file__).resolve().parents[1] / "fixtures" / "solvers" / "mutants"
 TIME_LIMIT = 60.0

@@ -29,7 +29,7 @@ from plpuzzle.sudoku.grading.feedback.shrink import SandboxSolver
 from plpuzzle.sudoku.grading.model import Grade, GradeSettings, TestGrade
 from plpuzzle.sudoku.grading.report import StudentGrades
 from plpuzzle.sudoku.grading.scheduling.local_pool import hidden_paths
-from plpuzzle.sudoku.services.suite import discover
+from plpuzzle.sudoku.runs.suite import discover
 
 pytest_plugins = ["pytester"]
 

@@ -27,7 +27,7 @@ from plpuzzle.sudoku.domain.textformat import (
     parse_solutions,
     solutions_to_text,
 )
-from plpuzzle.sudoku.services.suite import SuiteCase, discover, load_case
+from plpuzzle.sudoku.runs.suite import SuiteCase, discover, load_case
 
 REPO = Path(__file__).resolve().parents[2]
 BUNDLED = REPO / "puzzles" / "sudoku" / "consecutive"

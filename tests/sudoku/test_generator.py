@@ -22,8 +22,8 @@ from plpuzzle.sudoku.domain.results import Status
 from plpuzzle.sudoku.domain.textformat import load_puzzle, load_solutions
 from plpuzzle.sudoku.domain.validator import validate
 from plpuzzle.sudoku.engines import cpsat_engine, make_engine, python_engine
-from plpuzzle.sudoku.services.generation import GenerateRequest, generate_all, plan
-from plpuzzle.sudoku.services.generator import (
+from plpuzzle.sudoku.runs.generation import GenerateRequest, generate_all, plan
+from plpuzzle.sudoku.runs.puzzle_maker import (
     Counter,
     Generated,
     GenerationError,
@@ -420,8 +420,8 @@ def test_command_overwrites_with_force(tmp_path: Path) -> None:
 def test_a_source_grid_missing_from_every_side_is_caught() -> None:
     """Engines that share a pruning bug agree with each other and with the
     generator's count; the grid the puzzle was made from still shows it."""
-    from plpuzzle.sudoku.services.crosscheck import compare
-    from plpuzzle.sudoku.services.generation import generated_problem
+    from plpuzzle.sudoku.runs.crosscheck import compare
+    from plpuzzle.sudoku.runs.generation import generated_problem
 
     made = generate(2, Rules.CONSECUTIVE, random.Random(7), (2, 6))
     with make_engine("python") as engine:

@@ -21,8 +21,8 @@ from run_plpuzzle import plpuzzle
 from plpuzzle.runtime import sicstus_gaps
 from plpuzzle.sudoku.grading.intake import find_submissions
 from plpuzzle.sudoku.grading.model import GradingError
-from plpuzzle.sudoku.services.suite import SuiteError
-from plpuzzle.sudoku.services.suite_config import Points, load_points
+from plpuzzle.sudoku.runs.suite import SuiteError
+from plpuzzle.sudoku.runs.suite_config import Points, load_points
 
 # The grader's sandbox throughout; the tests that grade a whole class are also slow.
 pytestmark = [pytest.mark.sandbox]

@@ -28,8 +28,8 @@ from plpuzzle.sudoku.domain.textformat import load_puzzle, solutions_to_text
 from plpuzzle.sudoku.grading.grader import GradingRequest, load_cases, resolve
 from plpuzzle.sudoku.grading.intake import id_problem, read_class
 from plpuzzle.sudoku.grading.model import GradeSettings, GradingError
-from plpuzzle.sudoku.services.suite import SuiteError
-from plpuzzle.sudoku.services.suite_config import Points, check_rules, load_manifest, load_points
+from plpuzzle.sudoku.runs.suite import SuiteError
+from plpuzzle.sudoku.runs.suite_config import Points, check_rules, load_manifest, load_points
 from plpuzzle.untrusted import spreadsheet_cell
 
 REPO = Path(__file__).resolve().parents[2]

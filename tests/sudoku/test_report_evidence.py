@@ -9,7 +9,7 @@ from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.grading.grader import in_words
 from plpuzzle.sudoku.grading.model import Grade, TestGrade
 from plpuzzle.sudoku.grading.report import StudentGrades
-from plpuzzle.sudoku.services.suite import discover
+from plpuzzle.sudoku.runs.suite import discover
 
 SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "grading_suite"
 

@@ -25,8 +25,8 @@ from plpuzzle.sudoku.grading.model import Grade, GradeSettings, TestGrade
 from plpuzzle.sudoku.grading.report import StudentGrades
 from plpuzzle.sudoku.grading.report import build as build_report
 from plpuzzle.sudoku.grading.report import to_json as report_json
-from plpuzzle.sudoku.services.suite import discover
-from plpuzzle.sudoku.services.suite_config import Points
+from plpuzzle.sudoku.runs.suite import discover
+from plpuzzle.sudoku.runs.suite_config import Points
 from plpuzzle.untrusted import md_fence, printable
 
 if TYPE_CHECKING:

@@ -18,8 +18,8 @@ import pytest
 
 from plpuzzle.sudoku.grading.requirements import check_class
 from plpuzzle.sudoku.grading.requirements.comments import commented
-from plpuzzle.sudoku.services.suite import SuiteError
-from plpuzzle.sudoku.services.suite_config import RequirementsPolicy, load_manifest
+from plpuzzle.sudoku.runs.suite import SuiteError
+from plpuzzle.sudoku.runs.suite_config import RequirementsPolicy, load_manifest
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures"
@@ -384,7 +384,7 @@ def graded_rows(tmp_path: Path, **policy: Any) -> dict[str, Any]:
     built as grade builds it, with their requirements."""
     from plpuzzle.sudoku.grading.model import Grade, GradeSettings, TestGrade
     from plpuzzle.sudoku.grading.report import StudentGrades, build
-    from plpuzzle.sudoku.services.suite_config import Points
+    from plpuzzle.sudoku.runs.suite_config import Points
 
     plain = "sudoku(_, L) :- '<b>x</b>'(L).\n'<b>x</b>'(_).\n"
     found = check(tmp_path, {"ok": CASES["direct"], "plain": plain}, **policy)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from service_kit import make_course
 
+from plpuzzle.sudoku.runs.suite import SuiteError
 from plpuzzle.sudoku.service.course import load_course
-from plpuzzle.sudoku.services.suite import SuiteError
 
 
 def course_with(tmp_path: Path, table: str) -> Path:

@@ -9,8 +9,8 @@ import pytest
 
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.domain.textformat import format_solutions, load_puzzle, load_solutions
-from plpuzzle.sudoku.services.runner import RunSettings, SuiteRunner
-from plpuzzle.sudoku.services.suite import CaseResult, Verdict, discover, natural_key
+from plpuzzle.sudoku.runs.runner import RunSettings, SuiteRunner
+from plpuzzle.sudoku.runs.suite import CaseResult, Verdict, discover, natural_key
 
 REPO = Path(__file__).resolve().parents[2]
 SOLVERS = REPO / "tests" / "fixtures" / "solvers"

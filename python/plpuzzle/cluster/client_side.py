@@ -10,11 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from plpuzzle import __version__
-from plpuzzle.cluster.worker_side import (
-    SandboxGate,
-    allowed_failures,
-    worker_status,
-)
+from plpuzzle.cluster.worker_side import allowed_failures, worker_status
 
 if TYPE_CHECKING:
     from distributed import Client, Future, Scheduler
@@ -87,6 +83,8 @@ def admit(client: Client) -> Admission:
             f"the Dask scheduler at {info.get('address')} has no worker: start some "
             "with `dask worker ADDRESS` (see the README)"
         )
+    from plpuzzle.cluster.gate import SandboxGate  # Dask itself: only now
+
     try:
         client.register_plugin(SandboxGate())
     except Exception as e:  # a worker without plpuzzle cannot unpickle the gate

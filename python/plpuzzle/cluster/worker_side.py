@@ -7,7 +7,7 @@ same submission, exactly as a job slot of the local pool does. It sends
 back only what it observed of each run: the verdict is decided by the
 client, which alone holds the expected solutions.
 
-A worker takes plpuzzle's runs only once SandboxGate has found that it
+A worker takes plpuzzle's runs only once SandboxGate (gate.py) has found that it
 can sandbox them: the gate gives it the resource RESOURCE, and every run
 asks for one unit of it, so a worker without bubblewrap, control groups
 or SWI-Prolog (or with another plpuzzle version) is never handed a run.
@@ -15,7 +15,6 @@ or SWI-Prolog (or with another plpuzzle version) is never handed a run.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
 import logging
@@ -33,13 +32,8 @@ from plpuzzle.sandbox import cgroups, jail
 from plpuzzle.sandbox.program import LoadReport, Observation, SandboxedProgram, SandboxSetupError
 from plpuzzle.sandbox.workspace import RunFolder, SubmissionFiles
 
-try:  # the plugin base class; workers always have distributed
-    from distributed import WorkerPlugin
-except ImportError:  # pragma: no cover - the client says what to install
-    WorkerPlugin = object  # type: ignore[assignment,misc]
-
 if TYPE_CHECKING:
-    from distributed import Scheduler, Worker
+    from distributed import Scheduler
 
 logger = logging.getLogger(__name__)
 
@@ -108,35 +102,6 @@ def where() -> str:
         return f"{socket.gethostname()} (dask worker {get_worker().address})"
     except (ImportError, ValueError):
         return socket.gethostname()
-
-
-class SandboxGate(WorkerPlugin):
-    """Admits a worker to plpuzzle's runs once it is found able to sandbox them.
-
-    Installed on every worker of the cluster, present and future (a worker
-    restarted after a crash is checked again); on teardown it closes the
-    sandboxes the worker still holds.
-    """
-
-    name = "plpuzzle-sandbox-gate"
-    idempotent = True
-
-    async def setup(self, worker: Worker) -> None:
-        # The probe starts bwrap: not on the worker's event loop.
-        problem = await asyncio.get_running_loop().run_in_executor(None, probe_sandbox)
-        if problem is None:
-            await worker.set_resources(**{RESOURCE: worker.state.nthreads})
-        else:
-            logger.warning("plpuzzle refuses this worker: %s", problem)
-
-    def transition(self, key: object, start: str, finish: str, **kwargs: object) -> None:
-        # A run nobody wants any more (its client cancelled it or went away)
-        # keeps its thread until it ends: end it now, by killing its sandbox.
-        if start == "executing" and finish in ("cancelled", "released", "forgotten"):
-            _state.abort_task(str(key))
-
-    def teardown(self, worker: Worker) -> None:
-        _state.close_all()
 
 
 @dataclass
@@ -373,3 +338,14 @@ def worker_status() -> dict[str, str | None]:
 def allowed_failures(dask_scheduler: Scheduler) -> int:
     """For client.run_on_scheduler: how often a run that kills its worker is retried."""
     return int(dask_scheduler.allowed_failures)
+
+
+def forget_task(key: str) -> None:
+    """A run nobody wants any more (its client cancelled it or went away)
+    keeps its thread until it ends: end it now, by killing its sandbox."""
+    _state.abort_task(key)
+
+
+def close_everything() -> None:
+    """Close every sandbox this worker holds (the worker is going away)."""
+    _state.close_all()

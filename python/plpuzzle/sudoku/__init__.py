@@ -13,9 +13,10 @@ A `str` in a file's place is a file name; puzzle text goes through
 in `__all__`, and `dir(sudoku)` shows them; they are loaded on first use,
 so importing a submodule (the model, a text format) stays cheap. The
 folders below show the layers: `domain` (the puzzle, its formats, the
-validator), `engines` (Prolog, Python, CP-SAT), `services` (suites,
-cross-checks, generation), `grading` (a class in the sandbox) and
-`presentation` (command line, reports, the pytest plugin).
+validator), `engines` (Prolog, Python, CP-SAT), `runs` (the engines run
+on suites, cross-checks, puzzle generation), `grading` (a class in the
+sandbox), `service` (the hand-in web service) and `presentation`
+(command line, reports, the pytest plugin).
 """
 
 from __future__ import annotations
@@ -38,9 +39,9 @@ _HOMES = {
     "FormatError": "plpuzzle.sudoku.domain.textformat",
     "SolveResult": "plpuzzle.sudoku.domain.results",
     "Status": "plpuzzle.sudoku.domain.results",
-    "CrossCheck": "plpuzzle.sudoku.services.crosscheck",
-    "CaseResult": "plpuzzle.sudoku.services.suite",
-    "Verdict": "plpuzzle.sudoku.services.suite",
+    "CrossCheck": "plpuzzle.sudoku.runs.crosscheck",
+    "CaseResult": "plpuzzle.sudoku.runs.suite",
+    "Verdict": "plpuzzle.sudoku.runs.suite",
     "GradingOutcome": "plpuzzle.sudoku.grading.grader",
 }
 

@@ -40,18 +40,18 @@ from plpuzzle.sudoku.grading.requirements import ClassRequirements, check_class
 from plpuzzle.sudoku.grading.scheduling.protocol import Scheduler
 from plpuzzle.sudoku.grading.similarity import THRESHOLD, Similarity, compare_class
 from plpuzzle.sudoku.grading.similarity import Settings as SimilaritySettings
-from plpuzzle.sudoku.services import generation, generator
-from plpuzzle.sudoku.services.crosscheck import CrossCheck, compare
-from plpuzzle.sudoku.services.generation import MadePuzzle
-from plpuzzle.sudoku.services.run_setup import (
+from plpuzzle.sudoku.runs import generation, puzzle_maker
+from plpuzzle.sudoku.runs.crosscheck import CrossCheck, compare
+from plpuzzle.sudoku.runs.generation import MadePuzzle
+from plpuzzle.sudoku.runs.run_setup import (
     DEFAULT_RULES,
     choose_rules,
     choose_solver,
     rules_problem,
 )
-from plpuzzle.sudoku.services.runner import SUITE_ENGINES, RunSettings, SuiteRunner
-from plpuzzle.sudoku.services.suite import CaseResult, SuiteError, suite_cases
-from plpuzzle.sudoku.services.suite_config import load_manifest
+from plpuzzle.sudoku.runs.runner import SUITE_ENGINES, RunSettings, SuiteRunner
+from plpuzzle.sudoku.runs.suite import CaseResult, SuiteError, suite_cases
+from plpuzzle.sudoku.runs.suite_config import load_manifest
 
 #: The calls, and the errors `grade` raises, for callers such as the
 #: command line (which catches them without reaching into grading/).
@@ -314,7 +314,7 @@ def generate(
         count=count,
         solutions=span,
         seed=generation.fresh_seed() if seed is None else seed,
-        kind=generator.Kind(kind),
+        kind=puzzle_maker.Kind(kind),
         keep=keep,
         out_dir=folder,
         start=start,

@@ -23,7 +23,12 @@ from plpuzzle.sandbox.workspace import WorkspaceError, new_run_id, run_is_alive,
 from plpuzzle.sudoku.domain.evidence import evidence_in_words
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.domain.textformat import FormatError
-from plpuzzle.sudoku.grading.feedback.build import ShrinkPolicy, write_feedback
+from plpuzzle.sudoku.grading.feedback.build import (
+    FEEDBACK_FOLDER,
+    ShrinkPolicy,
+    feedback_name,
+    write_feedback,
+)
 from plpuzzle.sudoku.grading.gradebook import Gradebook
 from plpuzzle.sudoku.grading.intake import Intake, load_roster, read_class
 from plpuzzle.sudoku.grading.model import (
@@ -52,8 +57,8 @@ from plpuzzle.sudoku.grading.similarity import Settings as SimilaritySettings
 from plpuzzle.sudoku.grading.similarity.class_report import CSV_NAME as SIMILARITY_CSV
 from plpuzzle.sudoku.grading.similarity.report import summary as similarity_summary
 from plpuzzle.sudoku.grading.similarity.report import to_csv as similarity_csv
-from plpuzzle.sudoku.services.suite import SuiteCase, discover, load_case
-from plpuzzle.sudoku.services.suite_config import (
+from plpuzzle.sudoku.runs.suite import SuiteCase, discover, load_case
+from plpuzzle.sudoku.runs.suite_config import (
     OFF,
     Manifest,
     Points,
@@ -576,6 +581,9 @@ def write_reports(
         report["similarity"] = similarity_summary(alike)
     if any(s.requirements is not None for s in students):
         report["requirements"] = asdict(prepared.requirements)
+    if request.feedback:  # which file is whose, whatever the id makes of a name
+        for row in report["students"]:
+            row["feedback"] = f"{FEEDBACK_FOLDER}/{feedback_name(row['id'])}.html"
     folder = request.report_dir
     paths = [folder / n for n in ("grades.csv", "grades.json", "grades.html")]
     paths[0].write_text(report_csv(report))

@@ -28,7 +28,7 @@ from plpuzzle.sudoku.grading.similarity.tokens import (
     tokenize,
     with_clause_start,
 )
-from plpuzzle.sudoku.services.suite import CaseResult, SuiteCase, Verdict, judge, load_case
+from plpuzzle.sudoku.runs.suite import CaseResult, SuiteCase, Verdict, judge, load_case
 from plpuzzle.untrusted import clip, one_line, printable
 
 _MEMORY_WORDS = (
@@ -131,7 +131,7 @@ def _terms(tokens: list[RawToken]) -> set[tuple[str, int]]:
 
 def measured(cpu: float, wall: float) -> str:
     """The times a timeout's detail ends with (the feedback groups without them)."""
-    return f" (CPU {cpu:.2f} s of {wall:.2f} s)"
+    return f" ({cpu:.2f} s of CPU time, {wall:.2f} s on the clock)"
 
 
 def grade_observation(

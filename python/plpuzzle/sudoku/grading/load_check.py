@@ -69,5 +69,16 @@ def check_load(
         )
         return LoadCheck(sub, None, messages, sub.notes())
     if not report.loaded and report.reason and report.reason not in report.messages:
-        messages.append(sub.as_named(report.reason))
+        messages.append(_consequence(sub.as_named(report.reason), messages))
     return LoadCheck(sub, report.loaded, messages, sub.notes())
+
+
+def _consequence(reason: str, messages: list[str]) -> str:
+    """The loader's reason, said as what follows from the errors above it:
+    after a syntax error, "the file does not define sudoku/2" is no second
+    fault but the first one's effect."""
+    missing = "the file does not define "
+    if reason.startswith(missing) and any("error" in m.lower() for m in messages):
+        return (f"so {reason.removeprefix(missing)} is not defined: the clauses with the "
+                "errors above were not loaded")  # fmt: skip
+    return reason

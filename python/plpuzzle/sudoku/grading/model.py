@@ -19,7 +19,7 @@ from plpuzzle.sandbox.meter import accounting
 from plpuzzle.sandbox.workspace import SubmissionFiles, decode_name
 from plpuzzle.settings import DEFAULTS
 from plpuzzle.sudoku.domain.model import Rules
-from plpuzzle.sudoku.services.suite import SuiteCase, SuiteError
+from plpuzzle.sudoku.runs.suite import SuiteCase, SuiteError
 from plpuzzle.untrusted import clip, printable
 
 #: What loading printed, kept once per student (above the sandbox's own

@@ -21,7 +21,7 @@ from typing import Any
 
 from plpuzzle.runtime.sicstus_gaps import NOT_EMULATED
 from plpuzzle.sudoku.grading.model import Grade, GradeSettings, TestGrade
-from plpuzzle.sudoku.services.suite_config import Points
+from plpuzzle.sudoku.runs.suite_config import Points
 from plpuzzle.untrusted import json_for_pages, spreadsheet_cell
 
 
@@ -175,18 +175,22 @@ def to_json(report: dict[str, Any]) -> str:
 
 def to_csv(report: dict[str, Any]) -> str:
     """One row per student: id, score, max score, a count per grade, then
-    the course requirements' columns when grading checked them. An id
+    the course requirements' columns when grading checked them, and the
+    student's feedback file (relative to the report) when it was written. An id
     that a spreadsheet would take for a formula starts with an apostrophe
     (the ids come from the names of the hand-ins)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     grades = report["grades"]
     extra = list(REQUIREMENT_COLUMNS) if report.get("requirements") else []
-    writer.writerow(["id", "score", "max_score", *grades, *extra])
+    files = any("feedback" in s for s in report["students"])
+    writer.writerow(["id", "score", "max_score", *grades, *extra, *(["feedback"] if files else [])])
     for s in report["students"]:
         counts = (s["counts"][g] for g in grades)
         more = _requirement_cells(s) if extra else []
-        writer.writerow([spreadsheet_cell(s["id"]), s["score"], s["max_score"], *counts, *more])
+        feedback = [s.get("feedback", "")] if files else []
+        writer.writerow([spreadsheet_cell(s["id"]), s["score"], s["max_score"], *counts, *more,
+                         *feedback])  # fmt: skip
     return out.getvalue()
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from plpuzzle.sudoku.domain.evidence import describe
 from plpuzzle.sudoku.domain.model import Grid, Rules
 from plpuzzle.sudoku.domain.textformat import FormatError, format_board
-from plpuzzle.sudoku.services.suite import CaseResult, Verdict, load_case
+from plpuzzle.sudoku.runs.suite import CaseResult, Verdict, load_case
 
 #: How many missing / extra / duplicate solutions a failure report shows as boards.
 BOARDS_SHOWN = 3

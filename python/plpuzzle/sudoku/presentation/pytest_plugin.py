@@ -3,7 +3,7 @@
 Each `testNNNd.txt` in DIR becomes one test named after the puzzle
 (`test017`), so pytest's own selection and reporting (`-k`, `-x`, `--lf`,
 `--junitxml`) work on a course suite. The verdict comes from
-`plpuzzle.sudoku.services.suite.judge`, the same one the CLI runner uses.
+`plpuzzle.sudoku.runs.suite.judge`, the same one the CLI runner uses.
 
 The plugin is inert without `--sudoku-suite`; it is registered as a
 `pytest11` entry point, so it is loaded in every pytest run of this venv.
@@ -26,8 +26,8 @@ from plpuzzle.sudoku.domain.textformat import FormatError
 from plpuzzle.sudoku.engines import ENGINES, Engine, make_engine
 from plpuzzle.sudoku.engines.prolog_bridge import PrologSudokuEngine
 from plpuzzle.sudoku.presentation.case_report import case_report
-from plpuzzle.sudoku.presentation.run_setup import load_failure, run_line
-from plpuzzle.sudoku.services.run_setup import (
+from plpuzzle.sudoku.presentation.setup_lines import load_failure, run_line
+from plpuzzle.sudoku.runs.run_setup import (
     RulesChoice,
     SetupProblem,
     SolverChoice,
@@ -35,7 +35,7 @@ from plpuzzle.sudoku.services.run_setup import (
     choose_solver,
     rules_problem,
 )
-from plpuzzle.sudoku.services.suite import (
+from plpuzzle.sudoku.runs.suite import (
     CaseResult,
     SuiteCase,
     SuiteError,

@@ -12,8 +12,8 @@ from plpuzzle.reports import JUnitCase, junit_xml
 from plpuzzle.sudoku.domain.model import Grid
 from plpuzzle.sudoku.domain.textformat import harness_line
 from plpuzzle.sudoku.presentation.case_report import case_report
-from plpuzzle.sudoku.services.runner import RunSettings
-from plpuzzle.sudoku.services.suite import CaseResult, Verdict
+from plpuzzle.sudoku.runs.runner import RunSettings
+from plpuzzle.sudoku.runs.suite import CaseResult, Verdict
 from plpuzzle.untrusted import json_for_pages
 
 FORMATS = ("text", "ksudoku", "json", "junit")

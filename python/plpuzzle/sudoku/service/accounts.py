@@ -13,7 +13,7 @@ import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -53,6 +53,10 @@ class NewAccount:
     role: str
     #: The one-time sign-in token (None: the account existed already).
     token: str | None
+    #: An existing account given a new link (its sessions and tokens ended).
+    renewed: bool = False
+    #: When the link stops working.
+    expires: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -71,7 +75,8 @@ class Accounts:
     def create(self, logins: list[str], role: str, renew: bool = False) -> list[NewAccount]:
         """Accounts for `logins` (each a student id), each with a one-time
         sign-in token; an existing account gets a new token only with
-        `renew` (its password is then cleared)."""
+        `renew`: its password is cleared and every session and API token
+        of it ends, so that whoever held them is out."""
         for login in logins:
             if (problem := id_problem(login)) is not None:
                 raise AccountError(f"{login!r} cannot be a login ({problem})")
@@ -82,15 +87,26 @@ class Accounts:
                 if user is not None and not renew:
                     made.append(NewAccount(login, user.role, None))
                     continue
+                renewed = user is not None
                 if user is None:
                     user = User(login=login, role=role)
                     db.add(user)
+                    db.flush()
+                else:
+                    db.execute(delete(WebSession).where(WebSession.user_id == user.id))
+                    db.execute(delete(ApiToken).where(ApiToken.user_id == user.id))
                 token = secrets.token_urlsafe(32)
                 user.password_hash = None
                 user.welcome_digest = digest(token)
                 user.welcome_expires = now() + timedelta(days=WELCOME_DAYS)
-                made.append(NewAccount(login, user.role, token))
+                made.append(NewAccount(login, user.role, token, renewed, user.welcome_expires))
         return made
+
+    def link_user(self, token: str) -> str | None:
+        """The login a still-unused sign-in token belongs to (for keeping
+        the links not mailed yet)."""
+        user = self.welcome(token)
+        return None if user is None else user.login
 
     def welcome(self, token: str) -> User | None:
         """The user a valid, unused one-time token belongs to."""
@@ -163,20 +179,45 @@ class Accounts:
             with self.store.session() as db:
                 db.execute(delete(WebSession).where(WebSession.digest == signed.session.digest))
 
-    def new_token(self, user_id: int, label: str) -> str:
-        """A new API token of the user (shown once: only its digest is kept)."""
+    def new_token(self, user_id: int, label: str, days: int | None = None) -> str:
+        """A new API token of the user (shown once: only its digest is
+        kept), good for `days` days, or until revoked."""
         token = "plp_" + secrets.token_urlsafe(32)
+        expires = now() + timedelta(days=days) if days else None
         with self.store.session() as db:
-            db.add(ApiToken(user_id=user_id, digest=digest(token), label=label[:100]))
+            db.add(ApiToken(user_id=user_id, digest=digest(token), label=label[:100],
+                            expires=expires))  # fmt: skip
         return token
 
     def token_user(self, token: str) -> User | None:
+        """The user of a valid API token (not revoked, not expired)."""
         with self.store.session() as db:
             row = db.scalar(select(ApiToken).where(ApiToken.digest == digest(token)))
-            if row is None:
+            if row is None or (row.expires is not None and row.expires < now()):
                 return None
             row.last_used = now()
             return db.get(User, row.user_id)
+
+    def sessions(self, user_id: int) -> list[WebSession]:
+        """The user's signed-in browsers, newest first."""
+        with self.store.session() as db:
+            found = db.scalars(select(WebSession).where(
+                WebSession.user_id == user_id, WebSession.expires >= now()))  # fmt: skip
+            return sorted(found, key=lambda s: s.created, reverse=True)
+
+    def end_session(self, user_id: int, key: str) -> None:
+        """End one of the user's sessions, named by the start of its digest."""
+        if len(key) < 16:
+            return
+        named = WebSession.digest.startswith(key, autoescape=True)
+        with self.store.session() as db:
+            db.execute(delete(WebSession).where(WebSession.user_id == user_id, named))
+
+    def end_other_sessions(self, user_id: int, keep: str) -> None:
+        """End every session of the user but the one of digest `keep`."""
+        with self.store.session() as db:
+            db.execute(delete(WebSession).where(
+                WebSession.user_id == user_id, WebSession.digest != keep))  # fmt: skip
 
     def tokens(self, user_id: int) -> list[ApiToken]:
         with self.store.session() as db:

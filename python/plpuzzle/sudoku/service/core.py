@@ -24,11 +24,11 @@ from sqlalchemy import func, select
 
 from plpuzzle.sudoku.grading.grader import GradingRequest, resolve
 from plpuzzle.sudoku.grading.model import GradeSettings
+from plpuzzle.sudoku.runs.suite import SuiteError, discover
+from plpuzzle.sudoku.runs.suite_config import Points
 from plpuzzle.sudoku.service.accounts import Accounts
 from plpuzzle.sudoku.service.course import CourseRules, load_course
 from plpuzzle.sudoku.service.store import CourseState, Store, Upload, User, now
-from plpuzzle.sudoku.services.suite import SuiteError, discover
-from plpuzzle.sudoku.services.suite_config import Points
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,8 @@ class ServiceSettings:
     scheduler: str | None = None
     #: Mark cookies Secure (behind a TLS proxy).
     secure_cookies: bool = False
+    #: The service's address as users reach it (None: the one each request came to).
+    url: str | None = None
 
 
 class Blobs:
@@ -138,9 +140,10 @@ class Service:
             state = db.scalar(select(CourseState).where(CourseState.key == "released"))
             return state is not None and state.value == "yes"
 
-    def release(self) -> None:
+    def release(self, shown: bool = True) -> None:
+        """Release every test's results to the students (or withdraw it)."""
         with self.store.session() as db:
-            db.merge(CourseState(key="released", value="yes"))
+            db.merge(CourseState(key="released", value="yes" if shown else "no"))
 
     def disk_used(self) -> int:
         """Bytes under the data folder."""

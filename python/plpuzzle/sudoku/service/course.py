@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
-from plpuzzle.sudoku.services.suite import SuiteError, discover
-from plpuzzle.sudoku.services.suite_config import (
+from plpuzzle.sudoku.runs.suite import SuiteError, discover
+from plpuzzle.sudoku.runs.suite_config import (
     MANIFEST_NAME,
     key_place,
     near,
@@ -52,12 +52,44 @@ class CourseRules:
     shrink_seconds: float = 10.0
     #: The tests of the suite that `public` selects, in suite order.
     public_tests: tuple[str, ...] = field(default=(), compare=False)
+    #: The course's own time zone: the offset its deadline (else its
+    #: release) was written with; pages show every time in it.
+    zone: tzinfo = field(default=UTC, compare=False)
 
     def is_public(self, test: str) -> bool:
         return test in self.public_tests
 
     def late_at(self, when: datetime) -> bool:
         return self.deadline is not None and when > self.deadline
+
+    def local_text(self, moment: datetime, seconds: bool = True) -> str:
+        """A time as the course writes it: in its own offset, named."""
+        local = moment.astimezone(self.zone)
+        shape = "%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M"
+        return f"{local.strftime(shape)} ({_offset_name(local.utcoffset())})"
+
+    def deadline_text(self) -> str | None:
+        return None if self.deadline is None else self.local_text(self.deadline, seconds=False)
+
+    def time_left(self, at: datetime) -> str | None:
+        """Until the deadline, in words ("2 days 3 h", "40 min"); None
+        when there is none or it passed."""
+        if self.deadline is None or at >= self.deadline:
+            return None
+        minutes = int((self.deadline - at).total_seconds() // 60)
+        days, hours, mins = minutes // 1440, minutes % 1440 // 60, minutes % 60
+        if days:
+            return f"{days} day{'s' if days > 1 else ''} {hours} h"
+        return f"{hours} h {mins} min" if hours else f"{mins} min"
+
+
+def _offset_name(offset: timedelta | None) -> str:
+    """UTC, or UTC+01:00."""
+    if not offset:
+        return "UTC"
+    minutes = int(offset.total_seconds() // 60)
+    sign = "+" if minutes >= 0 else "-"
+    return f"UTC{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
 
 
 def load_course(suite: Path) -> CourseRules:
@@ -88,6 +120,8 @@ def load_course(suite: Path) -> CourseRules:
         max_upload_kb=_count(table, "max_upload_kb", 512, where),
         shrink_seconds=_seconds(table, "shrink_seconds", 10.0, where),
     )  # fmt: skip
+    written = table.get("deadline") or table.get("release")
+    zone = written.tzinfo if isinstance(written, datetime) and written.tzinfo else UTC
     names = [c.name for c in discover(suite)]
     chosen = tuple(n for n in names if any(fnmatch.fnmatchcase(n, p) for p in rules.public))
     for pattern in rules.public:
@@ -96,7 +130,7 @@ def load_course(suite: Path) -> CourseRules:
                 f"{where('public')}: 'public' names {pattern!r}, which matches no test of "
                 f"the suite{near(pattern, names)}"
             )
-    return CourseRules(**{**rules.__dict__, "public_tests": chosen})
+    return CourseRules(**{**rules.__dict__, "public_tests": chosen, "zone": zone})
 
 
 def _moment(table: dict[str, Any], key: str, where: Any) -> datetime | None:

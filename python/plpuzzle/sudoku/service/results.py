@@ -116,6 +116,21 @@ def counting_uploads(service: Service) -> dict[str, Upload | None]:
     return {s.login: counting(service, mine.get(s.id, [])) for s in students}
 
 
+def late_only(service: Service) -> dict[str, Upload]:
+    """Students whose every upload came after the deadline and does not
+    count: their last one, by login."""
+    if service.course.late == "counted":
+        return {}
+    with service.store.session() as db:
+        rows = db.execute(select(Upload, User.login).join(User, User.id == Upload.user_id)
+                          .where(User.role == "student")).all()  # fmt: skip
+    mine: dict[str, list[Upload]] = {}
+    for upload, login in rows:
+        mine.setdefault(login, []).append(upload)
+    return {login: max(ups, key=lambda u: u.id) for login, ups in mine.items()
+            if all(u.late for u in ups)}  # fmt: skip
+
+
 def _grades(login: str, row: dict[str, Any] | None, tests: list[str], why: str) -> list[TestGrade]:
     if row is None:
         return [TestGrade(login, t, Grade.MISSING, why) for t in tests]

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, File, HTTPException, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import JSONResponse, Response
 
-from plpuzzle.sudoku.service.accounts import SignedIn
+from plpuzzle.sudoku.service.accounts import AccountError, SignedIn
+from plpuzzle.sudoku.service.guard import Busy
 from plpuzzle.sudoku.service.results import results_for
+from plpuzzle.sudoku.service.routes_people import LINK_GONE
 from plpuzzle.sudoku.service.routes_student import (
     history,
     status_json,
@@ -33,8 +35,13 @@ def _as_signed(user: User) -> SignedIn:
 def upload_json(request: Request, user: User, upload: Upload, owner: User) -> dict[str, Any]:
     service = deps(request).service
     results = results_for(service, upload, owner.login, user.teacher or service.released())
+    course = service.course
     return {
         **status_json(request, upload),
+        "number": upload.number,
+        # A late upload counts only where late uploads are counted.
+        "counts": not upload.late or course.late == "counted",
+        "deadline": course.deadline_text(),
         "name": upload.name,
         "size": upload.size,
         "created": upload.created.isoformat(),
@@ -73,7 +80,53 @@ def api_uploads(request: Request, user: ApiUser) -> Response:
     return JSONResponse([status_json(request, u) for u in uploads])
 
 
-@router.get("/uploads/{upload_id}")
+@router.get("/uploads/{upload_id:rowid}")
 def api_upload_one(request: Request, upload_id: int, user: ApiUser) -> Response:
     upload, owner = visible_upload(deps(request).service, _as_signed(user), upload_id)
     return JSONResponse(upload_json(request, user, upload, owner))
+
+
+@router.post("/tokens")
+async def api_new_token(
+    request: Request,
+    login: Annotated[str, Form(max_length=64)],
+    password: Annotated[str, Form(max_length=1000)],
+    label: Annotated[str, Form(max_length=100)] = "",
+) -> Response:
+    """A new API token for a login and its password (`plpuzzle sudoku
+    login`), checked as the sign-in form checks it: in the password pool,
+    slowed after failures."""
+    d, name = deps(request), login.strip()
+    address = request.client.host if request.client else ""
+    try:
+        found = await d.guard.check(
+            address, name, lambda: d.service.accounts.check_password(name, password)
+        )
+    except Busy as e:
+        return JSONResponse({"error": f"{e}: wait {e.seconds} s and try again"},
+                            status_code=429, headers={"Retry-After": str(e.seconds)})  # fmt: skip
+    if found is None:
+        return JSONResponse({"error": "wrong login or password"}, status_code=401)
+    token = d.service.accounts.new_token(found.id, label or "terminal")
+    return JSONResponse({"login": found.login, "token": token}, status_code=201)
+
+
+@router.post("/welcome/{token}")
+def api_first_sign_in(
+    request: Request,
+    token: str,
+    password: Annotated[str, Form(max_length=1000)],
+    label: Annotated[str, Form(max_length=100)] = "",
+) -> Response:
+    """The first sign-in from a terminal: the one-time link's token sets
+    the password, and a new API token comes back."""
+    accounts = deps(request).service.accounts
+    user = accounts.welcome(token)
+    if user is None:
+        raise HTTPException(404, LINK_GONE)
+    try:
+        accounts.set_password(user.id, password, token)
+    except AccountError as e:
+        raise HTTPException(400, str(e)) from None
+    api_token = accounts.new_token(user.id, label or "terminal")
+    return JSONResponse({"login": user.login, "token": api_token}, status_code=201)

@@ -8,7 +8,8 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from plpuzzle.sudoku.service.accounts import MIN_PASSWORD, AccountError, SignedIn
+from plpuzzle.sudoku.grading.pages import asset_text
+from plpuzzle.sudoku.service.accounts import MIN_PASSWORD, WELCOME_DAYS, AccountError, SignedIn
 from plpuzzle.sudoku.service.guard import Busy
 from plpuzzle.sudoku.service.routing import (
     SESSION_COOKIE,
@@ -17,6 +18,7 @@ from plpuzzle.sudoku.service.routing import (
     deps,
     grade_styles,
     render,
+    server_url,
     set_pre_cookie,
     set_session,
     signed_in,
@@ -44,6 +46,27 @@ def _sign_in_page(request: Request, status: int = 200, error: str = "") -> HTMLR
 def grade_css() -> Response:
     return Response(grade_styles(), media_type="text/css",
                     headers={"Cache-Control": "max-age=3600"})  # fmt: skip
+
+
+@router.get("/feedback.css")
+def feedback_css() -> Response:
+    """The grader's feedback style, kept to the feedback part of a page."""
+    return Response(scoped_css(asset_text("feedback.css"), ".feedback"), media_type="text/css",
+                    headers={"Cache-Control": "max-age=3600"})  # fmt: skip
+
+
+def scoped_css(text: str, scope: str) -> str:
+    """Every rule of a simple style sheet (no @-rules) kept to `scope`:
+    `body` becomes the scope itself."""
+    out = []
+    for rule in text.split("}"):
+        if "{" not in rule:
+            continue
+        selectors, body = rule.split("{", 1)
+        scoped = [scope if s.strip() == "body" else f"{scope} {s.strip()}"
+                  for s in selectors.split(",")]  # fmt: skip
+        out.append(f"{', '.join(scoped)} {{{body}}}")
+    return "\n".join(out) + "\n"
 
 
 @router.get("/signin")
@@ -88,13 +111,21 @@ def sign_out(request: Request) -> Response:
     return response
 
 
+#: What a user whose link does not work should do.
+LINK_GONE = (
+    f"this sign-in link is not valid: it was used already, or it expired (a link lasts "
+    f"{WELCOME_DAYS} days). If you have set your password, sign in with it; if not, or if "
+    "you forgot it, ask your teacher for a new link"
+)
+
+
 @router.get("/welcome/{token}")
 def welcome_form(request: Request, token: str) -> Response:
     user = deps(request).service.accounts.welcome(token)
     if user is None:
-        raise HTTPException(404, "this sign-in link is not valid: it was used, or it expired")
+        raise HTTPException(404, LINK_GONE)
     return render(request, "welcome.html.j2", login=user.login, token=token,
-                  min_password=MIN_PASSWORD, error="")  # fmt: skip
+                  min_password=MIN_PASSWORD, error="", expires=user.welcome_expires)  # fmt: skip
 
 
 @router.post("/welcome/{token}")
@@ -107,24 +138,33 @@ def welcome(
     accounts = deps(request).service.accounts
     user = accounts.welcome(token)
     if user is None:
-        raise HTTPException(404, "this sign-in link is not valid: it was used, or it expired")
+        raise HTTPException(404, LINK_GONE)
     try:
         if password != again:
             raise AccountError("the two passwords differ")
         accounts.set_password(user.id, password, token)
     except AccountError as e:
         return render(request, "welcome.html.j2", status=400, login=user.login, token=token,
-                      min_password=MIN_PASSWORD, error=str(e))  # fmt: skip
+                      min_password=MIN_PASSWORD, error=str(e),
+                      expires=user.welcome_expires)  # fmt: skip
     cookie, _ = accounts.open_session(user)
     response = RedirectResponse("/", status_code=303)
     set_session(request, response, cookie)
     return response
 
 
+def tokens_page(request: Request, signed: SignedIn, new_token: str = "",
+                error: str = "", status: int = 200) -> Response:  # fmt: skip
+    """The user's API tokens and signed-in browsers, with how to use a token."""
+    accounts = deps(request).service.accounts
+    return render(request, "tokens.html.j2", status=status, tokens=accounts.tokens(signed.user.id),
+                  sessions=accounts.sessions(signed.user.id), this=signed.session.digest,
+                  new_token=new_token, server=server_url(request), error=error)  # fmt: skip
+
+
 @router.get("/tokens")
 def tokens(request: Request, signed: Annotated[SignedIn, Depends(signed_in)]) -> Response:
-    return render(request, "tokens.html.j2", tokens=deps(request).service.accounts.tokens(
-        signed.user.id), new_token="")  # fmt: skip
+    return tokens_page(request, signed)
 
 
 @router.post("/tokens", dependencies=[Depends(check_csrf)])
@@ -132,16 +172,36 @@ def new_token(
     request: Request,
     signed: Annotated[SignedIn, Depends(signed_in)],
     label: Annotated[str, Form(max_length=100)] = "",
+    days: Annotated[str, Form(max_length=5)] = "",
 ) -> Response:
-    accounts = deps(request).service.accounts
-    token = accounts.new_token(signed.user.id, label or "token")
-    return render(request, "tokens.html.j2", tokens=accounts.tokens(signed.user.id),
-                  new_token=token)  # fmt: skip
+    if days.strip() and not (days.strip().isdigit() and 1 <= int(days) <= 3650):
+        return tokens_page(request, signed, error="days: a whole number from 1 to 3650, or "
+                           "nothing for a token that lasts until revoked", status=400)  # fmt: skip
+    token = deps(request).service.accounts.new_token(
+        signed.user.id, label or "token", int(days) if days.strip() else None
+    )
+    return tokens_page(request, signed, new_token=token)
 
 
-@router.post("/tokens/{token_id}/revoke", dependencies=[Depends(check_csrf)])
+@router.post("/tokens/{token_id:rowid}/revoke", dependencies=[Depends(check_csrf)])
 def revoke_token(
     request: Request, token_id: int, signed: Annotated[SignedIn, Depends(signed_in)]
 ) -> Response:
     deps(request).service.accounts.revoke_token(signed.user.id, token_id)
+    return RedirectResponse("/tokens", status_code=303)
+
+
+@router.post("/sessions/end", dependencies=[Depends(check_csrf)])
+def end_session(
+    request: Request,
+    signed: Annotated[SignedIn, Depends(signed_in)],
+    session: Annotated[str, Form(max_length=64)] = "",
+) -> Response:
+    """End one signed-in browser of the user's (`session`: the start of its
+    digest), or every other one (`session` empty)."""
+    accounts = deps(request).service.accounts
+    if session:
+        accounts.end_session(signed.user.id, session)
+    else:
+        accounts.end_other_sessions(signed.user.id, signed.session.digest)
     return RedirectResponse("/tokens", status_code=303)

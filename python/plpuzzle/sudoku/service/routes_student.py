@@ -7,10 +7,12 @@ student sees their own only), the same answer as for no upload at all.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, HTTPException, Request, UploadFile
 from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Response
+from markupsafe import Markup
 from sqlalchemy import select
 
 from plpuzzle.sudoku.service.accounts import SignedIn
@@ -18,13 +20,10 @@ from plpuzzle.sudoku.service.core import Service
 from plpuzzle.sudoku.service.diffs import difference
 from plpuzzle.sudoku.service.results import counting, results_for
 from plpuzzle.sudoku.service.routing import check_csrf, deps, render, signed_in
-from plpuzzle.sudoku.service.store import Upload, User
+from plpuzzle.sudoku.service.store import Upload, User, now
 from plpuzzle.sudoku.service.uploads import UploadRefused
 
 router = APIRouter()
-
-#: The feedback page is our own file: no script at all, its inline style.
-FEEDBACK_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 
 def history(service: Service, user: User) -> list[Upload]:
@@ -73,12 +72,12 @@ def me(request: Request, signed: Annotated[SignedIn, Depends(signed_in)]) -> Res
 
 
 def student_page(request: Request, user: User, template: str, status: int = 200,
-                 error: str = "") -> Response:  # fmt: skip
+                 error: str = "", done: str = "") -> Response:  # fmt: skip
     service = deps(request).service
     uploads = history(service, user)
     return render(request, template, status=status, student=user, uploads=uploads,
                   counting=counting(service, uploads), released=service.released(),
-                  error=error)  # fmt: skip
+                  error=error, left=service.course.time_left(now()), done=done)  # fmt: skip
 
 
 @router.post("/uploads", dependencies=[Depends(check_csrf)])
@@ -98,7 +97,7 @@ async def upload(
     return RedirectResponse(f"/uploads/{taken.upload_id}", status_code=303)
 
 
-@router.get("/uploads/{upload_id}")
+@router.get("/uploads/{upload_id:rowid}")
 def upload_page(
     request: Request, upload_id: int, signed: Annotated[SignedIn, Depends(signed_in)]
 ) -> Response:
@@ -106,7 +105,7 @@ def upload_page(
     return render(request, "upload.html.j2", **upload_context(request, signed, upload, owner))
 
 
-@router.get("/uploads/{upload_id}/live")
+@router.get("/uploads/{upload_id:rowid}/live")
 def upload_live(
     request: Request, upload_id: int, signed: Annotated[SignedIn, Depends(signed_in)]
 ) -> Response:
@@ -115,7 +114,7 @@ def upload_live(
     return render(request, "upload_live.html.j2", **upload_context(request, signed, upload, owner))
 
 
-@router.get("/uploads/{upload_id}/status.json")
+@router.get("/uploads/{upload_id:rowid}/status.json")
 def upload_status(
     request: Request, upload_id: int, signed: Annotated[SignedIn, Depends(signed_in)]
 ) -> Response:
@@ -143,21 +142,30 @@ def status_json(request: Request, upload: Upload) -> dict[str, Any]:
             "queue": waiting, "version": version}  # fmt: skip
 
 
-@router.get("/uploads/{upload_id}/feedback")
+@router.get("/uploads/{upload_id:rowid}/feedback")
 def feedback(
     request: Request, upload_id: int, signed: Annotated[SignedIn, Depends(signed_in)]
 ) -> Response:
     d = deps(request)
     upload, owner = visible_upload(d.service, signed, upload_id)
     everything = signed.user.teacher or d.service.released()
-    found = results_for(d.service, upload, owner.login, everything).feedback
-    if found is None:
+    results = results_for(d.service, upload, owner.login, everything)
+    if results.feedback is None:
         raise HTTPException(404, "no feedback for this upload yet")
-    return FileResponse(found, media_type="text/html; charset=utf-8",
-                        headers={"Content-Security-Policy": FEEDBACK_POLICY})  # fmt: skip
+    body = feedback_body(results.feedback.read_text(encoding="utf-8"))
+    return render(request, "feedback.html.j2", upload=upload, owner=owner, body=body,
+                  complete=results.complete)  # fmt: skip
 
 
-@router.get("/uploads/{upload_id}/file")
+def feedback_body(page: str) -> Markup:
+    """The body of a feedback page the grader wrote (our own, escaped, with
+    no script), for the site's page; its heading is the site's."""
+    start, end = page.find("<body>"), page.rfind("</body>")
+    body = page[start + len("<body>") : end] if start >= 0 and end > start else ""
+    return Markup(re.sub(r"<h1>.*?</h1>", "", body, count=1, flags=re.S))
+
+
+@router.get("/uploads/{upload_id:rowid}/file")
 def download(
     request: Request, upload_id: int, signed: Annotated[SignedIn, Depends(signed_in)]
 ) -> Response:
@@ -170,7 +178,7 @@ def download(
     return FileResponse(path, media_type="application/octet-stream", filename=name, headers=policy)
 
 
-@router.get("/uploads/{upload_id}/diff")
+@router.get("/uploads/{upload_id:rowid}/diff")
 def diff(
     request: Request, upload_id: int, signed: Annotated[SignedIn, Depends(signed_in)]
 ) -> Response:

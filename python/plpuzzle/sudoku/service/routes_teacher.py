@@ -3,6 +3,7 @@ regrading, the release, exports, similarity and the service's status."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 import threading
@@ -10,6 +11,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -21,12 +23,13 @@ from plpuzzle.sudoku.grading.pages import script_digest
 from plpuzzle.sudoku.grading.report import to_csv, to_wide_csv
 from plpuzzle.sudoku.grading.report_html import render_html
 from plpuzzle.sudoku.grading.similarity.html import page as similarity_page
+from plpuzzle.sudoku.grading.similarity.report import summary as similarity_summary
 from plpuzzle.sudoku.service.accounts import SignedIn
 from plpuzzle.sudoku.service.core import Service, place_upload
-from plpuzzle.sudoku.service.results import class_report, counting_uploads
+from plpuzzle.sudoku.service.results import class_report, counting_uploads, late_only
 from plpuzzle.sudoku.service.routes_student import student_page
 from plpuzzle.sudoku.service.routing import check_csrf, deps, render, teacher
-from plpuzzle.sudoku.service.store import Upload, User
+from plpuzzle.sudoku.service.store import Upload, User, now
 from plpuzzle.untrusted import one_line
 
 router = APIRouter()
@@ -69,9 +72,12 @@ def class_view(request: Request, current: bool = False) -> ClassView:
             kept = replace(kept, made=time.monotonic())
         else:
             report = class_report(d.service)
+            used = [g for g in report["grades"]
+                    if any(st["counts"].get(g) for st in report["students"])]  # fmt: skip
             context = {"report": report, "uploads": counting_uploads(d.service),
                        "version": version, "released": d.service.released(),
-                       "queued": _queued(d.service), "course": d.service.course}  # fmt: skip
+                       "queued": _queued(d.service), "course": d.service.course,
+                       "used": used, "late_only": late_only(d.service)}  # fmt: skip
             live = Markup(d.pages.get_template("class_live.html.j2").render(**context))
             kept = ClassView(version, report, live, time.monotonic())
         request.app.state.class_view = kept
@@ -96,10 +102,12 @@ def _queued(service: Service) -> int:
 
 
 @router.get("/class")
-def class_page(request: Request, signed: Teacher) -> Response:
+def class_page(request: Request, signed: Teacher, done: str = "") -> Response:
     view = class_view(request)
+    service = deps(request).service
     return render(request, "class.html.j2", live=view.live, version=view.version,
-                  released=deps(request).service.released())  # fmt: skip
+                  released=service.released(), manual=service.course.release is None,
+                  done=done[:200])  # fmt: skip
 
 
 @router.get("/class/live")
@@ -122,12 +130,33 @@ def class_report_page(request: Request, signed: Teacher) -> Response:
 
 
 @router.get("/students/{login}")
-def student(request: Request, login: str, signed: Teacher) -> Response:
+def student(request: Request, login: str, signed: Teacher, done: str = "") -> Response:
     with deps(request).service.store.session() as db:
         user = db.scalar(select(User).where(User.login == login))
     if user is None:
         raise HTTPException(404, "no such student")
-    return student_page(request, user, "student.html.j2")
+    return student_page(request, user, "student.html.j2", done=done[:200])
+
+
+def _chosen(request: Request, login: str) -> list[Upload]:
+    """The counting uploads of everyone, or of one student (404 if none such)."""
+    everyone = counting_uploads(deps(request).service)
+    if login and login not in everyone:
+        raise HTTPException(404, "no such student")
+    return [u for k, u in everyone.items() if u is not None and (not login or k == login)]
+
+
+@router.get("/regrade")
+def regrade_confirm(request: Request, signed: Teacher, login: str = "") -> Response:
+    """What a regrade would do, and the button that does it."""
+    uploads = _chosen(request, login)
+    return render(request, "confirm.html.j2", action="/regrade", login=login,
+                  title="Regrade" + (f" {login}" if login else " everyone"),
+                  words=f"Grade again, from scratch, {len(uploads)} counting upload(s)"
+                  + (f" of {login}" if login else " (one per student who has one)")
+                  + ": after a fix of the suite, say. Their results are replaced as the "
+                  "new gradings end; students' own uploads are graded first.",
+                  button="Regrade")  # fmt: skip
 
 
 @router.post("/regrade", dependencies=[Depends(check_csrf)])
@@ -135,15 +164,13 @@ def regrade(request: Request, signed: Teacher,
             login: Annotated[str, Form(max_length=64)] = "") -> Response:  # fmt: skip
     """Grade again, from scratch, every student's counting upload (or one
     student's): after a fix of the suite, say."""
-    d = deps(request)
-    chosen = {k: u for k, u in counting_uploads(d.service).items() if not login or k == login}
-    if login and login not in chosen:
-        raise HTTPException(404, "no such student")
-    d.queue.regrade([u.id for u in chosen.values() if u is not None])
-    return RedirectResponse(f"/students/{login}" if login else "/class", status_code=303)
+    count = deps(request).queue.regrade([u.id for u in _chosen(request, login)])
+    done = f"{count} counting upload(s) queued to be graded again"
+    target = f"/students/{login}" if login else "/class"
+    return RedirectResponse(f"{target}?done={quote(done)}", status_code=303)
 
 
-@router.post("/uploads/{upload_id}/grade", dependencies=[Depends(check_csrf)])
+@router.post("/uploads/{upload_id:rowid}/grade", dependencies=[Depends(check_csrf)])
 def grade_one(request: Request, upload_id: int, signed: Teacher) -> Response:
     """Grade one upload in full from scratch: one a newer upload replaced
     before it was graded, or one whose grading failed."""
@@ -153,10 +180,32 @@ def grade_one(request: Request, upload_id: int, signed: Teacher) -> Response:
     return RedirectResponse(f"/uploads/{upload_id}", status_code=303)
 
 
+@router.get("/release")
+def release_confirm(request: Request, signed: Teacher) -> Response:
+    students = sum(1 for u in counting_uploads(deps(request).service).values() if u)
+    return render(request, "confirm.html.j2", action="/release", login="",
+                  title="Release full results",
+                  words=f"Show every student every test's result and feedback ({students} "
+                  "student(s) have an upload that counts). You can withdraw the release "
+                  "later, but students may have seen the results by then.",
+                  button="Release")  # fmt: skip
+
+
 @router.post("/release", dependencies=[Depends(check_csrf)])
 def release(request: Request, signed: Teacher) -> Response:
     deps(request).service.release()
-    return RedirectResponse("/class", status_code=303)
+    done = "results released: students see every test's result and feedback"
+    return RedirectResponse(f"/class?done={quote(done)}", status_code=303)
+
+
+@router.post("/release/withdraw", dependencies=[Depends(check_csrf)])
+def withdraw_release(request: Request, signed: Teacher) -> Response:
+    service = deps(request).service
+    service.release(False)
+    done = "release withdrawn: students see the public tests' results only"
+    if service.released():  # a release date in suite.toml decides
+        done = "the release date of suite.toml has passed: results stay released"
+    return RedirectResponse(f"/class?done={quote(done)}", status_code=303)
 
 
 @router.get("/export/{name}")
@@ -175,10 +224,16 @@ _similarity_lock = threading.Lock()
 
 @router.get("/similarity")
 def similarity(request: Request, signed: Teacher) -> Response:
-    found = deps(request).service.data / "similarity.html"
-    state = deps(request).service.data / "similarity.state"
-    return render(request, "similarity.html.j2", ready=found.is_file(),
-                  state=state.read_text() if state.is_file() else "")  # fmt: skip
+    """The latest comparison's pairs at or above the threshold, its groups,
+    and the whole report's link."""
+    data = deps(request).service.data
+    state = data / "similarity.state"
+    try:
+        found = json.loads((data / "similarity.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        found = None
+    return render(request, "similarity.html.j2", ready=(data / "similarity.html").is_file(),
+                  found=found, state=state.read_text() if state.is_file() else "")  # fmt: skip
 
 
 @router.get("/similarity/report")
@@ -215,6 +270,10 @@ def _compare(service: Service) -> None:
             out = service.data / "similarity.html.tmp"
             out.write_text(similarity_page(sim), encoding="utf-8")
             shutil.move(out, service.data / "similarity.html")
+            found = service.data / "similarity.json.tmp"
+            found.write_text(json.dumps({"made": now().isoformat(), **similarity_summary(sim)}),
+                             encoding="utf-8")  # fmt: skip
+            shutil.move(found, service.data / "similarity.json")
         state.write_text("")
     except Exception as e:  # said on the page, never the service's end
         state.write_text(f"the comparison failed: {one_line(f'{type(e).__name__}: {e}', 300)}")

@@ -14,6 +14,7 @@ from fastapi import HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 from itsdangerous import BadSignature, TimestampSigner
 from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined, select_autoescape
+from starlette.convertors import Convertor, register_url_convertor
 
 from plpuzzle.sudoku.grading.report_html import GRADE_COLOURS, grade_slug, verdict_matrix
 from plpuzzle.sudoku.service.accounts import SignedIn, same
@@ -22,6 +23,22 @@ from plpuzzle.sudoku.service.guard import SignInGuard
 from plpuzzle.sudoku.service.intake import Intake
 from plpuzzle.sudoku.service.queue import GradingQueue
 from plpuzzle.sudoku.service.store import User
+
+
+class RowId(Convertor[int]):
+    """A row's id in a path: 1 to 18 digits, so that anything a database
+    could not hold (SQLite's 64-bit integers) matches no route: 404."""
+
+    regex = "[0-9]{1,18}"
+
+    def convert(self, value: str) -> int:
+        return int(value)
+
+    def to_string(self, value: int) -> str:
+        return str(value)
+
+
+register_url_convertor("rowid", RowId())
 
 SESSION_COOKIE = "plpuzzle_session"
 #: Before signing in: the double-submitted token of the sign-in form.
@@ -136,6 +153,13 @@ def set_session(request: Request, response: Response, cookie: str) -> None:
     response.delete_cookie(PRE_COOKIE)
 
 
+def server_url(request: Request) -> str:
+    """The service's address as users reach it: serve --url, else the
+    address this request came to."""
+    configured = deps(request).service.settings.url
+    return (configured or str(request.base_url)).rstrip("/")
+
+
 def api_user(request: Request) -> User:
     """The user of an API request, by its bearer token."""
     header = request.headers.get("authorization", "")
@@ -146,7 +170,11 @@ def api_user(request: Request) -> User:
         else None
     )
     if user is None:
-        raise HTTPException(401, "a valid API token is needed (Authorization: Bearer TOKEN)")
+        raise HTTPException(
+            401, "the service does not know this API token: it was revoked, it expired, "
+            "its account was renewed, or it is mistyped; make a new one on the service's "
+            "'API tokens' page, or run `plpuzzle sudoku login SERVER`",
+        )  # fmt: skip
     return user
 
 

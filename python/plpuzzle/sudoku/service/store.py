@@ -96,6 +96,8 @@ class ApiToken(Base):
     label: Mapped[str] = mapped_column(String(100))
     created: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
     last_used: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    #: After this the token is refused (None: until revoked).
+    expires: Mapped[datetime | None] = mapped_column(UtcDateTime())
 
 
 class Upload(Base):
@@ -113,6 +115,8 @@ class Upload(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     #: When the request arrived: the deadline and the hourly limit go by it.
     created: Mapped[datetime] = mapped_column(UtcDateTime(), default=now, index=True)
+    #: The student's own number for it: their first upload is 1.
+    number: Mapped[int | None]
     #: The file name as uploaded (shown escaped, never used as a path).
     name: Mapped[str] = mapped_column(String(300))
     #: ".pl", ".zip", ".tar.gz" or ".tgz": how intake reads the file.

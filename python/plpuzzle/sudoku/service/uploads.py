@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from plpuzzle.sandbox.archives import archive_suffix
@@ -71,7 +71,8 @@ def refuse_early(service: Service, name: str, arrived: datetime) -> str:
         )  # fmt: skip
     course = service.course
     if course.late == "refused" and course.late_at(arrived):
-        raise UploadRefused(403, f"the deadline ({course.deadline:%Y-%m-%d %H:%M} UTC) has passed")
+        raise UploadRefused(403, f"the deadline ({course.deadline_text()}) has passed: "
+                            "this course takes no late uploads")  # fmt: skip
     return suffix
 
 
@@ -96,13 +97,14 @@ def receive(service: Service, user: User, name: str, data: bytes, arrived: datet
             again = recent[0] + timedelta(hours=1)
             raise UploadRefused(
                 429, f"at most {course.uploads_per_hour} uploads an hour: the next one can be "
-                f"made at {again:%H:%M} UTC",
+                f"made at {course.local_text(again)}",
             )  # fmt: skip
         digest = service.blobs.put(data)
+        before = db.scalar(select(func.count()).where(Upload.user_id == user.id)) or 0
         upload = Upload(
             user_id=user.id, created=arrived, name=one_line(name, NAME_CHARS), suffix=suffix,
             size=len(data), blob=digest, late=late, state="checking",
-            stage=service.stages()[0], loaded=None,
+            stage=service.stages()[0], loaded=None, number=before + 1,
         )  # fmt: skip
         db.add(upload)
         db.flush()

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, HTTPException, Request
-from fastapi.responses import JSONResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from itsdangerous import TimestampSigner
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -45,10 +45,12 @@ CHECK_SLOTS = 4
 
 class BodyLimit:
     """Refuse a request whose body is larger than `limit` bytes, by its
-    Content-Length or as it streams in, before anything is spooled."""
+    Content-Length or as it streams in, before anything is spooled; the
+    answer names the course's own limit (`shown_kb`), as the site's page
+    or, for the API, as JSON."""
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
-        self.app, self.limit = app, limit
+    def __init__(self, app: ASGIApp, limit: int, shown_kb: int) -> None:
+        self.app, self.limit, self.shown_kb = app, limit, shown_kb
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -56,7 +58,7 @@ class BodyLimit:
             return
         length = dict(scope["headers"]).get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > self.limit):
-            await _too_large(self.limit, send)
+            await self._too_large(scope, send)
             return
         seen = 0
 
@@ -71,18 +73,29 @@ class BodyLimit:
         try:
             await self.app(scope, counted, send)
         except _TooLarge:
-            await _too_large(self.limit, send)
+            await self._too_large(scope, send)
+
+    async def _too_large(self, scope: Scope, send: Send) -> None:
+        words = f"the file is larger than {self.shown_kb} KB, the most this course takes"
+        if scope["path"].startswith("/api/"):
+            response: Response = JSONResponse({"error": words}, status_code=413)
+        else:
+            app = scope.get("app")
+            pages = app.state.deps.pages if app is not None else page_environment()
+            text = pages.get_template("error.html.j2").render(
+                me=None, csrf="", course=None, message=words, back="/me"
+            )
+            response = HTMLResponse(text, status_code=413,
+                                    headers={"Content-Security-Policy": PAGE_POLICY})  # fmt: skip
+        await response(scope, _no_body, send)
+
+
+async def _no_body() -> Message:
+    return {"type": "http.request", "body": b"", "more_body": False}
 
 
 class _TooLarge(Exception):
     pass
-
-
-async def _too_large(limit: int, send: Send) -> None:
-    body = f"the upload is larger than {limit // 1024} KB".encode()
-    await send({"type": "http.response.start", "status": 413,
-                "headers": [(b"content-type", b"text/plain; charset=utf-8")]})  # fmt: skip
-    await send({"type": "http.response.body", "body": body})
 
 
 def create_app(service: Service, queue: GradingQueue | None = None, grade: bool = True) -> FastAPI:
@@ -98,10 +111,15 @@ def create_app(service: Service, queue: GradingQueue | None = None, grade: bool 
         intake.close()
         guard.close()
 
-    app = FastAPI(lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    # No redirect of Starlette's for a trailing slash: it names the host the
+    # request's Host header gives; _every_request redirects to the path only.
+    app = FastAPI(lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None,
+                  redirect_slashes=False)  # fmt: skip
+    pages = page_environment()
+    pages.globals["course_time"] = service.course.local_text  # times as the course writes them
     intake = Intake(service, queue, max(CHECK_SLOTS, service.settings.jobs))
     guard = SignInGuard()
-    app.state.deps = Deps(service, queue, page_environment(),
+    app.state.deps = Deps(service, queue, pages,
                           TimestampSigner(service.accounts.signer.secret_keys[-1], salt="pre"),
                           intake, guard)  # fmt: skip
     app.mount("/static", StaticFiles(packages=[("plpuzzle.sudoku.service", "static")]),
@@ -111,7 +129,8 @@ def create_app(service: Service, queue: GradingQueue | None = None, grade: bool 
     app.middleware("http")(_every_request)
     app.add_exception_handler(NeedSignIn, _to_sign_in)  # type: ignore[arg-type]
     app.add_exception_handler(HTTPException, _error_page)  # type: ignore[arg-type]
-    app.add_middleware(BodyLimit, limit=service.course.max_upload_kb * 1024 + FORM_SLACK)
+    app.add_middleware(BodyLimit, limit=service.course.max_upload_kb * 1024 + FORM_SLACK,
+                       shown_kb=service.course.max_upload_kb)  # fmt: skip
     return app
 
 
@@ -119,6 +138,10 @@ async def _every_request(
     request: Request, call_next: Callable[[Request], Awaitable[Response]]
 ) -> Response:
     start = time.perf_counter()
+    path = request.url.path
+    if len(path) > 1 and path.endswith("/") and request.method in ("GET", "HEAD"):
+        query = f"?{request.url.query}" if request.url.query else ""
+        return RedirectResponse("/" + path.strip("/") + query, status_code=307)
     request.state.arrived = now()  # an upload's time: before its body is read
     request.state.signed = deps(request).service.accounts.session_of(
         request.cookies.get(SESSION_COOKIE)

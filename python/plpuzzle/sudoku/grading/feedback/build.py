@@ -50,8 +50,8 @@ from plpuzzle.sudoku.grading.feedback.shrink import (
 from plpuzzle.sudoku.grading.intake import id_problem
 from plpuzzle.sudoku.grading.model import Grade, GradeSettings, Submission, TestGrade, case_key
 from plpuzzle.sudoku.grading.requirements.words import lines as requirement_lines
-from plpuzzle.sudoku.services.suite import SuiteCase, load_case
-from plpuzzle.sudoku.services.suite_config import Points
+from plpuzzle.sudoku.runs.suite import SuiteCase, load_case
+from plpuzzle.sudoku.runs.suite_config import Points
 from plpuzzle.untrusted import one_line
 
 if TYPE_CHECKING:
@@ -74,8 +74,11 @@ ERROR_GRADES = (
 )
 
 #: The measured part of a timeout's detail, which differs from test to test
-#: (grading.measured; the older form had "wall" in it).
-_MEASURED = re.compile(r" \(CPU [0-9.]+ s(?:,| of) (?:wall )?[0-9.]+ s\)$")
+#: (judging.measured; and the older forms, "(CPU 5.00 s of 6.36 s)").
+_MEASURED = re.compile(
+    r" \((?:[0-9.]+ s of CPU time, [0-9.]+ s on the clock"
+    r"|CPU [0-9.]+ s(?:,| of) (?:wall )?[0-9.]+ s)\)$"
+)
 
 
 @dataclass(frozen=True)

@@ -76,7 +76,8 @@ def _counts(s: Shrunk) -> str:
     theirs = f"{s.theirs_count}"
     if s.extra and s.theirs_count > len(s.ours):
         theirs = f"{s.theirs_count} (or more: it was stopped there)"
-    return f"This puzzle has {len(s.ours)} solution(s); your solver gave {theirs} answer(s)."
+    kind = "well-formed solution(s)" if s.malformed else "answer(s)"
+    return f"This puzzle has {len(s.ours)} solution(s); your solver gave {theirs} {kind}."
 
 
 def _shrunk_summary(s: Shrunk) -> str:
@@ -93,7 +94,8 @@ def _shrunk_extras(s: Shrunk) -> list[str]:
     if s.duplicates:
         out.append(f"Your solver gave {s.duplicates} solution(s) more than once.")
     if s.malformed:
-        out.append(f"Your solver gave {s.malformed} malformed or non-ground answer(s).")
+        out.append(f"Besides, it gave {s.malformed} answer(s) that are no solution at all "
+                   "(malformed, or with unbound variables).")  # fmt: skip
     if s.stopped:
         out.append(f"(The search for a smaller puzzle {s.stopped}; a smaller one may exist.)")
     return out

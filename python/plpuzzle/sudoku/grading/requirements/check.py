@@ -26,7 +26,7 @@ from plpuzzle.sudoku.grading.requirements.terms import Lines, clause
 from plpuzzle.sudoku.grading.similarity.compare import HANDIN_TOKENS, Similarity
 from plpuzzle.sudoku.grading.similarity.reading import PROLOG, FileRead, Reader, read_texts
 from plpuzzle.sudoku.grading.similarity.source import HandIn, hand_in
-from plpuzzle.sudoku.services.suite_config import DEDUCT, OFF, RequirementsPolicy
+from plpuzzle.sudoku.runs.suite_config import DEDUCT, OFF, RequirementsPolicy
 from plpuzzle.untrusted import one_line
 
 #: Places listed per finding in the JSON (the counts are complete).

@@ -18,7 +18,9 @@ a call graph, walked from every clause of `sudoku/2`:
 - a goal built at run time cannot be followed: `call/N` or a
   meta-predicate given a variable, a variable as a goal, `=..`, and
   assert/retract. Where nothing else reaches a constraint, such a goal
-  makes the answer "unknown", not "no".
+  makes the answer "unknown", not "no";
+- a hand-in none of whose directives loads library(clpfd) reaches no
+  constraint, whatever it calls: "no".
 """
 
 from __future__ import annotations
@@ -199,7 +201,9 @@ def find_clpfd(clauses: list[Clause], uncertain: bool = False) -> ClpfdFinding:
         seen.add(pred)
         for c in by_pred[pred]:
             finding.reached += _constraints(c, defined)
-            finding.dynamic += [(c.file, at, words) for at, words in _dynamic(c)]
+            for at, words in _dynamic(c):
+                if (c.file, at, words) not in finding.dynamic:  # each place once
+                    finding.dynamic.append((c.file, at, words))
             todo += sorted(_callees(c, by_name) - seen)
     for pred, group in by_pred.items():
         if pred not in seen:
@@ -208,7 +212,9 @@ def find_clpfd(clauses: list[Clause], uncertain: bool = False) -> ClpfdFinding:
     finding.reached_predicates = len(seen)
     posted = any(kind.split("/")[0] not in SEARCH for kind in finding.reached)
     unread = any(c.unreadable for c in clauses)
-    if posted:
+    if not finding.loaded and not (uncertain or unread):
+        finding.status = NO  # without the library, no goal can reach a constraint
+    elif posted:
         finding.status = YES
     elif finding.dynamic or uncertain or unread or not finding.defines_entry:
         finding.status = UNKNOWN

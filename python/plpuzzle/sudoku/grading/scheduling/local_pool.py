@@ -44,7 +44,7 @@ from plpuzzle.sudoku.grading.scheduling.protocol import (
     share_runs,
     still_to_grade,
 )
-from plpuzzle.sudoku.services.suite import SuiteCase, load_case
+from plpuzzle.sudoku.runs.suite import SuiteCase, load_case
 
 
 class _Plan:

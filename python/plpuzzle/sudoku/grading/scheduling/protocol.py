@@ -15,7 +15,7 @@ from typing import Protocol
 
 from plpuzzle.sandbox.program import LoadReport
 from plpuzzle.sudoku.grading.model import GradeSettings, Submission, TestGrade
-from plpuzzle.sudoku.services.suite import SuiteCase
+from plpuzzle.sudoku.runs.suite import SuiteCase
 
 Pair = tuple[Submission, SuiteCase]
 

@@ -46,7 +46,7 @@ from plpuzzle.sudoku.presentation.commands.common import (
     solver_option,
     solving_status,
 )
-from plpuzzle.sudoku.services.crosscheck import CrossCheck, check_all
+from plpuzzle.sudoku.runs.crosscheck import CrossCheck, check_all
 
 
 @click.command()

@@ -34,9 +34,9 @@ from plpuzzle.sudoku.domain.textformat import (
 )
 from plpuzzle.sudoku.engines import Engine
 from plpuzzle.sudoku.engines.prolog_bridge import PrologSudokuEngine
-from plpuzzle.sudoku.presentation.run_setup import load_failure, load_warnings, run_line
-from plpuzzle.sudoku.services.crosscheck import CrossCheck
-from plpuzzle.sudoku.services.run_setup import (
+from plpuzzle.sudoku.presentation.setup_lines import load_failure, load_warnings, run_line
+from plpuzzle.sudoku.runs.crosscheck import CrossCheck
+from plpuzzle.sudoku.runs.run_setup import (
     RulesChoice,
     SetupProblem,
     SolverChoice,
@@ -44,7 +44,7 @@ from plpuzzle.sudoku.services.run_setup import (
     choose_solver,
     rules_problem,
 )
-from plpuzzle.sudoku.services.suite import SuiteCase, SuiteError, bundled_suite
+from plpuzzle.sudoku.runs.suite import SuiteCase, SuiteError, bundled_suite
 
 
 def rules_option_with(where: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

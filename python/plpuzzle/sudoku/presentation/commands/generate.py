@@ -27,7 +27,7 @@ from plpuzzle.sudoku.presentation.commands.common import (
     rules_option_with,
     setup_rules,
 )
-from plpuzzle.sudoku.services import generation, generator
+from plpuzzle.sudoku.runs import generation, puzzle_maker
 
 
 @click.command(name="generate")
@@ -56,8 +56,8 @@ from plpuzzle.sudoku.services import generation, generator
 )
 @click.option(
     "--kind",
-    type=choice([k.value for k in generator.Kind]),
-    default=generator.Kind.MIXED.value,
+    type=choice([k.value for k in puzzle_maker.Kind]),
+    default=puzzle_maker.Kind.MIXED.value,
     show_default=True,
     help="mixed: values, parities and s/w infos; lean: as few values as the count allows; "
     "classic: values only.",
@@ -81,8 +81,8 @@ from plpuzzle.sudoku.services import generation, generator
 )
 @click.option(
     "--counter",
-    type=choice([c.value for c in generator.Counter]),
-    default=generator.Counter.CPSAT.value,
+    type=choice([c.value for c in puzzle_maker.Counter]),
+    default=puzzle_maker.Counter.CPSAT.value,
     show_default=True,
     help="The engine that counts solutions while infos are taken away. Counts are facts "
     "about the puzzle, so the files are the same either way; cpsat keeps sparse puzzles "
@@ -132,14 +132,14 @@ def generate_puzzles(
             count,
             generation.solution_range(solution_range),
             generation.fresh_seed() if seed is None else seed,
-            generator.Kind(kind),
+            puzzle_maker.Kind(kind),
             keep,
             out_dir,
             start,
             force,
             time_limit,
             given,
-            generator.Counter(counter),
+            puzzle_maker.Counter(counter),
         )
         names = generation.plan(request)
     except generation.RequestError as e:

@@ -36,7 +36,7 @@ from plpuzzle.sudoku.presentation.commands.grade_progress import (
     print_interrupted,
 )
 from plpuzzle.sudoku.presentation.commands.similar import base_option
-from plpuzzle.sudoku.services.suite import SuiteError
+from plpuzzle.sudoku.runs.suite import SuiteError
 
 
 @click.command()

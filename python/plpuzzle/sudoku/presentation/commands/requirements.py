@@ -23,7 +23,7 @@ from plpuzzle.sudoku.grading.model import GradingError
 from plpuzzle.sudoku.grading.requirements import ClassRequirements, lines
 from plpuzzle.sudoku.grading.similarity import ReaderUnavailable
 from plpuzzle.sudoku.presentation.commands.common import SUITE_PATH, dialect_option_for
-from plpuzzle.sudoku.services.suite import SuiteError
+from plpuzzle.sudoku.runs.suite import SuiteError
 from plpuzzle.untrusted import json_for_pages, printable
 
 #: The table's columns: header, and the cell of a student's JSON.

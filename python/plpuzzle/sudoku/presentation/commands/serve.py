@@ -3,10 +3,7 @@ submission service, its accounts, and handing in from a terminal."""
 
 from __future__ import annotations
 
-import csv
-import io
 import logging
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +21,7 @@ from plpuzzle.clitools import (
     write_json,
     write_output,
 )
+from plpuzzle.untrusted import one_line
 
 #: Where the service keeps its data unless told otherwise.
 DEFAULT_DATA = Path("plpuzzle-service")
@@ -55,7 +53,7 @@ def _service(course: Path, data: Path, database_url: str | None, **more: Any) ->
         from plpuzzle.sudoku.service.core import Service, ServiceSettings
     except ImportError as e:
         raise SetupError(f"the service needs {SERVE_HINT} ({e.name} is missing)") from None
-    from plpuzzle.sudoku.services.suite import SuiteError
+    from plpuzzle.sudoku.runs.suite import SuiteError
 
     try:
         return Service(ServiceSettings(course, data, database_url, **more))
@@ -81,6 +79,12 @@ def _service(course: Path, data: Path, database_url: str | None, **more: Any) ->
     help="Grade on the Dask cluster of this scheduler instead of this machine's cores.",
 )
 @click.option(
+    "--url",
+    metavar="URL",
+    help="The service's address as users reach it (https://sudoku.example.edu), shown on "
+    "the pages; default: the address each request came to.",
+)
+@click.option(
     "--secure-cookies",
     is_flag=True,
     help="Mark cookies Secure: for a service reached through HTTPS (a TLS proxy).",
@@ -93,7 +97,8 @@ def _service(course: Path, data: Path, database_url: str | None, **more: Any) ->
 @format_option(("text", "json"), "text: for people; json: the address (or --check's report) "
                "on stdout.")  # fmt: skip
 def serve(course: Path, data: Path, database_url: str | None, host: str, port: int, jobs: int,
-          scheduler: str | None, secure_cookies: bool, check: bool, fmt: str) -> None:  # fmt: skip
+          scheduler: str | None, url: str | None, secure_cookies: bool, check: bool,
+          fmt: str) -> None:  # fmt: skip
     """Run the course's submission service: students upload, see their
     results in minutes, upload again; teachers watch the class.
 
@@ -110,7 +115,11 @@ def serve(course: Path, data: Path, database_url: str | None, host: str, port: i
     missing.
     """
     service = _service(course, data, database_url, jobs=jobs, scheduler=scheduler,
-                       secure_cookies=secure_cookies)  # fmt: skip
+                       secure_cookies=secure_cookies, url=url)  # fmt: skip
+    if service.course.deadline is not None and service.course.time_left(_now()) is None:
+        warn(f"the deadline ({service.course.deadline_text()}) has passed: uploads now are "
+             f"late ({service.course.late}); change it in {course}/suite.toml if that is not "
+             "what you meant")  # fmt: skip
     if check:
         summary = service.summary()
         service.close()
@@ -128,15 +137,44 @@ def serve(course: Path, data: Path, database_url: str | None, host: str, port: i
     except ClusterError as e:
         service.close()
         raise SetupError(f"--scheduler: {e}") from None
+    try:
+        listening = _listen(host, port)
+    except OSError as e:
+        service.close()
+        raise SetupError(f"cannot listen on {host}:{port} ({e.strerror or e}): is another "
+                         "service using it? Choose another with --port") from None  # fmt: skip
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
-    url = f"http://{host}:{port}/"
+    where = f"http://{host}:{port}/"
     if fmt == "json":
-        write_json({"url": url, "course": str(course), "data": str(service.data)})
-    note(f"serving {course} on {url} (data: {service.data}); Ctrl-C stops")
-    config = uvicorn.Config(create_app(service, queue), host=host, port=port, access_log=False,
-                            log_level="warning", server_header=False)  # fmt: skip
-    uvicorn.Server(config).run()
+        write_json({"url": where, "course": str(course), "data": str(service.data)})
+    note(f"serving {course} on {where} (data: {service.data}); Ctrl-C stops")
+    config = uvicorn.Config(create_app(service, queue), access_log=False, log_level="warning",
+                            server_header=False)  # fmt: skip
+    uvicorn.Server(config).run(sockets=[listening])
     service.close()
+
+
+def _listen(host: str, port: int) -> Any:
+    """The service's socket, bound before anything is said to be served."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def _now() -> Any:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC)
 
 
 def _summary_text(summary: dict[str, Any]) -> str:
@@ -162,15 +200,23 @@ def _summary_text(summary: dict[str, Any]) -> str:
 @click.option(
     "--roster",
     type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    help="Student logins, one a line (# comments), as `sudoku grade --roster` reads them.",
+    help="Student logins, one a line (# comments), as `sudoku grade --roster` reads them: "
+    "the accounts to add (those that exist are left alone).",
 )
 @click.option(
-    "--teacher", "teachers", multiple=True, metavar="LOGIN", help="A teacher's login (repeatable)."
-)
+    "--student", "students_named", multiple=True, metavar="LOGIN",
+    help="A student's login (repeatable): an account to add, or with --renew to renew.",
+)  # fmt: skip
+@click.option(
+    "--teacher", "teachers", multiple=True, metavar="LOGIN",
+    help="A teacher's login (repeatable): an account to add, or with --renew to renew.",
+)  # fmt: skip
 @click.option(
     "--renew",
     is_flag=True,
-    help="Give existing accounts a new sign-in link (their password is cleared).",
+    help="Give the accounts named by --student and --teacher (only those) a new sign-in "
+    "link: their password is cleared and their sessions and API tokens end. For a "
+    "forgotten password, or a link that expired.",
 )
 @click.option(
     "--url",
@@ -185,111 +231,163 @@ def _summary_text(summary: dict[str, Any]) -> str:
     metavar="FILE",
     default=Path("signin-links.csv"),
     show_default=True,
-    help="The CSV of one-time sign-in links (login, role, link), readable by you only; "
-    "'-' for stdout.",
+    help="The CSV of one-time sign-in links (login, role, link, expires), readable by you "
+    "only; the links of it not used yet are kept, the new ones added. '-' for stdout (the "
+    "new links only).",
 )
 @format_option(("text", "json"), "text: for people; json: the accounts on stdout (with their "
                "links when -o is '-').")  # fmt: skip
 def accounts(course: Path, data: Path, database_url: str | None, roster: Path | None,
-             teachers: tuple[str, ...], renew: bool, url: str, output: Path,
-             fmt: str) -> None:  # fmt: skip
-    """Make the accounts of a course: one per student of the roster and
-    per --teacher, each with a one-time sign-in link where the user sets a
-    password. Accounts that exist are kept (with --renew, they get a new
-    link). Exit code 2 for bad input.
+             students_named: tuple[str, ...], teachers: tuple[str, ...], renew: bool, url: str,
+             output: Path, fmt: str) -> None:  # fmt: skip
+    """Make the accounts of a course: one per student of the roster, per
+    --student and per --teacher, each with a one-time sign-in link where
+    the user sets a password (a link lasts 14 days). Accounts that exist
+    are left alone; --renew gives the ones named by --student and
+    --teacher a new link. Exit code 2 for bad input.
     """
     from plpuzzle.sudoku.grading.intake import load_roster
     from plpuzzle.sudoku.grading.model import GradingError
 
-    if roster is None and not teachers:
-        raise InputError("give --roster FILE and/or --teacher LOGIN: there is nobody to add")
+    if roster is None and not teachers and not students_named:
+        raise InputError("give --roster FILE, --student LOGIN and/or --teacher LOGIN: there is "
+                         "nobody to add")  # fmt: skip
+    if renew and not (teachers or students_named):
+        raise InputError("--renew renews only the accounts named by --student LOGIN or "
+                         "--teacher LOGIN (repeatable): name them")  # fmt: skip
     try:
-        students = load_roster(roster) if roster else []
+        listed = load_roster(roster) if roster else []
     except GradingError as e:
         raise InputError(str(e)) from None
     service = _service(course, data, database_url)
-    from plpuzzle.sudoku.service.accounts import AccountError
+    from plpuzzle.sudoku.service.accounts import WELCOME_DAYS, AccountError
+    from plpuzzle.sudoku.service.links import merge, write_private
 
     try:
         made = service.accounts.create(list(teachers), "teacher", renew)
-        made += service.accounts.create(students, "student", renew)
+        made += service.accounts.create(list(students_named), "student", renew)
+        others = [s for s in listed if s not in students_named]
+        made += service.accounts.create(others, "student", renew=False)
+        to_stdout = str(output) == "-"
+        links = merge(made, url, None if to_stdout else output, service.accounts.link_user)
     except AccountError as e:
         raise InputError(str(e)) from None
     finally:
         service.close()
-    _write_links(made, url, output, fmt)
-
-
-def _write_links(made: list[Any], url: str, output: Path, fmt: str) -> None:
-    def link(token: str) -> str:
-        return f"{url.rstrip('/')}/welcome/{token}"
-
-    to_stdout = str(output) == "-"
+    new = sum(1 for a in made if a.token and not a.renewed)
+    renewed = sum(1 for a in made if a.renewed)
+    untouched = len(made) - new - renewed
     if fmt == "json":
         write_json({
             "output": None if to_stdout else str(output),
-            "accounts": [{"login": a.login, "role": a.role, "new_link": bool(a.token)}
-                         | ({"link": link(a.token)} if to_stdout and a.token else {})
+            "new": new, "renewed": renewed, "unchanged": untouched,
+            "links_kept": links.kept,
+            "accounts": [{"login": a.login, "role": a.role, "new_link": bool(a.token),
+                          "renewed": a.renewed}
+                         | ({"link": f"{url.rstrip('/')}/welcome/{a.token}"}
+                            if to_stdout and a.token else {})
                          for a in made],
         })  # fmt: skip
         if to_stdout:
             return
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["login", "role", "link"])
-    fresh = [a for a in made if a.token]
-    for a in fresh:
-        writer.writerow([a.login, a.role, link(a.token)])
     if to_stdout:
-        write_output(None, out.getvalue())
+        fresh = type(links)(links.rows[links.kept :], links.new, 0)
+        write_output(None, fresh.text())
     else:
-        fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(out.getvalue())
-    kept = len(made) - len(fresh)
-    where = "stdout" if str(output) == "-" else f"{output} (keep it private)"
-    note(f"{len(fresh)} sign-in link(s) written to {where}; {kept} account(s) existed already")
+        write_private(output, links.text())
+    note(f"{new} new account(s), {renewed} renewed (their sessions and API tokens ended), "
+         f"{untouched} left as they were")  # fmt: skip
+    where = "stdout" if to_stdout else f"{output} (keep it private)"
+    kept = "" if to_stdout else f", {links.kept} still unused from before"
+    expiry = f"; new links work once, for {WELCOME_DAYS} days" if links.new else ""
+    note(f"{len(links.rows) if not to_stdout else links.new} sign-in link(s) in {where}: "
+         f"{links.new} new{kept}{expiry}")  # fmt: skip
+
+
+#: Exit codes of `submit` beyond 0 (every test shown correct), 1 (one is
+#: not, or the file does not load), 2 (refused) and 3 (cannot reach).
+LATE_EXIT, GAVE_UP_EXIT = 4, 5
+#: What `submit` prints of the service's answer at most.
+SHOWN_MESSAGES, SHOWN_RESULTS = 30, 300
+
+server_option = click.option(
+    "--server",
+    metavar="URL",
+    envvar="PLPUZZLE_SERVER",
+    help="The service's address, with http:// or https:// (also $PLPUZZLE_SERVER); "
+    "default: the one `plpuzzle sudoku login` kept, if it kept one.",
+)
+
+
+def _server_and_token(server: str | None, token: str | None) -> tuple[str, str]:
+    """The service and the API token to use: given, else kept by `login`."""
+    from plpuzzle.sudoku.service import client
+
+    kept = client.saved()
+    if server is None:
+        if len(kept) != 1:
+            raise InputError("--server: which service? give --server URL (or run "
+                             "`plpuzzle sudoku login URL` once)")  # fmt: skip
+        server = next(iter(kept))
+    try:
+        server = client.check_server(server)
+    except ValueError as e:
+        raise InputError(f"--server: {e}") from None
+    token = token or kept.get(server, {}).get("token")
+    if not token:
+        raise InputError(f"no API token for {server}: run `plpuzzle sudoku login {server}`, "
+                         "or make one on the service's 'API tokens' page and give it as "
+                         "$PLPUZZLE_TOKEN")  # fmt: skip
+    return server, token
 
 
 @click.command()
 @click.argument("file", type=click.Path(path_type=Path, dir_okay=False, exists=True))
-@click.option(
-    "--server",
-    required=True,
-    metavar="URL",
-    envvar="PLPUZZLE_SERVER",
-    help="The service's address (also $PLPUZZLE_SERVER).",
-)
+@server_option
 @click.option("--token", envvar="PLPUZZLE_TOKEN", metavar="TOKEN",
-              help="Your API token (made on the service's 'API tokens' page); better given "
-              "as $PLPUZZLE_TOKEN than on the command line.")  # fmt: skip
+              help="Your API token (from `plpuzzle sudoku login`, or the 'API tokens' "
+              "page); better given as $PLPUZZLE_TOKEN than on the command line.")  # fmt: skip
 @click.option(
     "--wait/--no-wait",
     default=True,
     show_default=True,
     help="Wait for the grading and print the results.",
 )
+@click.option(
+    "--timeout", type=click.FloatRange(min=1), default=60.0, show_default=True,
+    metavar="MINUTES", help="Give up waiting after so long (the upload stays; its page shows it).",
+)  # fmt: skip
 @format_option(("text", "json"), "text: for people; json: the service's answer about the "
                "upload on stdout.")  # fmt: skip
-def submit(file: Path, server: str, token: str | None, wait: bool, fmt: str) -> None:
+def submit(file: Path, server: str | None, token: str | None, wait: bool, timeout: float,
+           fmt: str) -> None:  # fmt: skip
     """Hand in FILE (sudoku.pl, or a .zip or .tar.gz holding it) to the
     course's service, as the upload page does, and print what it says:
-    at once whether it loads, then (with --wait) the tests it may show.
-    Exit code 0 when every test shown is correct, 1 when one is not or the
-    file does not load, 2 when the service refuses the upload, 3 when it
-    cannot be reached.
+    whether it loads, where it waits, then (with --wait) the tests it may
+    show, as soon as they are graded. Exit code 0 when every test shown is
+    correct, 1 when one is not or the file does not load, 2 when the
+    service refuses the upload, 3 when it cannot be reached, 4 when the
+    upload is graded but does not count (it came after the deadline), 5
+    when --timeout ran out first.
     """
     from plpuzzle.sudoku.service import client
 
-    if not token:
-        raise InputError("--token: no API token (make one on the service's 'API tokens' page)")
+    server, token = _server_and_token(server, token)
     try:
         answer = client.submit(server, token, file)
         checked = answer["state"] != "checking"
         if fmt == "text":
             _print_upload(answer, checked)
         if wait and answer.get("loaded") is not False:
-            answer = client.wait(server, token, answer["id"], _progress_printer())
+            try:
+                answer = client.wait(server, token, answer["id"], _progress_printer(),
+                                     timeout * 60)  # fmt: skip
+            except client.GaveUp as e:
+                warn(f"still grading after {timeout:g} min; the upload's page shows it when "
+                     f"done: {server}/uploads/{e.state['id']}")  # fmt: skip
+                if fmt == "json":
+                    write_json(e.state)
+                sys.exit(GAVE_UP_EXIT)
             if fmt == "text":
                 if not checked:
                     _print_load(answer)
@@ -298,27 +396,37 @@ def submit(file: Path, server: str, token: str | None, wait: bool, fmt: str) -> 
             write_json(answer)
     except client.ClientError as e:
         if e.status == 0:
-            raise SetupError(str(e)) from None
-        raise InputError(f"{file}: {e}") from None
+            raise SetupError(one_line(str(e), 300)) from None
+        if e.status == 401:
+            raise InputError(one_line(str(e), 400)) from None
+        raise InputError(f"{file}: {one_line(str(e), 300)}") from None
     failed = answer.get("loaded") is False or answer["state"] == "failed" or any(
         r["grade"] != "correct" for r in answer["results"]
     )  # fmt: skip
-    sys.exit(1 if failed else 0)
+    if fmt == "text" and not answer.get("counts", True):
+        warn("this upload does not count: it came after the deadline "
+             f"({answer.get('deadline')}); your last upload before it counts")  # fmt: skip
+    sys.exit(1 if failed else 0 if answer.get("counts", True) else LATE_EXIT)
 
 
 def _print_upload(answer: dict[str, Any], checked: bool) -> None:
-    click.echo(f"upload #{answer['id']}: {answer['name']} ({answer['size']} bytes)"
+    number = answer.get("number") or answer["id"]
+    click.echo(f"upload #{number}: {one_line(str(answer['name']), 80)} ({answer['size']} bytes)"
                + (" - late" if answer["late"] else ""))  # fmt: skip
     if checked:
         _print_load(answer)
 
 
 def _print_load(answer: dict[str, Any]) -> None:
-    """What loading it said: whether it loads, Prolog's messages, intake's notes."""
+    """What loading it said: whether it loads, Prolog's messages, intake's notes
+    (each line escaped, SHOWN_MESSAGES of them at most)."""
     if answer["loaded"] is False:
         click.echo("it does not load:")
-    for line in answer["load_messages"] + [f"note: {n}" for n in answer["notes"]]:
-        click.echo(f"  {line}")
+    lines = [*answer["load_messages"], *(f"note: {n}" for n in answer["notes"])]
+    for line in lines[:SHOWN_MESSAGES]:
+        click.echo(f"  {one_line(str(line), 300)}")
+    if len(lines) > SHOWN_MESSAGES:
+        click.echo(f"  ... and {len(lines) - SHOWN_MESSAGES} more line(s): see the upload's page")
 
 
 def _progress_printer() -> Callable[[dict[str, Any]], None]:
@@ -360,10 +468,52 @@ def _print_results(answer: dict[str, Any]) -> None:
     if answer["state"] == "replaced":
         warn(f"a newer upload (#{answer['replaced_by']}) replaced this one before it was "
              "graded; the last upload counts")  # fmt: skip
-    for r in answer["results"]:
-        click.echo(f"{r['test']:<10} {r['grade']:<14} {r['detail']}".rstrip())
+    rows = answer["results"]
+    for r in rows[:SHOWN_RESULTS]:
+        test, grade = one_line(str(r["test"]), 20), one_line(str(r["grade"]), 20)
+        click.echo(f"{test:<10} {grade:<14} {one_line(str(r['detail']), 160)}".rstrip())
+    if len(rows) > SHOWN_RESULTS:
+        click.echo(f"... and {len(rows) - SHOWN_RESULTS} more test(s): see the upload's page")
     if answer["score"] is not None:
         scope = "" if answer["complete"] else " on the public tests"
         click.echo(f"score: {answer['score']:g} / {answer['max_score']:g}{scope}")
     if answer["hidden_tests"]:
         click.echo(f"{answer['hidden_tests']} more test(s) are shown once results are released")
+
+
+@click.command()
+@click.argument("server", metavar="URL")
+@click.option("--label", default="terminal", show_default=True, metavar="TEXT",
+              help="The token's label on the service's 'API tokens' page.")  # fmt: skip
+def login(server: str, label: str) -> None:
+    """Get an API token from a terminal and keep it (readable by you only)
+    for `submit`: URL is the service's address (then you give your login
+    and password) or your one-time sign-in link (then you choose your
+    password). Exit code 2 for a wrong login or password, 3 when the
+    service cannot be reached.
+    """
+    from plpuzzle.sudoku.service import client
+
+    link_token = None
+    if "/welcome/" in server:
+        server, _, link_token = server.partition("/welcome/")
+    try:
+        address = client.check_server(server)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    try:
+        if link_token:
+            password = click.prompt("Choose a password", hide_input=True,
+                                    confirmation_prompt="Again")  # fmt: skip
+            got = client.first_sign_in(address, link_token.strip("/"), password, label)
+        else:
+            name = click.prompt("Login")
+            password = click.prompt("Password", hide_input=True)
+            got = client.new_token(address, name, password, label)
+    except client.ClientError as e:
+        if e.status == 0:
+            raise SetupError(one_line(str(e), 300)) from None
+        raise InputError(one_line(str(e), 300)) from None
+    path = client.save(address, str(got["token"]), str(got["login"]))
+    note(f"signed in as {one_line(str(got['login']), 64)}; the token is kept in {path} "
+         f"(readable by you only): `plpuzzle sudoku submit sudoku.pl` uses it")  # fmt: skip

@@ -39,8 +39,8 @@ from plpuzzle.sudoku.presentation.commands.common import (
     solver_option,
     solving_status,
 )
-from plpuzzle.sudoku.presentation.run_setup import run_line
-from plpuzzle.sudoku.services.crosscheck import status_text
+from plpuzzle.sudoku.presentation.setup_lines import run_line
+from plpuzzle.sudoku.runs.crosscheck import status_text
 
 
 @click.command()

@@ -48,9 +48,9 @@ from plpuzzle.sudoku.presentation.report import (
     to_json,
     to_junit,
 )
-from plpuzzle.sudoku.services.run_setup import rules_problem
-from plpuzzle.sudoku.services.runner import SUITE_ENGINES, RunSettings, SuiteRunner
-from plpuzzle.sudoku.services.suite import (
+from plpuzzle.sudoku.runs.run_setup import rules_problem
+from plpuzzle.sudoku.runs.runner import SUITE_ENGINES, RunSettings, SuiteRunner
+from plpuzzle.sudoku.runs.suite import (
     CaseResult,
     SuiteCase,
     SuiteError,

@@ -18,7 +18,7 @@ from typing import Any
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.domain.textformat import FormatError
 from plpuzzle.sudoku.domain.validator import validate
-from plpuzzle.sudoku.services.suite import SuiteCase, SuiteError, load_case
+from plpuzzle.sudoku.runs.suite import SuiteCase, SuiteError, load_case
 
 
 @dataclass(frozen=True)

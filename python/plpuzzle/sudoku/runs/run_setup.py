@@ -1,5 +1,5 @@
 """What a run is set up with, decided the same way by every command, the
-pytest plugin and the Python API (presentation.run_setup tells it).
+pytest plugin and the Python API (presentation.setup_lines tells it).
 
 A student runs plpuzzle in the folder of their own `sudoku.pl`, as they
 ran the course's harness: that file is the solver unless another is
@@ -17,8 +17,8 @@ from pathlib import Path
 from plpuzzle.runtime import Dialect
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.engines.prolog_bridge import own_solver
-from plpuzzle.sudoku.services.suite import SuiteCase, SuiteError
-from plpuzzle.sudoku.services.suite_config import check_rules, load_manifest
+from plpuzzle.sudoku.runs.suite import SuiteCase, SuiteError
+from plpuzzle.sudoku.runs.suite_config import check_rules, load_manifest
 
 #: The --solver value that names our own solver.
 BUNDLED = "bundled"

@@ -1,11 +1,11 @@
 """How a run's setup is told: its first line, and why its solver cannot
-run (the decisions are services.run_setup's)."""
+run (the decisions are runs.run_setup's)."""
 
 from __future__ import annotations
 
 from plpuzzle.runtime import LoadReport, Status
 from plpuzzle.sudoku.grading.similarity.tokens import with_clause_start
-from plpuzzle.sudoku.services.run_setup import RulesChoice, SolverChoice
+from plpuzzle.sudoku.runs.run_setup import RulesChoice, SolverChoice
 
 
 def run_line(solver: SolverChoice | None, rules: RulesChoice, engines: list[str]) -> str:

@@ -20,7 +20,7 @@ from plpuzzle.runtime.sicstus_gaps import gap_words, not_emulated
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules
 from plpuzzle.sudoku.domain.results import BadAnswer, SolveResult, Status
 from plpuzzle.sudoku.domain.textformat import FormatError, load_puzzle, load_solutions
-from plpuzzle.sudoku.services.crosscheck import CrossCheck, compare
+from plpuzzle.sudoku.runs.crosscheck import CrossCheck, compare
 
 _PUZZLE_NAME = re.compile(r"(test.*)d\.txt")
 

@@ -23,8 +23,8 @@ from plpuzzle.sudoku.domain.results import SolveResult, Status
 from plpuzzle.sudoku.domain.textformat import puzzle_to_text, solutions_to_text
 from plpuzzle.sudoku.domain.validator import validate
 from plpuzzle.sudoku.engines import ENGINES, Engine, make_engine
-from plpuzzle.sudoku.services import generator
-from plpuzzle.sudoku.services.crosscheck import CrossCheck, compare, status_text
+from plpuzzle.sudoku.runs import puzzle_maker
+from plpuzzle.sudoku.runs.crosscheck import CrossCheck, compare, status_text
 
 _SOLUTION_RANGE = re.compile(r"\s*(\d+)\s*(?:\.\.\s*(\d+)\s*)?")
 _NUMBERED = re.compile(r"test(\d+)[ds]\.txt")
@@ -61,16 +61,16 @@ class GenerateRequest:
     count: int
     solutions: tuple[int, int]
     seed: int
-    kind: generator.Kind
+    kind: puzzle_maker.Kind
     keep: float | None
     out_dir: Path
     start: int | None
     force: bool
     time_limit: float
-    #: The share of cell values to give (generator.reduce_to_given), or None.
+    #: The share of cell values to give (puzzle_maker.reduce_to_given), or None.
     given: float | None = None
     #: The engine that counts solutions while the generator thins a grid.
-    counter: generator.Counter = generator.Counter.CPSAT
+    counter: puzzle_maker.Counter = puzzle_maker.Counter.CPSAT
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ class MadePuzzle:
 
     puzzle_path: Path
     solutions_path: Path
-    made: generator.Generated
+    made: puzzle_maker.Generated
     results: list[SolveResult]
     outcome: CrossCheck
     #: Why its solutions cannot be trusted (no testNNNs.txt), or None.
@@ -109,14 +109,14 @@ def fresh_seed() -> int:
 def plan(request: GenerateRequest) -> list[str]:
     """The testNNN names to write; RequestError for what cannot be done."""
     least, most = request.solutions
-    if not generator.MIN_K <= request.k <= generator.MAX_K:
+    if not puzzle_maker.MIN_K <= request.k <= puzzle_maker.MAX_K:
         raise RequestError(
-            f"--k {request.k}: the generator makes puzzles for K in 1..{generator.MAX_K}"
+            f"--k {request.k}: the generator makes puzzles for K in 1..{puzzle_maker.MAX_K}"
         )
     try:
-        generator.check_request(request.k, least, most)
-        generator.check_shares(request.k, request.keep, request.given)
-    except generator.GenerationError as e:
+        puzzle_maker.check_request(request.k, least, most)
+        puzzle_maker.check_shares(request.k, request.keep, request.given)
+    except puzzle_maker.GenerationError as e:
         raise RequestError(str(e)) from None
     start = request.start if request.start is not None else next_number(request.out_dir)
     names = [f"test{n:03d}" for n in range(start, start + request.count)]
@@ -162,7 +162,7 @@ def generate_all(
         for name in names:
             on_step(f"generating {name}")
             try:
-                made = generator.generate(
+                made = puzzle_maker.generate(
                     request.k,
                     request.rules,
                     rng,
@@ -172,7 +172,7 @@ def generate_all(
                     given=request.given,
                     counter=request.counter,
                 )
-            except generator.GenerationError as e:
+            except puzzle_maker.GenerationError as e:
                 raise RequestError(str(e)) from None
             puzzle_path = request.out_dir / f"{name}d.txt"
             solutions_path = request.out_dir / f"{name}s.txt"
@@ -198,7 +198,7 @@ def generate_all(
 
 
 def generated_problem(
-    made: generator.Generated,
+    made: puzzle_maker.Generated,
     outcome: CrossCheck,
     results: list[SolveResult],
     time_limit: float,

@@ -22,7 +22,7 @@ from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.domain.results import Status
 from plpuzzle.sudoku.domain.textformat import FormatError, format_solutions
 from plpuzzle.sudoku.engines import Engine, make_engine
-from plpuzzle.sudoku.services.suite import CaseResult, SuiteCase, bad_input, judge, load_case
+from plpuzzle.sudoku.runs.suite import CaseResult, SuiteCase, bad_input, judge, load_case
 
 #: The engines a suite can be run with; the first one named is judged.
 SUITE_ENGINES = ("prolog", "python")
