@@ -163,6 +163,12 @@ def button(driver: WebDriver, label: str) -> WebElement:
     return driver.find_element(By.XPATH, f"//button[normalize-space()='{label}']")
 
 
+def link(driver: WebDriver, label: str) -> WebElement:
+    from selenium.webdriver.common.by import By
+
+    return driver.find_element(By.LINK_TEXT, label)
+
+
 def mark(driver: WebDriver) -> None:
     """Mark the page's window: a reload (or any other page) loses the mark."""
     driver.execute_script("window.__samePage = 'yes'")
@@ -416,15 +422,18 @@ def test_a_teacher_watches_the_class_grade_regrades_releases_and_exports(
     row = wait(driver, GRADING, lambda d: (r := student_row(d, "alice")) and r[2] == "done" and r,
                "the class page to show alice's upload graded")  # fmt: skip
     assert marked(driver), "the class page was reloaded: its script should have redrawn it"
-    assert row[1] == f"#{upload_id}" and row[3] == "6 / 6", row
+    assert row[1] == "#1" and row[3] == "6 / 6", row  # her first upload
     assert matrix_alt(driver, "alice") not in (None, empty), "the matrix row was not redrawn"
     assert "6 correct" in (matrix_alt(driver, "alice") or "")
     assert student_row(driver, "bob")[1:3] == [NONE, "no upload"]  # type: ignore[index]
     shoot(driver, "teacher-class")
 
     assert alice.get(f"/uploads/{upload_id}/status.json").json()["version"].startswith("done:0:")
-    submit(driver, button(driver, "Regrade everyone"))
+    submit(driver, link(driver, "Regrade everyone…"))
+    assert "Regrade everyone?" in text(driver, "h1")
+    submit(driver, button(driver, "Regrade"))
     assert path_of(driver) == "/class"
+    assert "Done: 1 counting upload(s) queued to be graded again" in text(driver, ".flash")
     mark(driver)
     wait(driver, GRADING, lambda _: alice.get(f"/uploads/{upload_id}/status.json").json()[
         "version"].startswith("done:1:"), "the regrade of alice's upload")  # fmt: skip
@@ -432,10 +441,12 @@ def test_a_teacher_watches_the_class_grade_regrades_releases_and_exports(
          "the class page to show the regrade done")  # fmt: skip
     assert marked(driver)
 
-    submit(driver, button(driver, "Release full results"))
+    submit(driver, link(driver, "Release full results…"))
+    assert "Release full results?" in text(driver, "h1")
+    submit(driver, button(driver, "Release"))
     assert "results released" in text(driver, ".actions")
-    assert not driver.find_elements(By.XPATH, "//button[normalize-space()='Release full "
-                                    "results']")  # fmt: skip
+    assert not driver.find_elements(By.LINK_TEXT, "Release full results…")
+    assert button(driver, "Withdraw the release")
 
     href = driver.find_element(By.LINK_TEXT, "grades.csv").get_attribute("href")
     assert href == f"{site.url}/export/grades.csv"

@@ -139,7 +139,7 @@ def test_accounts_then_check_report_the_course(tmp_path: Path) -> None:
     again = plpuzzle("sudoku", "accounts", course, "--teacher", "tina", "--format", "json",
                      "-o", tmp_path / "links.csv", cwd=tmp_path)  # fmt: skip
     assert json.loads(again.stdout)["accounts"] == [
-        {"login": "tina", "role": "teacher", "new_link": False}
+        {"login": "tina", "role": "teacher", "new_link": False, "renewed": False}
     ]
     check = plpuzzle("sudoku", "serve", course, "--check", "--format", "json", cwd=tmp_path)
     assert check.returncode == 0, check.stderr

@@ -14,6 +14,7 @@ import io
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from plpuzzle.sudoku.service.accounts import NewAccount
@@ -46,10 +47,11 @@ def token_of(link: str) -> str:
 
 
 def merge(made: list[NewAccount], url: str, existing: Path | None,
-          still_works: Callable[[str], str | None]) -> LinksFile:  # fmt: skip
+          still_works: Callable[[str], str | None],
+          when: Callable[[datetime], str]) -> LinksFile:  # fmt: skip
     """The new links of `made`, after the links of `existing` (a file
     written before) that still work for their login (`still_works(token)`
-    gives the login a token signs in, or None)."""
+    gives the login a token signs in, or None); `when` writes their expiry."""
     fresh = {a.login: a for a in made if a.token}
     rows: list[list[str]] = []
     if existing is not None and existing.exists():
@@ -61,7 +63,7 @@ def merge(made: list[NewAccount], url: str, existing: Path | None,
     kept = len(rows)
     for a in fresh.values():
         assert a.token is not None
-        expires = a.expires.strftime("%Y-%m-%d %H:%M UTC") if a.expires else ""
+        expires = when(a.expires) if a.expires else ""
         rows.append([a.login, a.role, link_of(url, a.token), expires])
     return LinksFile(rows, len(fresh), kept)
 

@@ -269,7 +269,8 @@ def accounts(course: Path, data: Path, database_url: str | None, roster: Path | 
         others = [s for s in listed if s not in students_named]
         made += service.accounts.create(others, "student", renew=False)
         to_stdout = str(output) == "-"
-        links = merge(made, url, None if to_stdout else output, service.accounts.link_user)
+        links = merge(made, url, None if to_stdout else output, service.accounts.link_user,
+                      lambda moment: service.course.local_text(moment, seconds=False))  # fmt: skip
     except AccountError as e:
         raise InputError(str(e)) from None
     finally:
@@ -337,7 +338,7 @@ def _server_and_token(server: str | None, token: str | None) -> tuple[str, str]:
     if not token:
         raise InputError(f"no API token for {server}: run `plpuzzle sudoku login {server}`, "
                          "or make one on the service's 'API tokens' page and give it as "
-                         "$PLPUZZLE_TOKEN")  # fmt: skip
+                         "$PLPUZZLE_TOKEN (or --token)")  # fmt: skip
     return server, token
 
 
@@ -354,7 +355,7 @@ def _server_and_token(server: str | None, token: str | None) -> tuple[str, str]:
     help="Wait for the grading and print the results.",
 )
 @click.option(
-    "--timeout", type=click.FloatRange(min=1), default=60.0, show_default=True,
+    "--timeout", type=click.FloatRange(min=0.05), default=60.0, show_default=True,
     metavar="MINUTES", help="Give up waiting after so long (the upload stays; its page shows it).",
 )  # fmt: skip
 @format_option(("text", "json"), "text: for people; json: the service's answer about the "
