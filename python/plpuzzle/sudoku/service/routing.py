@@ -173,7 +173,7 @@ def api_user(request: Request) -> User:
         raise HTTPException(
             401, "the service does not know this API token: it was revoked, it expired, "
             "its account was renewed, or it is mistyped; make a new one on the service's "
-            "'API tokens' page, or run `plpuzzle sudoku login SERVER`",
+            "'Sign-ins and API tokens' page, or run `plpuzzle sudoku login SERVER`",
         )  # fmt: skip
     return user
 

@@ -337,7 +337,8 @@ def _server_and_token(server: str | None, token: str | None) -> tuple[str, str]:
     token = token or kept.get(server, {}).get("token")
     if not token:
         raise InputError(f"no API token for {server}: run `plpuzzle sudoku login {server}`, "
-                         "or make one on the service's 'API tokens' page and give it as "
+                         "or make one on the service's 'Sign-ins and API tokens' page, "
+                         "and give it as "
                          "$PLPUZZLE_TOKEN (or --token)")  # fmt: skip
     return server, token
 
@@ -346,7 +347,7 @@ def _server_and_token(server: str | None, token: str | None) -> tuple[str, str]:
 @click.argument("file", type=click.Path(path_type=Path, dir_okay=False, exists=True))
 @server_option
 @click.option("--token", envvar="PLPUZZLE_TOKEN", metavar="TOKEN",
-              help="Your API token (from `plpuzzle sudoku login`, or the 'API tokens' "
+              help="Your API token (from `plpuzzle sudoku login`, or the service's tokens "
               "page); better given as $PLPUZZLE_TOKEN than on the command line.")  # fmt: skip
 @click.option(
     "--wait/--no-wait",
@@ -485,7 +486,7 @@ def _print_results(answer: dict[str, Any]) -> None:
 @click.command()
 @click.argument("server", metavar="URL")
 @click.option("--label", default="terminal", show_default=True, metavar="TEXT",
-              help="The token's label on the service's 'API tokens' page.")  # fmt: skip
+              help="The token's label on the service's page of sign-ins and tokens.")  # fmt: skip
 def login(server: str, label: str) -> None:
     """Get an API token from a terminal and keep it (readable by you only)
     for `submit`: URL is the service's address (then you give your login
