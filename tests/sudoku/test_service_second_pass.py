@@ -287,7 +287,7 @@ def test_submit_escapes_what_the_service_sends(tmp_path: Path) -> None:
                        "--token", tokens["alice"], cwd=tmp_path)  # fmt: skip
     assert run.returncode == 1, run.stderr
     assert "\x1b" not in run.stdout + run.stderr and "\x07" not in run.stdout
-    assert "\\x1b]0;pwned\\x07" in run.stdout
+    assert "\\x1b]0;pwned" in run.stdout  # the name, escaped (the client may %-encode BEL)
 
 
 def test_submit_bounds_what_it_reads(tmp_path: Path) -> None:
