@@ -59,9 +59,11 @@ setup: swipl $(STAMP)
 # System packages: apt-get as root, through sudo otherwise; say what to do
 # if neither is possible. `make run` needs SWI-Prolog (and bubblewrap for
 # grading); the tests also drive a headless Chromium for the HTML report, and
-# compile the red team's native attacks (a hostile student's .so) with cc.
+# compile the red team's native attacks (a hostile student's .so) with cc, and run
+# the submission service on a real PostgreSQL server.
 RUN_PACKAGES := swipl:swi-prolog-nox bwrap:bubblewrap
-TEST_PACKAGES := $(RUN_PACKAGES) chromium:chromium chromedriver:chromium-driver cc:gcc
+TEST_PACKAGES := $(RUN_PACKAGES) chromium:chromium chromedriver:chromium-driver cc:gcc \
+  pg_ctlcluster:postgresql
 
 define install_missing
 	@missing=""; for pair in $(1); do \

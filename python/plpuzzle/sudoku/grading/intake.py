@@ -325,8 +325,16 @@ def find_submissions(folder: Path) -> list[Submission]:
     return read_class(folder).submissions
 
 
+def _first_word(line: str) -> str:
+    """The id of a roster line: the line, or its first word when a mail
+    address follows it."""
+    words = line.split()
+    return words[0] if len(words) == 2 and "@" in words[1] else line
+
+
 def load_roster(path: Path) -> list[str]:
-    """Student ids, one a line; blank lines and # comments are skipped.
+    """Student ids, one a line; blank lines and # comments are skipped,
+    and so is a mail address after the id (the service's roster has them).
     A line that is no student id is an error naming it (file:line)."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -334,7 +342,7 @@ def load_roster(path: Path) -> list[str]:
         raise GradingError(f"{path}: cannot read the roster: {e.strerror}") from None
     except UnicodeDecodeError:
         raise GradingError(f"{path}: the roster is not UTF-8 text") from None
-    ids = [line.split("#", 1)[0].strip() for line in lines]
+    ids = [_first_word(line.split("#", 1)[0].strip()) for line in lines]
     for number, student in enumerate(ids, 1):
         if student and (problem := id_problem(student)) is not None:
             raise GradingError(

@@ -78,6 +78,14 @@ def submit(server: str, token: str, path: Path) -> dict[str, Any]:
     return answer
 
 
+def submit_document(server: str, token: str, path: Path) -> dict[str, Any]:
+    """Hand in the documentation `path`; the service's answer."""
+    with path.open("rb") as handle:
+        files = {"file": (path.name, handle, "application/octet-stream")}
+        answer: dict[str, Any] = _call("POST", f"{server}/api/documents", token, files=files)
+    return answer
+
+
 def upload(server: str, token: str, upload_id: int) -> dict[str, Any]:
     return _call("GET", f"{server}/api/uploads/{upload_id}", token)
 

@@ -14,21 +14,31 @@ import hashlib
 import os
 import secrets
 import shutil
+import socket
 import threading
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 
+from plpuzzle.sandbox.workspace import new_run_id, run_is_alive
 from plpuzzle.sudoku.grading.grader import GradingRequest, resolve
 from plpuzzle.sudoku.grading.model import GradeSettings
 from plpuzzle.sudoku.runs.suite import SuiteError, discover
 from plpuzzle.sudoku.runs.suite_config import Points
 from plpuzzle.sudoku.service.accounts import Accounts
-from plpuzzle.sudoku.service.course import CourseRules, load_course
-from plpuzzle.sudoku.service.store import CourseState, Store, Upload, User, now
+from plpuzzle.sudoku.service.course import CourseRules, MailSettings, load_course
+from plpuzzle.sudoku.service.store import (
+    CourseState,
+    Document,
+    Extension,
+    Store,
+    Upload,
+    User,
+    now,
+)
 
 
 @dataclass(frozen=True)
@@ -72,6 +82,11 @@ class Blobs:
         return self.path(digest).read_bytes()
 
 
+#: How long another machine's service process may go without a heartbeat
+#: before the uploads it claimed are taken over.
+CLAIM_LEASE = timedelta(minutes=3)
+
+
 def _secret(path: Path) -> bytes:
     """The service's signing key, made once (readable by its owner only)."""
     if not path.exists():
@@ -90,6 +105,8 @@ class Service:
         if not settings.suite.is_dir():
             raise SuiteError(f"{settings.suite}: no such course folder (a suite with suite.toml)")
         self.course: CourseRules = load_course(settings.suite)
+        #: The course's mail settings ([course.mail]); None: no mail.
+        self.mail: MailSettings | None = self.course.mail
         self.grade_settings, self.points = self._grading()
         #: The tests that count, in suite order.
         self.tests = [c.name for c in discover(self.suite) if self.points.counts(c.name)]
@@ -100,6 +117,9 @@ class Service:
         self.accounts = Accounts(self.store, _secret(self.data / "secret.key"))
         self.blobs = Blobs(self.data / "blobs")
         self.gradebook = self.data / "grades.sqlite"
+        self.judge_lateness()  # suite.toml's deadline and extensions may have changed
+        #: This process, as it claims uploads (HOST:RUN-ID).
+        self.owner = f"{socket.gethostname()}:{new_run_id()}"
         self._student_locks: dict[int, threading.Lock] = {}
         self._locks_lock = threading.Lock()
 
@@ -139,6 +159,73 @@ class Service:
         with self.store.session() as db:
             state = db.scalar(select(CourseState).where(CourseState.key == "released"))
             return state is not None and state.value == "yes"
+
+    def address_of(self, user: User) -> str:
+        """Where mail reaches a user: the roster's address, else LOGIN@ the
+        course's mail domain, else "" (no mail)."""
+        if user.email:
+            return user.email
+        domain = self.mail.domain if self.mail is not None else ""
+        return f"{user.login}@{domain}" if domain else ""
+
+    def claim_is_dead(self, owner: str | None, heartbeat: datetime | None) -> bool:
+        """Whether the process that claimed an upload is gone: one of this
+        machine that no longer runs, or any whose heartbeat is older than
+        CLAIM_LEASE (another machine's, which cannot be asked)."""
+        if owner is None:
+            return True
+        host, _, run_id = owner.partition(":")
+        if host == socket.gethostname() and (alive := run_is_alive(run_id)) is not None:
+            return not alive
+        return heartbeat is None or now() - heartbeat > CLAIM_LEASE
+
+    def deadline_for(self, user: User) -> datetime | None:
+        """A student's deadline: an extension granted on the service, else
+        the suite.toml's [course.extensions] one, else the course's."""
+        with self.store.session() as db:
+            granted = db.get(Extension, user.id)
+        if granted is not None:
+            return granted.until
+        return self.course.extensions.get(user.login, self.course.deadline)
+
+    def extension_of(self, user: User) -> tuple[datetime, str] | None:
+        """A student's own deadline and where it comes from, if any."""
+        with self.store.session() as db:
+            granted = db.get(Extension, user.id)
+        if granted is not None:
+            when = self.course.local_text(granted.granted_at, seconds=False)
+            return granted.until, f"granted by {granted.granted_by} on {when}"
+        if user.login in self.course.extensions:
+            return self.course.extensions[user.login], "in suite.toml"
+        return None
+
+    def grant_extension(self, user: User, until: datetime | None, by: str) -> None:
+        """Give a student a deadline of their own (None: take it back), and
+        judge their uploads late or on time by it again."""
+        with self.store.session() as db:
+            db.execute(delete(Extension).where(Extension.user_id == user.id))
+            if until is not None:
+                db.add(Extension(user_id=user.id, until=until, granted_by=by))
+        self.judge_lateness(user.id)
+
+    def judge_lateness(self, user_id: int | None = None) -> int:
+        """Mark each upload (one student's, or everyone's) late or on time
+        by its student's deadline now: extensions change with the file and
+        the pages. How many changed."""
+        changed = 0
+        with self.store.session() as db:
+            users = db.scalars(select(User) if user_id is None
+                               else select(User).where(User.id == user_id)).all()  # fmt: skip
+            for user in users:
+                due = self.deadline_for(user)
+                uploads = db.scalars(select(Upload).where(Upload.user_id == user.id))
+                documents = db.scalars(select(Document).where(Document.user_id == user.id))
+                handed = [*uploads, *documents]
+                for item in handed:
+                    late = due is not None and item.created > due
+                    if item.late != late:
+                        item.late, changed = late, changed + 1
+        return changed
 
     def release(self, shown: bool = True) -> None:
         """Release every test's results to the students (or withdraw it)."""

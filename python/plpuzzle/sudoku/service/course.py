@@ -10,7 +10,12 @@ suite's suite.toml (the deadline, what students see before it, fair use).
     max_upload_kb = 512
     shrink_seconds = 10                    # counterexample search per upload
 
+    [course.extensions]                    # students' own deadlines
+    erin = 2026-12-20T23:59:00+01:00
+
 Every key is optional; a bad one is an error naming the file and line.
+An extension granted on the service's page of a student wins over this
+table's for that student.
 """
 
 from __future__ import annotations
@@ -33,14 +38,33 @@ from plpuzzle.sudoku.runs.suite_config import (
 #: "counted" (counts as any other) or "refused" (not taken).
 LATE_POLICIES = ("ignored", "counted", "refused")
 
-KNOWN = ("deadline", "public", "release", "late", "uploads_per_hour", "max_upload_kb",
-         "shrink_seconds")  # fmt: skip
+KNOWN = ("name", "deadline", "public", "release", "late", "uploads_per_hour", "max_upload_kb",
+         "max_doc_kb", "shrink_seconds", "extensions", "mail")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class MailSettings:
+    """[course.mail]: the SMTP server the service mails through."""
+
+    host: str
+    port: int = 587
+    sender: str = ""
+    #: LOGIN@domain is a user's address unless the roster gives one.
+    domain: str = ""
+    starttls: bool = True
+    #: The SMTP login (the password comes from $PLPUZZLE_SMTP_PASSWORD).
+    user: str = ""
+
+
+MAIL_KEYS = ("host", "port", "from", "domain", "starttls", "user")
 
 
 @dataclass(frozen=True)
 class CourseRules:
     """The `[course]` table, checked; defaults where a key is absent."""
 
+    #: The assignment's name (a gradebook's column, a mail's subject).
+    name: str = "Sudoku assignment"
     deadline: datetime | None = None
     #: Patterns (test names or shell patterns) of the tests shown before release.
     public: tuple[str, ...] = ()
@@ -49,18 +73,26 @@ class CourseRules:
     late: str = "ignored"
     uploads_per_hour: int = 12
     max_upload_kb: int = 512
+    #: The largest documentation file (HTML, PDF or text).
+    max_doc_kb: int = 4096
     shrink_seconds: float = 10.0
     #: The tests of the suite that `public` selects, in suite order.
     public_tests: tuple[str, ...] = field(default=(), compare=False)
     #: The course's own time zone: the offset its deadline (else its
     #: release) was written with; pages show every time in it.
     zone: tzinfo = field(default=UTC, compare=False)
+    #: Students' own deadlines ([course.extensions]: login = date-time).
+    extensions: dict[str, datetime] = field(default_factory=dict, compare=False)
+    #: How the service mails ([course.mail]); None: it does not.
+    mail: MailSettings | None = field(default=None, compare=False)
 
     def is_public(self, test: str) -> bool:
         return test in self.public_tests
 
-    def late_at(self, when: datetime) -> bool:
-        return self.deadline is not None and when > self.deadline
+    def late_at(self, when: datetime, deadline: datetime | None = None) -> bool:
+        """Whether `when` is after the deadline (a student's own, if given)."""
+        due = deadline or self.deadline
+        return due is not None and when > due
 
     def local_text(self, moment: datetime, seconds: bool = True) -> str:
         """A time as the course writes it: in its own offset, named."""
@@ -68,15 +100,27 @@ class CourseRules:
         shape = "%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M"
         return f"{local.strftime(shape)} ({_offset_name(local.utcoffset())})"
 
-    def deadline_text(self) -> str | None:
-        return None if self.deadline is None else self.local_text(self.deadline, seconds=False)
+    def zone_name(self) -> str:
+        """The course's offset, named (UTC+01:00)."""
+        return _offset_name(datetime.now(self.zone).utcoffset())
 
-    def time_left(self, at: datetime) -> str | None:
-        """Until the deadline, in words ("2 days 3 h", "40 min"); None
-        when there is none or it passed."""
-        if self.deadline is None or at >= self.deadline:
+    def parse_local(self, text: str) -> datetime:
+        """A date-time of a form (2026-12-20T23:59), in the course's
+        offset; ValueError if it is none."""
+        return datetime.fromisoformat(text).replace(tzinfo=self.zone).astimezone(UTC)
+
+    def deadline_text(self, deadline: datetime | None = None) -> str | None:
+        """The deadline (a student's own, if given) as the course writes it."""
+        due = deadline or self.deadline
+        return None if due is None else self.local_text(due, seconds=False)
+
+    def time_left(self, at: datetime, deadline: datetime | None = None) -> str | None:
+        """Until the deadline (a student's own, if given), in words ("2 days
+        3 h", "40 min"); None when there is none or it passed."""
+        due = deadline or self.deadline
+        if due is None or at >= due:
             return None
-        minutes = int((self.deadline - at).total_seconds() // 60)
+        minutes = int((due - at).total_seconds() // 60)
         days, hours, mins = minutes // 1440, minutes % 1440 // 60, minutes % 60
         if days:
             return f"{days} day{'s' if days > 1 else ''} {hours} h"
@@ -111,13 +155,19 @@ def load_course(suite: Path) -> CourseRules:
                 f"{where(key)}: unknown key {key!r} in [course]{near(key, KNOWN)} "
                 f"(known: {', '.join(KNOWN)})"
             )
+    name = table.get("name", "Sudoku assignment")
+    if not isinstance(name, str) or not name.strip() or len(name) > 100:
+        raise SuiteError(f"{where('name')}: name must be the assignment's name, 1 to 100 "
+                         "characters")  # fmt: skip
     rules = CourseRules(
+        name=name.strip(),
         deadline=_moment(table, "deadline", where),
         public=_patterns(table, where),
         release=_release(table, where),
         late=_choice(table, "late", LATE_POLICIES, "ignored", where),
         uploads_per_hour=_count(table, "uploads_per_hour", 12, where),
         max_upload_kb=_count(table, "max_upload_kb", 512, where),
+        max_doc_kb=_count(table, "max_doc_kb", 4096, where),
         shrink_seconds=_seconds(table, "shrink_seconds", 10.0, where),
     )  # fmt: skip
     written = table.get("deadline") or table.get("release")
@@ -130,7 +180,59 @@ def load_course(suite: Path) -> CourseRules:
                 f"{where('public')}: 'public' names {pattern!r}, which matches no test of "
                 f"the suite{near(pattern, names)}"
             )
-    return CourseRules(**{**rules.__dict__, "public_tests": chosen, "zone": zone})
+    extensions = _extensions(
+        table, where, lambda key: key_place(path, text, key, "course.extensions")
+    )
+    mail = _mail(table, lambda key: key_place(path, text, key, "course.mail"))
+    return CourseRules(**{**rules.__dict__, "public_tests": chosen, "zone": zone,
+                          "extensions": extensions, "mail": mail})  # fmt: skip
+
+
+def _mail(table: dict[str, Any], where_in: Any) -> MailSettings | None:
+    """[course.mail], checked (None without one)."""
+    value = table.get("mail")
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise SuiteError(f"{where_in('mail')}: mail must be a [course.mail] table")
+    for key in value:
+        if key not in MAIL_KEYS:
+            raise SuiteError(f"{where_in(key)}: unknown key {key!r} in [course.mail]"
+                             f"{near(key, MAIL_KEYS)} (known: {', '.join(MAIL_KEYS)})")  # fmt: skip
+    texts = {k: value.get(k, "") for k in ("host", "from", "domain", "user")}
+    for key, text in texts.items():
+        if not isinstance(text, str):
+            raise SuiteError(f"{where_in(key)}: {key} must be text")
+    if not texts["host"] or not texts["from"] or "@" not in texts["from"]:
+        raise SuiteError(f"{where_in('host')}: [course.mail] needs host and from (an address)")
+    port, starttls = value.get("port", 587), value.get("starttls", True)
+    if type(port) is not int or not 1 <= port <= 65535:
+        raise SuiteError(f"{where_in('port')}: port must be a whole number from 1 to 65535")
+    if not isinstance(starttls, bool):
+        raise SuiteError(f"{where_in('starttls')}: starttls must be true or false")
+    return MailSettings(texts["host"], port, texts["from"], texts["domain"], starttls,
+                        texts["user"])  # fmt: skip
+
+
+def _extensions(table: dict[str, Any], where: Any, where_in: Any) -> dict[str, datetime]:
+    """[course.extensions]: each student's own deadline, by login."""
+    from plpuzzle.sudoku.grading.intake import id_problem
+
+    value = table.get("extensions", {})
+    if not isinstance(value, dict):
+        raise SuiteError(f"{where('extensions')}: extensions must be a [course.extensions] "
+                         "table: login = date-time")  # fmt: skip
+    out = {}
+    for login, until in value.items():
+        if (problem := id_problem(login)) is not None:
+            raise SuiteError(f"{where_in(login)}: {login!r} cannot be a login ({problem})")
+        if not isinstance(until, datetime) or until.tzinfo is None:
+            raise SuiteError(
+                f"{where_in(login)}: the extension of {login} must be a date-time with "
+                "its offset, unquoted, such as 2026-12-20T23:59:00+01:00"
+            )
+        out[login] = until.astimezone(UTC)
+    return out
 
 
 def _moment(table: dict[str, Any], key: str, where: Any) -> datetime | None:

@@ -44,6 +44,7 @@ from plpuzzle.sudoku.grading.scheduling.fair_share import Cancelled, FairShare, 
 from plpuzzle.sudoku.grading.scheduling.local_pool import LocalPool, hidden_paths
 from plpuzzle.sudoku.grading.scheduling.protocol import Scheduler
 from plpuzzle.sudoku.service.core import Service, place_upload
+from plpuzzle.sudoku.service.mail import Outbox
 from plpuzzle.sudoku.service.store import Upload, User, now
 from plpuzzle.untrusted import one_line
 
@@ -126,6 +127,8 @@ class GradingQueue:
         self._work: dict[int, float] = {}
         self._threads: list[threading.Thread] = []
         self._hidden = hidden_paths(service.suite, service.data)
+        #: Where results are mailed to the students who asked (set by the web app).
+        self.outbox: Outbox | None = None
 
     # -- running ------------------------------------------------------------
 
@@ -163,18 +166,36 @@ class GradingQueue:
         self._wake.set()
 
     def requeue(self) -> int:
-        """Uploads a dead service left checking or running go back to the queue."""
+        """Uploads that a dead service process left checking or running go
+        back to the queue (those of a process still alive, this one or one
+        beside it on the same database, stay its own)."""
         with self.service.store.session() as db:
-            result = db.execute(
-                update(Upload).where(Upload.state.in_(("running", "checking")))
-                .values(state="queued")
-            )  # fmt: skip
-            return int(result.rowcount or 0)  # type: ignore[attr-defined]
+            rows = db.execute(select(Upload.id, Upload.claimed_by, Upload.heartbeat)
+                              .where(Upload.state.in_(("running", "checking")))).all()  # fmt: skip
+            dead = [i for i, owner, beat in rows if owner != self.service.owner
+                    and self.service.claim_is_dead(owner, beat)]  # fmt: skip
+            if dead:
+                db.execute(update(Upload).where(Upload.id.in_(dead),
+                                                Upload.state.in_(("running", "checking")))
+                           .values(state="queued", claimed_by=None))  # fmt: skip
+        return len(dead)
+
+    def heartbeat(self) -> None:
+        """Say that this process still works on what it claimed."""
+        with self.service.store.session() as db:
+            db.execute(update(Upload).where(Upload.claimed_by == self.service.owner,
+                                            Upload.state.in_(("running", "checking")))
+                       .values(heartbeat=now()))  # fmt: skip
 
     def _dispatch(self) -> None:
+        beat = 0.0
         while not self._stop.is_set():
             self._wake.clear()
             try:
+                if time.monotonic() - beat > 30:  # and take over a dead process's work
+                    beat = time.monotonic()
+                    self.heartbeat()
+                    self.requeue()
                 self.open_ready()
             except Exception:  # the database away for a moment: try again soon
                 log.exception("opening stages failed")
@@ -225,7 +246,7 @@ class GradingQueue:
             claimed = db.execute(
                 update(Upload).where(Upload.id == upload.id, Upload.state == "queued",
                                      Upload.attempt == upload.attempt)
-                .values(state="running")
+                .values(state="running", claimed_by=self.service.owner, heartbeat=now())
             ).rowcount  # type: ignore[attr-defined]  # fmt: skip
         if not claimed:
             return False
@@ -316,6 +337,7 @@ class GradingQueue:
         sums = {"public_score": sum(r["earned"] for r in shown),
                 "public_max": sum(r["points"] for r in shown)}  # fmt: skip
         where = str(out.relative_to(service.data))
+        self._mail_results(job, row, public_only=job.stage == "public")
         if job.stage == "public":
             self._record(job, state="queued", stage="rest", early=where, public_graded=now(),
                          **sums)  # fmt: skip
@@ -324,6 +346,31 @@ class GradingQueue:
             self._record(job, state="done", score=row["score"], max_score=row["max_score"],
                          reports=where, **sums, **public_graded)  # fmt: skip
         (out / "upload.json").write_text(json.dumps({"upload": job.upload_id}) + "\n")
+
+    def _mail_results(self, job: Job, row: dict[str, Any], public_only: bool) -> None:
+        """Mail a student who asked for it the results they may see now:
+        the public ones first, every test's once released."""
+        if self.outbox is None or self.service.mail is None:
+            return
+        with self.service.store.session() as db:
+            user = db.scalar(select(User).where(User.login == job.login))
+            upload = db.get(Upload, job.upload_id)
+        if user is None or upload is None or not user.mail_results:
+            return
+        if not public_only and not self.service.released() and self.service.stages() != ("rest",):
+            return  # the whole grading's results are not shown yet: the public ones were mailed
+        released, course = self.service.released(), self.service.course
+        shown = [r for r in row["results"] if released or course.is_public(r["test"])]
+        lines = [f"{r['test']}  {r['grade']}  {r['detail']}".rstrip() for r in shown[:300]]
+        number, page = upload.number or upload.id, f"/uploads/{upload.id}"
+        body = "\n".join([f"Your upload #{number} ({upload.name}) is graded:", "", *lines, "",
+                          f"Its page: {self.service.settings.url or ''}{page}"])  # fmt: skip
+        self.outbox.put(
+            self.service.address_of(user),
+            f"{self.service.course.name}: upload #{number} graded",
+            body,
+            "results",
+        )
 
     def _ticker(self, progress: Progress) -> Callable[[int], Callable[[bool], None]]:
         def on_start(total: int) -> Callable[[bool], None]:

@@ -19,7 +19,7 @@ from sqlalchemy import select
 from plpuzzle.sudoku.grading.model import Grade, TestGrade
 from plpuzzle.sudoku.grading.report import StudentGrades, build
 from plpuzzle.sudoku.service.core import Service
-from plpuzzle.sudoku.service.store import Upload, User
+from plpuzzle.sudoku.service.store import Document, Upload, User
 
 
 @dataclass
@@ -153,6 +153,7 @@ def class_report(service: Service) -> dict[str, Any]:
     tests = service.tests
     students = []
     policy = None  # the course requirements' policy, as the gradings applied it
+    documents = counting_documents(service)
     for login, upload in sorted(counting_uploads(service).items()):
         report = grading_report(service, upload.reports) if upload is not None else None
         rows = (report or {}).get("students") or []
@@ -161,6 +162,8 @@ def class_report(service: Service) -> dict[str, Any]:
         notes = list(row.get("notes", [])) if row else [why]
         submission = f"upload {upload.id}" if upload is not None else ""
         found = row.get("requirements") if row else None
+        if found is not None:
+            found = with_documentation(found, documents.get(login))
         policy = policy or (report or {}).get("requirements")
         students.append(StudentGrades(login, submission, _grades(login, row, tests, why), notes,
                                       requirements=found))  # fmt: skip
@@ -168,6 +171,33 @@ def class_report(service: Service) -> dict[str, Any]:
     if policy and any(s.requirements is not None for s in students):
         built["requirements"] = policy  # the CSVs' and the page's requirement columns
     return built
+
+
+def counting_documents(service: Service) -> dict[str, tuple[str, int]]:
+    """The documentation handed in apart from the program that counts, by
+    login: (name, bytes)."""
+    with service.store.session() as db:
+        rows = db.execute(select(Document, User.login).join(User, User.id == Document.user_id)
+                          .order_by(Document.id)).all()  # fmt: skip
+    out: dict[str, tuple[str, int]] = {}
+    for document, login in rows:  # the last that counts wins
+        if not document.late or service.course.late == "counted":
+            out[login] = (document.name, document.size)
+    return out
+
+
+def with_documentation(found: dict[str, Any], document: tuple[str, int] | None) -> dict[str, Any]:
+    """A grading's course requirements with the documentation handed in
+    apart (if any) counted: present, and no deduction for its lack."""
+    if document is None or found.get("documentation") is None:
+        return found
+    doc = dict(found["documentation"])
+    doc["present"] = True
+    doc["files"] = [*doc.get("files", []), {"name": f"(apart) {document[0]}", "bytes": document[1]}]
+    deductions = [d for d in found.get("deductions", []) if d.get("requirement") != "documentation"]
+    total = sum(d["points"] for d in deductions)
+    return {**found, "documentation": doc, "deductions": deductions,
+            "deduction": int(total) if float(total).is_integer() else round(total, 3)}  # fmt: skip
 
 
 def _progress(upload: Upload) -> str:

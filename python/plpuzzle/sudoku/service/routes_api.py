@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+import anyio
 from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import JSONResponse, Response
 
 from plpuzzle.sudoku.service.accounts import AccountError, SignedIn
+from plpuzzle.sudoku.service.documents import receive_document
 from plpuzzle.sudoku.service.guard import Busy
 from plpuzzle.sudoku.service.results import results_for
 from plpuzzle.sudoku.service.routes_people import LINK_GONE
@@ -18,6 +20,7 @@ from plpuzzle.sudoku.service.routes_student import (
     status_json,
     visible_upload,
 )
+from plpuzzle.sudoku.service.routes_teacher import chosen_uploads, export_of
 from plpuzzle.sudoku.service.routing import api_user, deps
 from plpuzzle.sudoku.service.store import Upload, User, WebSession
 from plpuzzle.sudoku.service.uploads import UploadRefused
@@ -41,7 +44,7 @@ def upload_json(request: Request, user: User, upload: Upload, owner: User) -> di
         "number": upload.number,
         # A late upload counts only where late uploads are counted.
         "counts": not upload.late or course.late == "counted",
-        "deadline": course.deadline_text(),
+        "deadline": course.deadline_text(service.deadline_for(owner)),
         "name": upload.name,
         "size": upload.size,
         "created": upload.created.isoformat(),
@@ -130,3 +133,58 @@ def api_first_sign_in(
         raise HTTPException(400, str(e)) from None
     api_token = accounts.new_token(user.id, label or "terminal")
     return JSONResponse({"login": user.login, "token": api_token}, status_code=201)
+
+
+@router.post("/documents")
+async def api_document(
+    request: Request, user: ApiUser, file: Annotated[UploadFile, File()]
+) -> Response:
+    """The documentation, handed in apart from the program."""
+    d = deps(request)
+    if user.teacher:
+        raise HTTPException(403, "teachers do not hand in")
+    data = await file.read(d.service.course.max_doc_kb * 1024 + 1)
+    try:
+        name, arrived = file.filename or "", request.state.arrived
+        handed = await anyio.to_thread.run_sync(receive_document, d.service, user, name, data,
+                                                arrived)  # fmt: skip
+    except UploadRefused as e:
+        return JSONResponse({"error": str(e)}, status_code=e.status)
+    counts = not handed.late or d.service.course.late == "counted"
+    return JSONResponse({"id": handed.document_id, "name": name, "size": len(data),
+                         "late": handed.late, "counts": counts}, status_code=201)  # fmt: skip
+
+
+def api_teacher(request: Request) -> User:
+    """A teacher's API token, or 404 (teachers' routes do not exist for others)."""
+    user = api_user(request)
+    if not user.teacher:
+        raise HTTPException(404, "no such route")
+    return user
+
+
+ApiTeacher = Annotated[User, Depends(api_teacher)]
+
+
+@router.get("/export/{name}")
+def api_export(request: Request, name: str, teacher: ApiTeacher) -> Response:
+    """The class's grades for scripts: grades.csv, grades-wide.csv,
+    class.json, moodle.csv, canvas.csv."""
+    return export_of(request, name)
+
+
+@router.post("/regrade")
+def api_regrade(request: Request, teacher: ApiTeacher,
+                login: Annotated[str, Form(max_length=64)] = "") -> Response:  # fmt: skip
+    """Grade every counting upload (or one student's) again from scratch."""
+    count = deps(request).queue.regrade([u.id for u in chosen_uploads(request, login)])
+    return JSONResponse({"queued": count})
+
+
+@router.post("/release")
+def api_release(request: Request, teacher: ApiTeacher,
+                withdraw: Annotated[bool, Form()] = False) -> Response:  # fmt: skip
+    """Release every test's results to the students (or withdraw it)."""
+    service = deps(request).service
+    service.release(not withdraw)
+    return JSONResponse({"released": service.released()})

@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, File, HTTPException, Request, UploadFile
+import anyio
+from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from markupsafe import Markup
 from sqlalchemy import select
@@ -18,9 +19,15 @@ from sqlalchemy import select
 from plpuzzle.sudoku.service.accounts import SignedIn
 from plpuzzle.sudoku.service.core import Service
 from plpuzzle.sudoku.service.diffs import difference
+from plpuzzle.sudoku.service.documents import (
+    KINDS,
+    counting_document,
+    documents_of,
+    receive_document,
+)
 from plpuzzle.sudoku.service.results import counting, results_for
 from plpuzzle.sudoku.service.routing import check_csrf, deps, render, signed_in
-from plpuzzle.sudoku.service.store import Upload, User, now
+from plpuzzle.sudoku.service.store import Document, Upload, User, now
 from plpuzzle.sudoku.service.uploads import UploadRefused
 
 router = APIRouter()
@@ -75,9 +82,66 @@ def student_page(request: Request, user: User, template: str, status: int = 200,
                  error: str = "", done: str = "") -> Response:  # fmt: skip
     service = deps(request).service
     uploads = history(service, user)
+    deadline = service.deadline_for(user)
     return render(request, template, status=status, student=user, uploads=uploads,
                   counting=counting(service, uploads), released=service.released(),
-                  error=error, left=service.course.time_left(now()), done=done)  # fmt: skip
+                  error=error, deadline=deadline, extension=service.extension_of(user),
+                  left=service.course.time_left(now(), deadline), done=done,
+                  mail=service.mail is not None and bool(service.address_of(user)),
+                  documents=documents_of(service, user.id),
+                  document=counting_document(service, user.id))  # fmt: skip
+
+
+@router.post("/documents", dependencies=[Depends(check_csrf)])
+async def hand_in_document(
+    request: Request,
+    signed: Annotated[SignedIn, Depends(signed_in)],
+    file: Annotated[UploadFile, File()],
+) -> Response:
+    """The documentation, handed in apart from the program."""
+    d = deps(request)
+    if signed.user.teacher:
+        raise HTTPException(403, "teachers do not hand in")
+    data = await file.read(d.service.course.max_doc_kb * 1024 + 1)
+    try:
+        name, arrived = file.filename or "", request.state.arrived
+        await anyio.to_thread.run_sync(receive_document, d.service, signed.user, name, data,
+                                       arrived)  # fmt: skip
+    except UploadRefused as e:
+        return student_page(request, signed.user, "me.html.j2", e.status, str(e))
+    return RedirectResponse("/me", status_code=303)
+
+
+@router.get("/documents/{document_id:rowid}/file")
+def document_file(
+    request: Request, document_id: int, signed: Annotated[SignedIn, Depends(signed_in)]
+) -> Response:
+    """A documentation file as it came, as a download a browser never shows."""
+    d = deps(request)
+    with d.service.store.session() as db:
+        document = db.get(Document, document_id)
+        owner = db.get(User, document.user_id) if document is not None else None
+    if document is None or owner is None or not (signed.user.teacher or owner.id == signed.user.id):
+        raise HTTPException(404, "no such file")
+    suffix = next((s for s in KINDS if document.name.lower().endswith(s)), ".txt")
+    name = f"{owner.login}-documentation{document.id}{suffix}"
+    policy = {"Content-Security-Policy": "default-src 'none'; sandbox"}
+    return FileResponse(d.service.blobs.path(document.blob), media_type="application/octet-stream",
+                        filename=name, headers=policy)  # fmt: skip
+
+
+@router.post("/me/mail", dependencies=[Depends(check_csrf)])
+def mail_choice(
+    request: Request,
+    signed: Annotated[SignedIn, Depends(signed_in)],
+    results: Annotated[str, Form(max_length=3)] = "",
+) -> Response:
+    """Whether the student is mailed their results as they come."""
+    with deps(request).service.store.session() as db:
+        user = db.get(User, signed.user.id)
+        if user is not None:
+            user.mail_results = results == "yes"
+    return RedirectResponse("/me", status_code=303)
 
 
 @router.post("/uploads", dependencies=[Depends(check_csrf)])

@@ -26,9 +26,10 @@ from plpuzzle.sudoku.grading.similarity.html import page as similarity_page
 from plpuzzle.sudoku.grading.similarity.report import summary as similarity_summary
 from plpuzzle.sudoku.service.accounts import SignedIn
 from plpuzzle.sudoku.service.core import Service, place_upload
+from plpuzzle.sudoku.service.exports import canvas_csv, class_json, moodle_csv
 from plpuzzle.sudoku.service.results import class_report, counting_uploads, late_only
 from plpuzzle.sudoku.service.routes_student import student_page
-from plpuzzle.sudoku.service.routing import check_csrf, deps, render, teacher
+from plpuzzle.sudoku.service.routing import check_csrf, deps, render, server_url, teacher
 from plpuzzle.sudoku.service.store import Upload, User, now
 from plpuzzle.untrusted import one_line
 
@@ -138,7 +139,7 @@ def student(request: Request, login: str, signed: Teacher, done: str = "") -> Re
     return student_page(request, user, "student.html.j2", done=done[:200])
 
 
-def _chosen(request: Request, login: str) -> list[Upload]:
+def chosen_uploads(request: Request, login: str) -> list[Upload]:
     """The counting uploads of everyone, or of one student (404 if none such)."""
     everyone = counting_uploads(deps(request).service)
     if login and login not in everyone:
@@ -146,10 +147,29 @@ def _chosen(request: Request, login: str) -> list[Upload]:
     return [u for k, u in everyone.items() if u is not None and (not login or k == login)]
 
 
+@router.post("/students/{login}/extension", dependencies=[Depends(check_csrf)])
+def extension(request: Request, login: str, signed: Teacher,
+              until: Annotated[str, Form(max_length=40)] = "") -> Response:  # fmt: skip
+    """Give a student a deadline of their own (empty: take it back)."""
+    service = deps(request).service
+    with service.store.session() as db:
+        user = db.scalar(select(User).where(User.login == login, User.role == "student"))
+    if user is None:
+        raise HTTPException(404, "no such student")
+    try:
+        when = service.course.parse_local(until) if until.strip() else None
+    except ValueError:
+        raise HTTPException(400, f"'{until[:40]}' is no date and time (2026-12-20T23:59)") from None
+    service.grant_extension(user, when, signed.user.login)
+    done = (f"{login}'s deadline is now {service.course.deadline_text(when)}" if when
+            else f"{login}'s extension was taken back")  # fmt: skip
+    return RedirectResponse(f"/students/{login}?done={quote(done)}", status_code=303)
+
+
 @router.get("/regrade")
 def regrade_confirm(request: Request, signed: Teacher, login: str = "") -> Response:
     """What a regrade would do, and the button that does it."""
-    uploads = _chosen(request, login)
+    uploads = chosen_uploads(request, login)
     return render(request, "confirm.html.j2", action="/regrade", login=login,
                   title="Regrade" + (f" {login}" if login else " everyone"),
                   words=f"Grade again, from scratch, {len(uploads)} counting upload(s)"
@@ -164,7 +184,7 @@ def regrade(request: Request, signed: Teacher,
             login: Annotated[str, Form(max_length=64)] = "") -> Response:  # fmt: skip
     """Grade again, from scratch, every student's counting upload (or one
     student's): after a fix of the suite, say."""
-    count = deps(request).queue.regrade([u.id for u in _chosen(request, login)])
+    count = deps(request).queue.regrade([u.id for u in chosen_uploads(request, login)])
     done = f"{count} counting upload(s) queued to be graded again"
     target = f"/students/{login}" if login else "/class"
     return RedirectResponse(f"{target}?done={quote(done)}", status_code=303)
@@ -193,9 +213,23 @@ def release_confirm(request: Request, signed: Teacher) -> Response:
 
 @router.post("/release", dependencies=[Depends(check_csrf)])
 def release(request: Request, signed: Teacher) -> Response:
-    deps(request).service.release()
+    d = deps(request)
+    d.service.release()
+    mailed = mail_everyone(request, f"{d.service.course.name}: results released",
+                           "Every test's result and the feedback of your upload that counts "
+                           f"are on your page now: {server_url(request)}/me")  # fmt: skip
     done = "results released: students see every test's result and feedback"
+    if mailed:
+        done += f"; {mailed} student(s) will be mailed"
     return RedirectResponse(f"/class?done={quote(done)}", status_code=303)
+
+
+def mail_everyone(request: Request, subject: str, body: str) -> int:
+    """Put a mail to every student with an address in the outbox; how many."""
+    d = deps(request)
+    with d.service.store.session() as db:
+        students = list(db.scalars(select(User).where(User.role == "student")))
+    return sum(d.outbox.put(d.service.address_of(u), subject, body, "release") for u in students)
 
 
 @router.post("/release/withdraw", dependencies=[Depends(check_csrf)])
@@ -208,15 +242,34 @@ def withdraw_release(request: Request, signed: Teacher) -> Response:
     return RedirectResponse(f"/class?done={quote(done)}", status_code=303)
 
 
+#: The exports of the class, by file name.
+EXPORTS = ("grades.csv", "grades-wide.csv", "class.json", "moodle.csv", "canvas.csv")
+
+
+def export_of(request: Request, name: str) -> Response:
+    """One export of the counting uploads' grades (404 for no such)."""
+    if name not in EXPORTS:
+        raise HTTPException(404, f"no such export: {', '.join(EXPORTS)}")
+    service = deps(request).service
+    report = class_view(request, current=True).report
+    if name == "class.json":
+        return JSONResponse(class_json(report))
+    with service.store.session() as db:
+        users = list(db.scalars(select(User).where(User.role == "student")))
+    emails = {u.login: service.address_of(u) for u in users}
+    subjects = {u.login: u.subject or "" for u in users}
+    writers = {"grades.csv": to_csv, "grades-wide.csv": to_wide_csv,
+               "moodle.csv": lambda r: moodle_csv(r, service.course.name, emails),
+               "canvas.csv": lambda r: canvas_csv(r, service.course.name, subjects)}  # fmt: skip
+    return Response(writers[name](report), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})  # fmt: skip
+
+
 @router.get("/export/{name}")
 def export(request: Request, name: str, signed: Teacher) -> Response:
-    """grades.csv or grades-wide.csv of the counting uploads."""
-    writers = {"grades.csv": to_csv, "grades-wide.csv": to_wide_csv}
-    if name not in writers:
-        raise HTTPException(404, "no such export")
-    text = writers[name](class_view(request, current=True).report)
-    return Response(text, media_type="text/csv; charset=utf-8",
-                    headers={"Content-Disposition": f'attachment; filename="{name}"'})  # fmt: skip
+    """The grades of the counting uploads: grades.csv, grades-wide.csv,
+    class.json, and Moodle's and Canvas's import files."""
+    return export_of(request, name)
 
 
 _similarity_lock = threading.Lock()
@@ -289,6 +342,8 @@ def status(request: Request, signed: Teacher) -> Response:
         users = db.scalar(select(func.count(User.id))) or 0
     where = d.service.settings.scheduler or f"this machine, {d.service.settings.jobs} job(s)"
     return render(request, "status.html.j2", states=states, users=users, where=where,
+                  mail=d.outbox.counts() if d.service.mail else None,
+                  mail_troubles=d.outbox.troubles() if d.service.mail else [],
                   rate=d.queue.rate(), disk=d.service.disk_used(),
                   running=dict(d.queue.progress), queue=d.queue.queue_by_student(),
                   share=d.queue.share.snapshot())  # fmt: skip

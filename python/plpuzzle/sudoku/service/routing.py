@@ -21,6 +21,7 @@ from plpuzzle.sudoku.service.accounts import SignedIn, same
 from plpuzzle.sudoku.service.core import Service
 from plpuzzle.sudoku.service.guard import SignInGuard
 from plpuzzle.sudoku.service.intake import Intake
+from plpuzzle.sudoku.service.mail import Outbox
 from plpuzzle.sudoku.service.queue import GradingQueue
 from plpuzzle.sudoku.service.store import User
 
@@ -64,6 +65,8 @@ class Deps:
     intake: Intake
     #: Password checks, off the pages' threads, and guesses slowed down.
     guard: SignInGuard
+    #: The course's mail, sent off the pages' time.
+    outbox: Outbox
 
 
 def deps(request: Request) -> Deps:

@@ -69,6 +69,12 @@ class User(Base):
     welcome_digest: Mapped[str | None] = mapped_column(String(64), unique=True)
     welcome_expires: Mapped[datetime | None] = mapped_column(UtcDateTime())
     created: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
+    #: Where mail reaches the user (None: LOGIN@ the course's mail domain).
+    email: Mapped[str | None] = mapped_column(String(200))
+    #: The user's identity elsewhere (an LMS's subject, an SIS id), if known.
+    subject: Mapped[str | None] = mapped_column(String(200))
+    #: Mail the user their results as they come (their choice).
+    mail_results: Mapped[bool] = mapped_column(default=False)
 
     @property
     def teacher(self) -> bool:
@@ -134,6 +140,11 @@ class Upload(Base):
     #: Queued by a teacher (a regrade, or grading a replaced upload): after
     #: every student's own uploads.
     regrade: Mapped[bool] = mapped_column(default=False)
+    #: The service process checking or grading it (HOST:RUN-ID), and when
+    #: that process last said it still was: several processes may share
+    #: the database, and only a dead one's work is taken over.
+    claimed_by: Mapped[str | None] = mapped_column(String(100))
+    heartbeat: Mapped[datetime | None] = mapped_column(UtcDateTime())
     #: When the load check ended, and when the public results were ready.
     checked: Mapped[datetime | None] = mapped_column(UtcDateTime())
     public_graded: Mapped[datetime | None] = mapped_column(UtcDateTime())
@@ -160,6 +171,50 @@ class Upload(Base):
     graded: Mapped[datetime | None] = mapped_column(UtcDateTime())
 
 
+class Document(Base):
+    """A student's documentation, handed in apart from the program: the
+    last one before the deadline counts."""
+
+    __tablename__ = "documents"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    created: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
+    name: Mapped[str] = mapped_column(String(300))
+    size: Mapped[int]
+    blob: Mapped[str] = mapped_column(String(64))
+    late: Mapped[bool] = mapped_column(default=False)
+
+
+class Extension(Base):
+    """A student's own deadline, granted on the teacher's page of them."""
+
+    __tablename__ = "extensions"
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    until: Mapped[datetime] = mapped_column(UtcDateTime())
+    granted_by: Mapped[str] = mapped_column(String(64))
+    granted_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
+
+
+class Mail(Base):
+    """One mail of the outbox (mail.py): waiting, sent or failed."""
+
+    __tablename__ = "mails"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    to_addr: Mapped[str] = mapped_column(String(200))
+    subject: Mapped[str] = mapped_column(String(200))
+    body: Mapped[str] = mapped_column(Text)
+    #: What it is: link, release, results.
+    kind: Mapped[str] = mapped_column(String(20))
+    state: Mapped[str] = mapped_column(String(10), default="waiting", index=True)
+    tries: Mapped[int] = mapped_column(default=0)
+    next_try: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
+    last_error: Mapped[str] = mapped_column(Text, default="")
+    created: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
+    sent: Mapped[datetime | None] = mapped_column(UtcDateTime())
+
+
 class CourseState(Base):
     """What the teacher decided while the service ran (e.g. a release)."""
 
@@ -178,8 +233,12 @@ def _sqlite_pragmas(dbapi_connection: object, _record: object) -> None:
 
 def open_engine(url: str) -> Engine:
     """An engine for `url`; SQLite gets foreign keys, WAL and a busy timeout,
-    so the web server's threads and the grading loop can share it."""
-    engine = create_engine(url, future=True)
+    so the web server's threads and the grading loop can share it. A
+    plain postgresql:// URL goes through psycopg (3), the driver the
+    serve extra installs."""
+    if url.startswith(("postgresql://", "postgres://")):
+        url = "postgresql+psycopg://" + url.split("://", 1)[1]
+    engine = create_engine(url, future=True, pool_pre_ping=True)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
     return engine

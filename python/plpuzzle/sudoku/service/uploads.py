@@ -60,9 +60,10 @@ def suffix_of(name: str) -> str | None:
     return archive_suffix(lowered)
 
 
-def refuse_early(service: Service, name: str, arrived: datetime) -> str:
+def refuse_early(service: Service, name: str, arrived: datetime,
+                 deadline: datetime | None = None) -> str:  # fmt: skip
     """Refuse before reading the file: wrong type, after a refusing
-    deadline; the suffix otherwise."""
+    deadline (the student's own); the suffix otherwise."""
     suffix = suffix_of(name)
     if suffix is None:
         raise UploadRefused(
@@ -70,8 +71,8 @@ def refuse_early(service: Service, name: str, arrived: datetime) -> str:
             f"'{one_line(name, 60)}' is none of these",
         )  # fmt: skip
     course = service.course
-    if course.late == "refused" and course.late_at(arrived):
-        raise UploadRefused(403, f"the deadline ({course.deadline_text()}) has passed: "
+    if course.late == "refused" and course.late_at(arrived, deadline):
+        raise UploadRefused(403, f"the deadline ({course.deadline_text(deadline)}) has passed: "
                             "this course takes no late uploads")  # fmt: skip
     return suffix
 
@@ -80,14 +81,18 @@ def receive(service: Service, user: User, name: str, data: bytes, arrived: datet
     """Keep the file and write the upload as arrived at `arrived`, its load
     check to come; the older uploads it replaces are marked so.
     Refusals raise UploadRefused."""
-    suffix = refuse_early(service, name, arrived)
+    deadline = service.deadline_for(user)
+    suffix = refuse_early(service, name, arrived, deadline)
     course = service.course
     if len(data) > course.max_upload_kb * 1024:
         raise UploadRefused(413, f"the file is larger than {course.max_upload_kb} KB")
     if not data:
         raise UploadRefused(400, "the file is empty")
-    late = course.late_at(arrived)
+    late = course.late_at(arrived, deadline)
     with service.student_lock(user.id), service.store.session() as db:
+        # Another service process on the same database (PostgreSQL) waits
+        # here too: the student's row is locked until the upload is written.
+        db.execute(select(User.id).where(User.id == user.id).with_for_update())
         hour_ago = arrived - timedelta(hours=1)
         recent = list(db.scalars(
             select(Upload.created).where(Upload.user_id == user.id, Upload.created > hour_ago)
@@ -105,6 +110,7 @@ def receive(service: Service, user: User, name: str, data: bytes, arrived: datet
             user_id=user.id, created=arrived, name=one_line(name, NAME_CHARS), suffix=suffix,
             size=len(data), blob=digest, late=late, state="checking",
             stage=service.stages()[0], loaded=None, number=before + 1,
+            claimed_by=service.owner, heartbeat=arrived,
         )  # fmt: skip
         db.add(upload)
         db.flush()

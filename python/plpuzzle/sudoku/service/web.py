@@ -24,6 +24,7 @@ from plpuzzle.sudoku.service import routes_api, routes_people, routes_student, r
 from plpuzzle.sudoku.service.core import Service
 from plpuzzle.sudoku.service.guard import SignInGuard
 from plpuzzle.sudoku.service.intake import Intake
+from plpuzzle.sudoku.service.mail import Outbox
 from plpuzzle.sudoku.service.queue import GradingQueue
 from plpuzzle.sudoku.service.routing import (
     FORM_SLACK,
@@ -49,15 +50,23 @@ class BodyLimit:
     answer names the course's own limit (`shown_kb`), as the site's page
     or, for the API, as JSON."""
 
-    def __init__(self, app: ASGIApp, limit: int, shown_kb: int) -> None:
-        self.app, self.limit, self.shown_kb = app, limit, shown_kb
+    def __init__(self, app: ASGIApp, limit: int, shown_kb: int, doc_kb: int) -> None:
+        self.app, self.limit, self.shown_kb, self.doc_kb = app, limit, shown_kb, doc_kb
+
+    def _for(self, scope: Scope) -> tuple[int, int]:
+        """(bytes, KB shown) a request to this path may send: documentation
+        has a limit of its own."""
+        if scope["path"] in ("/documents", "/api/documents"):
+            return self.doc_kb * 1024 + (self.limit - self.shown_kb * 1024), self.doc_kb
+        return self.limit, self.shown_kb
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit, _ = self._for(scope)
         length = dict(scope["headers"]).get(b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.limit):
+        if length is not None and (not length.isdigit() or int(length) > limit):
             await self._too_large(scope, send)
             return
         seen = 0
@@ -66,7 +75,7 @@ class BodyLimit:
             nonlocal seen
             message = await receive()
             seen += len(message.get("body", b""))
-            if seen > self.limit:
+            if seen > limit:
                 raise _TooLarge()
             return message
 
@@ -76,7 +85,7 @@ class BodyLimit:
             await self._too_large(scope, send)
 
     async def _too_large(self, scope: Scope, send: Send) -> None:
-        words = f"the file is larger than {self.shown_kb} KB, the most this course takes"
+        words = f"the file is larger than {self._for(scope)[1]} KB, the most this course takes"
         if scope["path"].startswith("/api/"):
             response: Response = JSONResponse({"error": words}, status_code=413)
         else:
@@ -102,11 +111,16 @@ def create_app(service: Service, queue: GradingQueue | None = None, grade: bool 
     """The application of `service`; with `grade`, its queue runs with it."""
     queue = queue or GradingQueue(service)
 
+    outbox = Outbox(service)
+    queue.outbox = outbox
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if grade:
             queue.start()
+            outbox.start()
         yield
+        outbox.stop()
         queue.stop()
         intake.close()
         guard.close()
@@ -121,7 +135,7 @@ def create_app(service: Service, queue: GradingQueue | None = None, grade: bool 
     guard = SignInGuard()
     app.state.deps = Deps(service, queue, pages,
                           TimestampSigner(service.accounts.signer.secret_keys[-1], salt="pre"),
-                          intake, guard)  # fmt: skip
+                          intake, guard, outbox)  # fmt: skip
     app.mount("/static", StaticFiles(packages=[("plpuzzle.sudoku.service", "static")]),
               name="static")  # fmt: skip
     for module in (routes_people, routes_student, routes_teacher, routes_api):
@@ -129,8 +143,9 @@ def create_app(service: Service, queue: GradingQueue | None = None, grade: bool 
     app.middleware("http")(_every_request)
     app.add_exception_handler(NeedSignIn, _to_sign_in)  # type: ignore[arg-type]
     app.add_exception_handler(HTTPException, _error_page)  # type: ignore[arg-type]
-    app.add_middleware(BodyLimit, limit=service.course.max_upload_kb * 1024 + FORM_SLACK,
-                       shown_kb=service.course.max_upload_kb)  # fmt: skip
+    course = service.course
+    app.add_middleware(BodyLimit, limit=course.max_upload_kb * 1024 + FORM_SLACK,
+                       shown_kb=course.max_upload_kb, doc_kb=course.max_doc_kb)  # fmt: skip
     return app
 
 

@@ -235,74 +235,84 @@ def _summary_text(summary: dict[str, Any]) -> str:
     "only; the links of it not used yet are kept, the new ones added. '-' for stdout (the "
     "new links only).",
 )
+@click.option(
+    "--send",
+    is_flag=True,
+    help="Mail each new (or renewed) link, through the course's [course.mail] server, to "
+    "the address the roster gives (`login address`), else LOGIN@ its mail domain; what "
+    "cannot be sent now, the running service tries again.",
+)
 @format_option(("text", "json"), "text: for people; json: the accounts on stdout (with their "
                "links when -o is '-').")  # fmt: skip
 def accounts(course: Path, data: Path, database_url: str | None, roster: Path | None,
              students_named: tuple[str, ...], teachers: tuple[str, ...], renew: bool, url: str,
-             output: Path, fmt: str) -> None:  # fmt: skip
-    """Make the accounts of a course: one per student of the roster, per
-    --student and per --teacher, each with a one-time sign-in link where
-    the user sets a password (a link lasts 14 days). Accounts that exist
-    are left alone; --renew gives the ones named by --student and
-    --teacher a new link. Exit code 2 for bad input.
+             output: Path, send: bool, fmt: str) -> None:  # fmt: skip
+    """Make the accounts of a course: one per student of the roster (a
+    line is `login` or `login address`), per --student and per --teacher,
+    each with a one-time sign-in link where the user sets a password (a
+    link lasts 14 days). Accounts that exist are left alone; --renew
+    gives the ones named by --student and --teacher a new link; --send
+    mails the new links. Exit code 2 for bad input.
     """
-    from plpuzzle.sudoku.grading.intake import load_roster
-    from plpuzzle.sudoku.grading.model import GradingError
-
     if roster is None and not teachers and not students_named:
         raise InputError("give --roster FILE, --student LOGIN and/or --teacher LOGIN: there is "
                          "nobody to add")  # fmt: skip
     if renew and not (teachers or students_named):
         raise InputError("--renew renews only the accounts named by --student LOGIN or "
                          "--teacher LOGIN (repeatable): name them")  # fmt: skip
-    try:
-        listed = load_roster(roster) if roster else []
-    except GradingError as e:
-        raise InputError(str(e)) from None
-    service = _service(course, data, database_url)
-    from plpuzzle.sudoku.service.accounts import WELCOME_DAYS, AccountError
-    from plpuzzle.sudoku.service.links import merge, write_private
+    from plpuzzle.sudoku.service.roster import RosterError, read_roster
 
     try:
-        made = service.accounts.create(list(teachers), "teacher", renew)
-        made += service.accounts.create(list(students_named), "student", renew)
-        others = [s for s in listed if s not in students_named]
-        made += service.accounts.create(others, "student", renew=False)
-        to_stdout = str(output) == "-"
-        links = merge(made, url, None if to_stdout else output, service.accounts.link_user,
-                      lambda moment: service.course.local_text(moment, seconds=False))  # fmt: skip
+        listed = read_roster(roster) if roster else []
+    except RosterError as e:
+        raise InputError(str(e)) from None
+    service = _service(course, data, database_url)
+    if send and service.mail is None:
+        service.close()
+        raise InputError(f"--send: {course}/suite.toml has no [course.mail] table (its SMTP "
+                         "server)")  # fmt: skip
+    from plpuzzle.sudoku.service.accounts import WELCOME_DAYS, AccountError
+    from plpuzzle.sudoku.service.enrol import enrol
+
+    to_stdout = str(output) == "-"
+    try:
+        done = enrol(service, listed, students_named, teachers, renew, url,
+                     None if to_stdout else output, send)  # fmt: skip
     except AccountError as e:
         raise InputError(str(e)) from None
     finally:
         service.close()
-    new = sum(1 for a in made if a.token and not a.renewed)
-    renewed = sum(1 for a in made if a.renewed)
-    untouched = len(made) - new - renewed
+    untouched = len(done.made) - done.new - done.renewed
     if fmt == "json":
         write_json({
             "output": None if to_stdout else str(output),
-            "new": new, "renewed": renewed, "unchanged": untouched,
-            "links_kept": links.kept,
+            "new": done.new, "renewed": done.renewed, "unchanged": untouched,
+            "links_kept": done.links.kept, "mailed": done.mailed, "mail_waiting": done.waiting,
+            "no_address": done.no_address,
             "accounts": [{"login": a.login, "role": a.role, "new_link": bool(a.token),
                           "renewed": a.renewed}
                          | ({"link": f"{url.rstrip('/')}/welcome/{a.token}"}
                             if to_stdout and a.token else {})
-                         for a in made],
+                         for a in done.made],
         })  # fmt: skip
         if to_stdout:
             return
     if to_stdout:
-        fresh = type(links)(links.rows[links.kept :], links.new, 0)
-        write_output(None, fresh.text())
-    else:
-        write_private(output, links.text())
-    note(f"{new} new account(s), {renewed} renewed (their sessions and API tokens ended), "
-         f"{untouched} left as they were")  # fmt: skip
+        links = done.links
+        write_output(None, type(links)(links.rows[links.kept :], links.new, 0).text())
+    note(f"{done.new} new account(s), {done.renewed} renewed (their sessions and API tokens "
+         f"ended), {untouched} left as they were")  # fmt: skip
     where = "stdout" if to_stdout else f"{output} (keep it private)"
-    kept = "" if to_stdout else f", {links.kept} still unused from before"
-    expiry = f"; new links work once, for {WELCOME_DAYS} days" if links.new else ""
-    note(f"{len(links.rows) if not to_stdout else links.new} sign-in link(s) in {where}: "
-         f"{links.new} new{kept}{expiry}")  # fmt: skip
+    kept = "" if to_stdout else f", {done.links.kept} still unused from before"
+    expiry = f"; new links work once, for {WELCOME_DAYS} days" if done.links.new else ""
+    count = done.links.new if to_stdout else len(done.links.rows)
+    note(f"{count} sign-in link(s) in {where}: {done.links.new} new{kept}{expiry}")
+    if send:
+        note(f"{done.mailed} link(s) mailed; {done.waiting} waiting (the service tries again; "
+             "its status page lists what failed)")  # fmt: skip
+        if done.no_address:
+            warn(f"no address for {', '.join(done.no_address)}: their links are only in the "
+                 "file (give `login address` on the roster, or [course.mail] domain)")  # fmt: skip
 
 
 #: Exit codes of `submit` beyond 0 (every test shown correct), 1 (one is
@@ -344,7 +354,11 @@ def _server_and_token(server: str | None, token: str | None) -> tuple[str, str]:
 
 
 @click.command()
-@click.argument("file", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.argument("file", required=False, type=click.Path(path_type=Path, dir_okay=False,
+                                                        exists=True))  # fmt: skip
+@click.option("--doc", "doc", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              metavar="FILE", help="Hand in this documentation (HTML, PDF or text) too, or "
+              "alone when FILE is left out.")  # fmt: skip
 @server_option
 @click.option("--token", envvar="PLPUZZLE_TOKEN", metavar="TOKEN",
               help="Your API token (from `plpuzzle sudoku login`, or the service's tokens "
@@ -361,8 +375,8 @@ def _server_and_token(server: str | None, token: str | None) -> tuple[str, str]:
 )  # fmt: skip
 @format_option(("text", "json"), "text: for people; json: the service's answer about the "
                "upload on stdout.")  # fmt: skip
-def submit(file: Path, server: str | None, token: str | None, wait: bool, timeout: float,
-           fmt: str) -> None:  # fmt: skip
+def submit(file: Path | None, doc: Path | None, server: str | None, token: str | None,
+           wait: bool, timeout: float, fmt: str) -> None:  # fmt: skip
     """Hand in FILE (sudoku.pl, or a .zip or .tar.gz holding it) to the
     course's service, as the upload page does, and print what it says:
     whether it loads, where it waits, then (with --wait) the tests it may
@@ -374,7 +388,25 @@ def submit(file: Path, server: str | None, token: str | None, wait: bool, timeou
     """
     from plpuzzle.sudoku.service import client
 
+    if file is None and doc is None:
+        raise InputError("give the FILE to hand in (sudoku.pl), and/or --doc FILE")
     server, token = _server_and_token(server, token)
+    if doc is not None:
+        try:
+            handed = client.submit_document(server, token, doc)
+        except client.ClientError as e:
+            if e.status == 0:
+                raise SetupError(one_line(str(e), 300)) from None
+            raise InputError(f"{doc}: {one_line(str(e), 300)}") from None
+        if fmt == "text":
+            late = "" if handed["counts"] else " - late, does not count"
+            click.echo(f"documentation: {one_line(str(handed['name']), 80)} "
+                       f"({handed['size']} bytes){late}")  # fmt: skip
+        if file is None:
+            if fmt == "json":
+                write_json(handed)
+            sys.exit(0 if handed["counts"] else LATE_EXIT)
+    assert file is not None
     try:
         answer = client.submit(server, token, file)
         checked = answer["state"] != "checking"

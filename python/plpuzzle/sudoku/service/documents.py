@@ -1,0 +1,89 @@
+"""The documentation a student hands in apart from the program (the
+assignment asks for both): HTML, PDF or plain text, checked by its
+content as well as its name, kept by content like the programs, served
+back only as a download. The last one before the student's deadline
+counts, and the course requirements' documentation check reads it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select
+
+from plpuzzle.sudoku.service.core import Service
+from plpuzzle.sudoku.service.store import Document, User
+from plpuzzle.sudoku.service.uploads import NAME_CHARS, UploadRefused
+from plpuzzle.untrusted import one_line
+
+#: What a documentation file may be, by the end of its name.
+KINDS = {".html": "HTML", ".htm": "HTML", ".pdf": "PDF", ".txt": "text", ".md": "text"}
+
+
+def kind_of(name: str, data: bytes) -> str:
+    """The file's kind (HTML, PDF, text), or UploadRefused saying why not."""
+    suffix = next((s for s in KINDS if name.lower().endswith(s)), None)
+    if suffix is None:
+        raise UploadRefused(415, "hand in the documentation as HTML, PDF or text (.html, .pdf, "
+                            f".txt, .md); '{one_line(name, 60)}' is none of these")  # fmt: skip
+    kind = KINDS[suffix]
+    if kind == "PDF":
+        if not data.startswith(b"%PDF-"):
+            raise UploadRefused(415, f"'{one_line(name, 60)}' is named .pdf but is no PDF")
+    elif b"\x00" in data or not _text(data):
+        raise UploadRefused(415, f"'{one_line(name, 60)}' is named {suffix} but is no text")
+    return kind
+
+
+def _text(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class Handed:
+    document_id: int
+    late: bool
+
+
+def receive_document(service: Service, user: User, name: str, data: bytes,
+                     arrived: datetime) -> Handed:  # fmt: skip
+    """Keep a documentation file as arrived at `arrived`; UploadRefused
+    for one that is empty, too large or not of a kind taken."""
+    course = service.course
+    if not data:
+        raise UploadRefused(400, "the file is empty")
+    if len(data) > course.max_doc_kb * 1024:
+        raise UploadRefused(413, f"the file is larger than {course.max_doc_kb} KB, the most "
+                            "this course takes for documentation")  # fmt: skip
+    kind_of(name, data)
+    deadline = service.deadline_for(user)
+    late = course.late_at(arrived, deadline)
+    if late and course.late == "refused":
+        raise UploadRefused(403, f"the deadline ({course.deadline_text(deadline)}) has passed: "
+                            "this course takes no late uploads")  # fmt: skip
+    digest = service.blobs.put(data)
+    with service.store.session() as db:
+        document = Document(user_id=user.id, created=arrived, name=one_line(name, NAME_CHARS),
+                            size=len(data), blob=digest, late=late)  # fmt: skip
+        db.add(document)
+        db.flush()
+        return Handed(document.id, late)
+
+
+def documents_of(service: Service, user_id: int) -> list[Document]:
+    """A student's documentation files, newest first."""
+    with service.store.session() as db:
+        return list(db.scalars(select(Document).where(Document.user_id == user_id)
+                               .order_by(Document.id.desc())))  # fmt: skip
+
+
+def counting_document(service: Service, user_id: int) -> Document | None:
+    """The documentation that counts: the last one that is not late (or
+    the last one, where late uploads count)."""
+    kept = [d for d in documents_of(service, user_id)
+            if not d.late or service.course.late == "counted"]  # fmt: skip
+    return kept[0] if kept else None

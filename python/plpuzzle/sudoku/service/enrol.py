@@ -1,0 +1,89 @@
+"""Making a course's accounts (`plpuzzle sudoku accounts`): who is added,
+who is renewed, where mail reaches them, the links file that loses no
+link, and, with `send`, each new link mailed.
+
+The command only parses and prints; this is the one place the steps are
+taken, in order, so that a link is in the file before it is mailed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy import select
+
+from plpuzzle.sudoku.service.accounts import WELCOME_DAYS, NewAccount
+from plpuzzle.sudoku.service.core import Service
+from plpuzzle.sudoku.service.links import LinksFile, link_of, merge, write_private
+from plpuzzle.sudoku.service.mail import Outbox
+from plpuzzle.sudoku.service.roster import Entry
+from plpuzzle.sudoku.service.store import User
+
+
+@dataclass
+class Enrolled:
+    """What `enrol` did."""
+
+    made: list[NewAccount]
+    links: LinksFile
+    #: Links mailed now, left in the outbox (the service tries again), and
+    #: accounts with a new link and no address to mail it to.
+    mailed: int = 0
+    waiting: int = 0
+    no_address: list[str] = field(default_factory=list)
+
+    @property
+    def new(self) -> int:
+        return sum(1 for a in self.made if a.token and not a.renewed)
+
+    @property
+    def renewed(self) -> int:
+        return sum(1 for a in self.made if a.renewed)
+
+
+def enrol(service: Service, roster: list[Entry], students: tuple[str, ...],
+          teachers: tuple[str, ...], renew: bool, url: str, output: Path | None,
+          send: bool = False) -> Enrolled:  # fmt: skip
+    """Add the roster's students and the named ones (renewing the named
+    with `renew`), keep the roster's addresses, write the links file
+    (`output`; None: no file) and, with `send`, mail the new links.
+    AccountError for a login that cannot be one."""
+    made = service.accounts.create(list(teachers), "teacher", renew)
+    made += service.accounts.create(list(students), "student", renew)
+    others = [e.login for e in roster if e.login not in students]
+    made += service.accounts.create(others, "student", renew=False)
+    addresses = {e.login: e.address for e in roster if e.address}
+    if addresses:
+        with service.store.session() as db:
+            for user in db.scalars(select(User).where(User.login.in_(addresses))):
+                user.email = addresses[user.login]
+    links = merge(made, url, output, service.accounts.link_user,
+                  lambda moment: service.course.local_text(moment, seconds=False))  # fmt: skip
+    if output is not None:
+        write_private(output, links.text())
+    done = Enrolled(made, links)
+    if send:
+        mail_links(service, done, url)
+    return done
+
+
+def mail_links(service: Service, done: Enrolled, url: str) -> None:
+    """Put each new link in the outbox and send what can be sent now."""
+    outbox = Outbox(service)
+    with service.store.session() as db:
+        users = {u.login: u for u in db.scalars(select(User))}
+    for account in done.made:
+        if not account.token:
+            continue
+        address = service.address_of(users[account.login])
+        if not address:
+            done.no_address.append(account.login)
+            continue
+        body = (f"Your account of {service.course.name} is {account.login}. Choose your "
+                f"password here (the link works once, for {WELCOME_DAYS} days):\n\n"
+                f"{link_of(url, account.token)}\n")  # fmt: skip
+        outbox.put(address, f"{service.course.name}: your sign-in link", body, "link")
+    counts = outbox.send_due()
+    done.mailed = sum(1 for a in done.made if a.token) - len(done.no_address) - counts.waiting
+    done.waiting = counts.waiting

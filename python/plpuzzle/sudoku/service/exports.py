@@ -1,0 +1,56 @@
+"""The class's grades as learning-management systems import them.
+
+- Moodle's grade import (Grades > Import > CSV file): a column that
+  names the user (the login is the Moodle username, and the address the
+  email, when the roster gave one) and one column of points for the
+  grade item, named after the course.
+- Canvas's gradebook import: its own columns (Student, ID, SIS User ID,
+  SIS Login ID, Section; Canvas matches students by the SIS Login ID,
+  here the login, or by the SIS User ID when the account has an
+  external subject), a "Points Possible" row, and one column for the
+  assignment.
+
+The score is the one of `grades.csv` (the counting upload's, with the
+course requirements' deductions).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from plpuzzle.untrusted import spreadsheet_cell
+
+
+def moodle_csv(report: dict[str, Any], item: str, emails: dict[str, str]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["username", "email", item])
+    for s in report["students"]:
+        writer.writerow([spreadsheet_cell(s["id"]), emails.get(s["id"], ""), s["score"]])
+    return out.getvalue()
+
+
+def canvas_csv(report: dict[str, Any], item: str, subjects: dict[str, str]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", item])
+    writer.writerow(["    Points Possible", "", "", "", "", report["max_score"]])
+    for s in report["students"]:
+        login = spreadsheet_cell(s["id"])
+        writer.writerow([login, "", subjects.get(s["id"], ""), login, "", s["score"]])
+    return out.getvalue()
+
+
+def class_json(report: dict[str, Any]) -> dict[str, Any]:
+    """The class as a script reads it: each student's score and the count
+    of each verdict, with the settings it was graded with."""
+    students = [
+        {"id": s["id"], "score": s["score"], "max_score": s["max_score"],
+         "counts": {g: n for g, n in s["counts"].items() if n},
+         "submission": s.get("submission", ""), "notes": s.get("notes", [])}
+        for s in report["students"]
+    ]  # fmt: skip
+    return {"max_score": report["max_score"], "settings": report.get("settings"),
+            "tests": [t["name"] for t in report["tests"]], "students": students}  # fmt: skip
