@@ -403,7 +403,7 @@ def test_the_csvs_get_the_columns_and_the_score_its_deduction(tmp_path: Path) ->
 
     report = graded_rows(tmp_path, clpfd="deduct", clpfd_points=2)
     lines = to_csv(report).splitlines()
-    assert lines[0].endswith(",missing,clpfd,head_comments,long_lines,documentation,deduction,feedback")
+    assert lines[0].endswith(",missing,clpfd,head_comments,long_lines,documentation,deduction")
     assert lines[1].startswith("gone,0,3,") and lines[1].endswith(",1,,,,,")
     assert lines[2].startswith("ok,3,3,1,") and lines[2].endswith(",yes,0.0,0,no,0")
     assert lines[3].startswith("plain,1,3,1,") and lines[3].endswith(",no,0.0,0,no,2")
