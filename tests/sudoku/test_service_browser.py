@@ -537,3 +537,53 @@ def test_a_hostile_file_name_and_messages_stay_text_on_every_page(
         By.CSS_SELECTOR, "ul.notes li")], "the notes of mallory's section")  # fmt: skip
     assert any(EVIL_MESSAGE in n for n in notes), notes
     no_injection(driver)
+
+
+# --- issue 45's pages: the documentation, an extension, sessions ---------------
+
+
+def test_documentation_extension_and_sessions_through_the_pages(
+    driver: WebDriver, own_site: Site
+) -> None:
+    """A student hands in their documentation with the page's form and sees
+    their sign-ins; the teacher finds the document on the student's page,
+    grants an extension with the page's date field and takes it back."""
+    from selenium.webdriver.common.by import By
+
+    welcome(driver, own_site, "alice")
+    notes = own_site.files / "notes.txt"
+    notes.write_text("How my sudoku/2 works: rows, columns, boxes, then labeling.\n")
+    driver.find_elements(By.CSS_SELECTOR, "input[type=file]")[1].send_keys(str(notes))
+    submit(driver, button(driver, "Hand in the documentation"))
+    assert path_of(driver) == "/me"
+    counting = text(driver, "section.card:nth-of-type(2)")
+    assert "Counting: notes.txt" in counting, counting
+    href = link(driver, "notes.txt").get_attribute("href") or ""
+    cookies = {c["name"]: c["value"] for c in driver.get_cookies()}
+    download = httpx.get(href, cookies=cookies, timeout=PAGE)
+    assert download.status_code == 200 and b"rows, columns, boxes" in download.content
+    assert "attachment" in download.headers["content-disposition"]
+
+    go(driver, own_site, "/tokens")
+    sessions = driver.find_elements(
+        By.XPATH, "//section[h2='Where you are signed in']//tbody/tr"
+    )
+    assert len(sessions) == 1 and "this browser" in sessions[0].text, [s.text for s in sessions]
+    shoot(driver, "student-sign-ins")
+
+    driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
+    welcome(driver, own_site, "tina")
+    go(driver, own_site, "/students/alice")
+    assert "The course has no deadline." in text(driver, "section.card")
+    assert "notes.txt" in text(driver) and "counts" in text(driver)
+    field = driver.find_element(By.NAME, "until")
+    driver.execute_script("arguments[0].value = '2031-01-15T18:00'", field)
+    submit(driver, button(driver, "Grant the extension"))
+    assert path_of(driver) == "/students/alice"
+    assert "alice's deadline is now" in text(driver, "p.flash.ok")
+    granted = text(driver, "section.card")
+    assert "An extension until" in granted and "2031" in granted and "tina" in granted, granted
+    shoot(driver, "teacher-student")
+    submit(driver, button(driver, "Take it back"))
+    assert "extension was taken back" in text(driver, "p.flash.ok")
+    assert "The course has no deadline." in text(driver, "section.card")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -99,7 +100,7 @@ def test_an_extension_in_the_file_or_on_the_page_moves_a_students_deadline(
 def test_a_bad_extension_is_named_with_its_line(tmp_path: Path) -> None:
     from plpuzzle.sudoku.runs.suite import SuiteError
 
-    with pytest.raises(SuiteError, match=r"suite.toml:9: the extension of erin must be"):
+    with pytest.raises(SuiteError, match=r"suite.toml:10: the extension of erin must be"):
         make_service(tmp_path, course_toml('\n[course.extensions]\nerin = "soon"'))
 
 
@@ -158,10 +159,15 @@ def smtp() -> Iterator[tuple[int, list[Any]]]:
             received.append(envelope)
             return "250 OK"
 
-    controller = Controller(Keep(), hostname="127.0.0.1", port=0)
+    # aiosmtpd checks its server by connecting to the port it was given, so
+    # it needs a real one: a port the kernel picked free just now.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    controller = Controller(Keep(), hostname="127.0.0.1", port=port)
     controller.start()
     try:
-        yield controller.server.sockets[0].getsockname()[1], received
+        yield port, received
     finally:
         controller.stop()
 

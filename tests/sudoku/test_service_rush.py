@@ -257,7 +257,7 @@ def test_a_newer_upload_replaces_the_older_ones_still_to_grade(quiet: tuple) -> 
     assert [(s["state"], s["replaced_by"]) for s in states[:2]] == [
         ("replaced", ids[1]), ("replaced", ids[2])]  # fmt: skip
     assert states[2]["state"] == "queued"
-    page = alice.page(f"/uploads/{ids[0]}")
+    page = alice.page(f"/uploads/{ids[1]}")  # (ids[0] says first that it does not load)
     assert "replaced by a newer upload, not graded" in page and "the last upload counts" in page
     queue = GradingQueue(service)
     app.state.deps.queue = queue

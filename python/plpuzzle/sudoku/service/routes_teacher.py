@@ -16,7 +16,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from markupsafe import Markup
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 
 from plpuzzle.sudoku import api
 from plpuzzle.sudoku.grading.pages import script_digest
@@ -30,7 +30,7 @@ from plpuzzle.sudoku.service.exports import canvas_csv, class_json, moodle_csv
 from plpuzzle.sudoku.service.results import class_report, counting_uploads, late_only
 from plpuzzle.sudoku.service.routes_student import student_page
 from plpuzzle.sudoku.service.routing import check_csrf, deps, render, server_url, teacher
-from plpuzzle.sudoku.service.store import Upload, User, now
+from plpuzzle.sudoku.service.store import Document, Extension, Upload, User, now
 from plpuzzle.untrusted import one_line
 
 router = APIRouter()
@@ -90,10 +90,16 @@ def class_version(service: Service) -> str:
     with service.store.session() as db:
         row = db.execute(
             select(func.count(Upload.id), func.max(Upload.id), func.max(Upload.graded),
-                   func.sum(Upload.attempt))
+                   func.sum(Upload.attempt), func.sum(case((Upload.late, 1), else_=0)))
         ).one()  # fmt: skip
         states = db.execute(select(Upload.state, func.count()).group_by(Upload.state)).all()
-    return f"{tuple(row)}{sorted(tuple(s) for s in states)}{service.released()}"
+        # A document counts for a requirement; an extension moves a deadline.
+        papers = db.execute(select(func.count(Document.id), func.max(Document.id))).one()
+        granted = db.execute(
+            select(func.count(Extension.user_id), func.max(Extension.granted_at))
+        ).one()
+    return (f"{tuple(row)}{sorted(tuple(s) for s in states)}{tuple(papers)}{tuple(granted)}"
+            f"{service.released()}")  # fmt: skip
 
 
 def _queued(service: Service) -> int:
