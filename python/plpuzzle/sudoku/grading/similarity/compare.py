@@ -15,6 +15,7 @@ from plpuzzle.sudoku.grading.similarity.reading import (
     TOKENS,
     FileRead,
     Reader,
+    clpfd_elsewhere,
     read_texts,
     vocabulary,
 )
@@ -148,7 +149,8 @@ def compare(
     texts = [f.text for h in everyone for f in h.files]
     budgets = [HANDIN_TOKENS // len(h.files) for h in everyone for _ in h.files]
     reader = Reader(settings.dialect)
-    reads = iter(read_texts(texts, settings.dialect, jobs, reader, budgets))
+    clpfd = clpfd_elsewhere([[f.text for f in h.files] for h in everyone])
+    reads = iter(read_texts(texts, settings.dialect, jobs, reader, budgets, clpfd))
     compared: list[Compared] = []
     for h in everyone:
         mine = [next(reads) for _ in h.files]

@@ -118,8 +118,11 @@ def compared_names(files: dict[str, bytes], main: str) -> list[str]:
 
 
 def hand_in(submission: Submission) -> HandIn:
-    """The files of a graded submission that grading loads (compared_names)."""
+    """The files of a graded submission that grading loads (compared_names),
+    each named as handed in (a lone `frank.pl`, loaded as sudoku.pl, is
+    frank.pl in every note and report)."""
     files = dict(submission.files.files)
+    renamed = submission.renamed()
     names = compared_names(files, submission.files.main)
     notes = []
     if len(names) > MAX_FILES:
@@ -130,9 +133,10 @@ def hand_in(submission: Submission) -> HandIn:
     for name in names:
         data = files[name]
         digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
-        source = _source(name, data)
+        shown = renamed if renamed and name == submission.files.main else name
+        source = _source(shown, data)
         if source.cut:
-            notes.append(f"{one_line(name)}: compared its first {MAX_CHARS:,} characters of code")
+            notes.append(f"{one_line(shown)}: compared its first {MAX_CHARS:,} characters of code")
         sources.append(source)
     return HandIn(submission.student, tuple(sources), digest.hexdigest(), tuple(notes))
 
