@@ -18,6 +18,7 @@ One module per step:
 """
 
 from plpuzzle.sudoku.grading.similarity.class_report import (
+    NO_SOLVER_NOTE,
     compare_class,
     compare_submissions,
     read_base,
@@ -41,6 +42,7 @@ def check_reader() -> None:
 
 __all__ = [
     "MIN_SHARED",
+    "NO_SOLVER_NOTE",
     "THRESHOLD",
     "ReaderUnavailable",
     "Settings",

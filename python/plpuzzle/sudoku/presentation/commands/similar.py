@@ -62,12 +62,21 @@ threshold_option = click.option(
 
 
 def pair_table(sim: similarity.Similarity, limit: int | None = None) -> Table:
-    """The pairs at or above the threshold, one row each."""
+    """The pairs at or above the threshold, one row each. The scores never
+    wrap nor fall off: where the ids are too long for the width (80
+    columns in a saved report), they are folded onto more lines."""
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 0))
-    for name, justify in (("#", "right"), ("hand-in A", "left"), ("hand-in B", "left"),
-                          ("share of A", "right"), ("share of B", "right"),
-                          ("fingerprints in common", "right")):  # fmt: skip
-        table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    for name, justify, wraps in (("#", "right", False), ("hand-in A", "left", True),
+                                 ("hand-in B", "left", True), ("share of A", "right", False),
+                                 ("share of B", "right", False),
+                                 ("fingerprints in common", "right", False)):  # fmt: skip
+        table.add_column(
+            name,
+            justify=justify,  # type: ignore[arg-type]
+            no_wrap=not wraps,
+            overflow="fold" if wraps else "ellipsis",
+            min_width=None if wraps else len(name),
+        )
     for n, p in enumerate(sim.above()[:limit], 1):
         table.add_row(
             str(n), sim.student(p.a), sim.student(p.b),
@@ -84,6 +93,12 @@ def print_similarity(console: Console, sim: similarity.Similarity) -> None:
         console.print(f"Identical files: {' = '.join(group)}", markup=False)
     for group in sim.same_normal:
         console.print(f"The same after normalisation: {' = '.join(group)}", markup=False)
+    ungraded = [c.student for c in sim.handins if similarity.NO_SOLVER_NOTE in c.notes]
+    if ungraded:
+        console.print(
+            f"Compared though they have no sudoku.pl (every .pl file): {', '.join(ungraded)}",
+            markup=False,
+        )
     for c in sim.handins:
         if c.how != "prolog" and not quiet():
             notes = printable("; ".join(c.notes))
