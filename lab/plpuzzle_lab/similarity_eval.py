@@ -44,19 +44,31 @@ def labels(folder: Path = EVAL) -> Labels:
     return Labels(origin, kinds)
 
 
+#: A pair as judged: its score, its evidence, and the two hand-ins.
+Row = tuple[float, float, str, str]
+
+
+def _said(row: Row, least: float) -> str:
+    score, evidence, a, b = row
+    short = f" < {least:g}" if evidence < least else ""
+    return f"{a} ~ {b} ({score:.0%}, evidence {evidence:.1f}{short})"
+
+
 @dataclass
 class Evaluation:
     """The pairs as reported against the labels."""
 
     students: list[str]
     threshold: float
-    #: (score, a, b) of the copy pairs reported, and of those missed.
-    found: list[tuple[float, str, str]] = field(default_factory=list)
-    missed: list[tuple[float, str, str]] = field(default_factory=list)
-    #: (score, a, b) of the pairs reported that are no copies.
-    false: list[tuple[float, str, str]] = field(default_factory=list)
+    #: The least evidence a reported pair has (Settings.min_shared).
+    min_evidence: float = 0.0
+    #: (score, evidence, a, b) of the copy pairs reported, and of those missed.
+    found: list[Row] = field(default_factory=list)
+    missed: list[Row] = field(default_factory=list)
+    #: (score, evidence, a, b) of the pairs reported that are no copies.
+    false: list[Row] = field(default_factory=list)
     #: The highest scores of pairs that are no copies (reported or not).
-    closest: list[tuple[float, str, str]] = field(default_factory=list)
+    closest: list[Row] = field(default_factory=list)
     groups: list[list[str]] = field(default_factory=list)
     not_compared: list[str] = field(default_factory=list)
 
@@ -82,9 +94,14 @@ class Evaluation:
             f"reported, {len(self.found)} copies, {len(self.false)} false",
             f"precision {self.precision:.1%}, recall {self.recall:.1%}",
         ]
-        out += [f"  missed copy: {a} ~ {b} ({s:.0%})" for s, a, b in self.missed]
-        out += [f"  false pair: {a} ~ {b} ({s:.0%})" for s, a, b in self.false]
-        out += [f"  closest non-copy: {a} ~ {b} ({s:.0%})" for s, a, b in self.closest[:5]]
+        least = self.min_evidence
+        out += [f"  lowest copy: {_said(min(self.found), least)}"] if self.found else []
+        out += [f"  missed copy: {_said(row, least)}" for row in self.missed]
+        out += [f"  false pair: {_said(row, least)}" for row in self.false]
+        out += [f"  closest non-copy: {_said(row, least)}" for row in self.closest[:5]]
+        if self.closest:
+            most = max(self.closest, key=lambda row: row[1])
+            out.append(f"  most evidence of a non-copy: {_said(most, least)}")
         out += [f"  group: {', '.join(g)}" for g in self.groups]
         out += [f"  not compared: {n}" for n in self.not_compared]
         return out
@@ -93,20 +110,23 @@ class Evaluation:
 def evaluate(sim: similarity.Similarity, truth: Labels, left_out: list[str]) -> Evaluation:
     """The comparison `sim` of the set judged by `truth`."""
     students = sorted(c.student for c in sim.handins)
-    scores = {(sim.student(p.a), sim.student(p.b)): p.score for p in sim.pairs}
+    scores = {(sim.student(p.a), sim.student(p.b)): p for p in sim.pairs}
     above = {(sim.student(p.a), sim.student(p.b)) for p in sim.above()}
-    out = Evaluation(students, sim.settings.threshold, groups=sim.clusters())
+    out = Evaluation(
+        students, sim.settings.threshold, sim.settings.min_shared, groups=sim.clusters()
+    )
     out.not_compared = list(left_out)
     everyone = sorted({*students, *truth.origin, *truth.origin.values()})
     for a, b in itertools.combinations(everyone, 2):
-        score = max(scores.get((a, b), 0.0), scores.get((b, a), 0.0))
+        pair = scores.get((a, b)) or scores.get((b, a))
+        row = (pair.score, pair.evidence, a, b) if pair else (0.0, 0.0, a, b)
         reported = (a, b) in above or (b, a) in above
         if truth.is_copy(a, b):
-            (out.found if reported else out.missed).append((score, a, b))
+            (out.found if reported else out.missed).append(row)
         else:
             if reported:
-                out.false.append((score, a, b))
-            out.closest.append((score, a, b))
+                out.false.append(row)
+            out.closest.append(row)
     out.closest.sort(reverse=True)
     out.false.sort(reverse=True)
     return out
