@@ -108,3 +108,20 @@ def test_a_chain_of_copies_is_no_group_of_unrelated_work(tmp_path: Path) -> None
         frozenset(("chain_rules", "roads_be")),
     }
     assert sim.clusters() == []
+
+
+def test_notes_name_each_file_as_handed_in(tmp_path: Path) -> None:
+    """A lone frank.pl is loaded as sudoku.pl, but its notes say frank.pl,
+    and its syntax error's line is where SWI-Prolog puts it (after the
+    comments above the clause)."""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    text = "ok.\n% a comment\n% and another\n\nsudoku(_, L) :-\n    L = [a b].\n"
+    (folder / "frank.pl").write_text(text)
+    shutil.copy(CLASS / "sud_a.pl", folder / "ida.pl")
+    sim, _ = similarity.compare_class(folder)
+    frank = next(c for c in sim.handins if c.student == "frank")
+    assert [f.name for f in frank.handin.files] == ["frank.pl"]
+    (note,) = frank.notes
+    assert note.startswith("frank.pl: 1 clause(s) with syntax errors"), note
+    assert "the first at line 6:" in note
