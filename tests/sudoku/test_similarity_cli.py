@@ -211,3 +211,19 @@ def test_a_saved_report_keeps_the_scores_with_long_ids(tmp_path: Path) -> None:
     row = next(line.split() for line in lines if line.strip().startswith("1 "))
     assert row[-3:-1] == ["100%", "100%"] and row[-1].isdigit()
     assert all(len(line) <= 80 for line in lines if "%" in line and "Similar" not in line)
+
+
+@pytest.mark.sandbox
+def test_grade_compares_the_hand_ins_it_cannot_grade_too(klass: Path, tmp_path: Path) -> None:
+    """Several .pl files and no sudoku.pl: graded 0 (which is the solver?),
+    and compared all the same."""
+    shutil.copytree(EVAL / "lab_hans", klass / "hans")
+    shutil.copytree(EVAL / "copy_lab_hans", klass / "jan")
+    run = plpuzzle("sudoku", "grade", klass, "--suite", SUITE, "--only", "test001",
+                   "--no-feedback", "--time-limit", "10", "--memory-limit", "1024",
+                   "--jobs", "2", "--out", tmp_path / "on")  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    data = json.loads((tmp_path / "on" / "grades.json").read_text())
+    assert {"hans", "jan"} <= set(data["ungradable"])
+    pairs = [(p["student_a"], p["student_b"]) for p in data["similarity"]["pairs"]]
+    assert ("hans", "jan") in pairs and ("olga", "vilma") in pairs

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from plpuzzle.sudoku.grading.intake import read_class
+from plpuzzle.sudoku.grading.intake import Ungradable, read_class
 from plpuzzle.sudoku.grading.model import GradingError, Submission
 from plpuzzle.sudoku.grading.similarity import html, report
 from plpuzzle.sudoku.grading.similarity.compare import Settings, Similarity, compare
@@ -51,6 +51,16 @@ def compare_submissions(
     return compare(sorted(handins, key=lambda h: h.student), templates, settings, jobs)
 
 
+def ungraded_hand_ins(ungradable: Sequence[Ungradable]) -> list[HandIn]:
+    """The entries that cannot be graded but hold Prolog files (several,
+    no sudoku.pl), as hand-ins to compare, each with a note."""
+    return [
+        files_hand_in(u.student, u.files, notes=[NO_SOLVER_NOTE])
+        for u in ungradable
+        if u.files is not None and u.files.files
+    ]
+
+
 def compare_class(
     folder: Path, base: Sequence[Path] = (), settings: Settings | None = None, jobs: int = 1
 ) -> tuple[Similarity, list[str]]:
@@ -61,11 +71,7 @@ def compare_class(
     is no less copying for a misnamed file. GradingError for an unusable
     folder."""
     intake = read_class(folder, jobs)
-    more = [
-        files_hand_in(u.student, u.files, notes=[NO_SOLVER_NOTE])
-        for u in intake.ungradable
-        if u.files is not None and u.files.files
-    ]
+    more = ungraded_hand_ins(intake.ungradable)
     compared = {h.student for h in more}
     left_out = [f"{u.student}: {u.note}" for u in intake.ungradable if u.student not in compared]
     left_out += intake.skipped
