@@ -38,7 +38,7 @@ def test_the_figures_count_what_they_say() -> None:
 
 def test_the_labels_pair_copies_with_their_origins() -> None:
     truth = labels()
-    assert isinstance(truth, Labels) and len(truth.origin) == 6
+    assert isinstance(truth, Labels) and len(truth.origin) == 8
     assert truth.is_copy("fam_joao", "copy_fam_joao")
     assert not truth.is_copy("fam_joao", "fam_klaus")
     assert set(truth.kinds) >= set(truth.origin) | set(truth.origin.values())
