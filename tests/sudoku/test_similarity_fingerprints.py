@@ -169,3 +169,15 @@ def test_groups_are_the_connected_components(links: list[tuple[int, int]]) -> No
                         todo.append(v)
         assert reached == set(g)
     assert all(len(g) >= 3 for g in groups(links))
+
+
+def test_the_search_for_groups_is_bounded() -> None:
+    """A graph with 3^(n/3) maximal cliques (Moon and Moser): everyone
+    linked but to the other two of their own triple. The search stops
+    within its budget and what it gives are true cliques."""
+    n = 60
+    links = [(a, b) for a in range(n) for b in range(a + 1, n) if a // 3 != b // 3]
+    found = cliques(links)
+    linked = {frozenset(pair) for pair in links}
+    assert found and all(len(g) == n // 3 for g in found)
+    assert all(frozenset(p) in linked for g in found[:50] for p in itertools.combinations(g, 2))

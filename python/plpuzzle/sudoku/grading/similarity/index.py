@@ -110,9 +110,11 @@ def groups(links: Iterable[tuple[int, int]], size: int = 3) -> list[list[int]]:
     return found
 
 
-#: Steps the search for cliques may take (a class's pairs above the
-#: threshold make a small graph; a hostile one cannot make it run long).
-CLIQUE_STEPS = 100_000
+#: Work the search for cliques may do, in set intersections (a class's
+#: pairs above the threshold make a small graph, done in a fraction of
+#: this; a graph made to have exponentially many cliques stops here, with
+#: the groups found by then).
+CLIQUE_STEPS = 2_000_000
 
 
 def cliques(links: Iterable[tuple[int, int]], size: int = 3) -> list[list[int]]:
@@ -130,7 +132,7 @@ def cliques(links: Iterable[tuple[int, int]], size: int = 3) -> list[list[int]]:
 
     def extend(clique: list[int], candidates: set[int], done: set[int]) -> None:
         nonlocal steps
-        steps -= 1
+        steps -= 1 + len(candidates) + len(done)
         if steps < 0:
             return
         if not candidates and not done:
