@@ -17,8 +17,11 @@
     Files are read in the dialect they are graded in: `sicstus4` adds
     the operators of SWI-Prolog's library(dialect/sicstus4) (`do`,
     `block`, ...) and reads double-quoted text as codes; `swi` reads as
-    SWI-Prolog does.  Both get library(clpfd)'s operators, which every
-    solver of the assignment imports.
+    SWI-Prolog does.  library(clpfd)'s operators (`#=`, `ins`, ...) are
+    known from the directive that loads the library on (as when the file
+    loads: without it, `X ins 1..9` is a syntax error and its clause does
+    not exist), or from the start when the request says that another
+    file of the hand-in loads it.
 
     The caller starts
 
@@ -26,9 +29,11 @@
               similarity_reader.pl -- DIALECT SECONDS MAX_TOKENS
 
     and writes the files on standard input, each as a line
-    `file(Id, Chars, Max).` and then exactly Chars characters of text,
-    of which at most Max tokens are read (never more than MAX_TOKENS;
-    `file(Id, Chars).` reads MAX_TOKENS).  The
+    `file(Id, Chars, Max, Options).` and then exactly Chars characters
+    of text, of which at most Max tokens are read (never more than
+    MAX_TOKENS; `file(Id, Chars).` reads MAX_TOKENS).  Options is a
+    list: `clpfd` in it gives the file clpfd's operators from the start.
+    The
     reply on standard output is one line `{"ready":true}` and then one
     JSON line per file, in order:
 
@@ -43,7 +48,8 @@
     text), `q` a string or code list, `p` punctuation (Value: one of
     ( ) [ ] | , { }, with From = To = -1) and `o` a term of another
     kind.  From and To are character offsets in the text.  An Error is
-    [From, To, Message] for a clause that did not read (a syntax error):
+    [From, To, Message, At] for a clause that did not read (a syntax
+    error found at character At, where SWI-Prolog's loader reports it):
     the caller reads that stretch of text as tokens.  `failed` names why
     a file could not be read at all (a limit, or an error of the
     reader), and `truncated` says that reading stopped at MAX_TOKENS
@@ -92,20 +98,26 @@ main :-
 
 serve(Dialect, Seconds, MaxTokens) :-
     read_term(user_input, Request, []),
-    (   file_request(Request, MaxTokens, Id, Chars, Max)
+    (   file_request(Request, MaxTokens, Id, Chars, Max, Options)
     ->  get_char(user_input, _),            % the newline after the header
         read_string(user_input, Chars, Text),
-        read_text(Text, Dialect, Seconds, Max, Reply0),
+        read_text(Text, Dialect-Options, Seconds, Max, Reply0),
         Reply = Reply0.put(id, Id),
         reply(Reply),
         serve(Dialect, Seconds, MaxTokens)
     ;   true
     ).
 
-%   A request for one file: its id, its length and the tokens to read.
-file_request(file(Id, Chars), MaxTokens, Id, Chars, MaxTokens).
-file_request(file(Id, Chars, Own), MaxTokens, Id, Chars, Max) :-
+%   A request for one file: its id, its length, the tokens to read and
+%   the options.
+file_request(file(Id, Chars), MaxTokens, Id, Chars, MaxTokens, []).
+file_request(file(Id, Chars, Own), MaxTokens, Id, Chars, Max, []) :-
     integer(Own),
+    Max is max(0, min(Own, MaxTokens)).
+file_request(file(Id, Chars, Own, Options), MaxTokens, Id, Chars, Max,
+             Options) :-
+    integer(Own),
+    is_list(Options),
     Max is max(0, min(Own, MaxTokens)).
 
 reply(Dict) :-
@@ -145,11 +157,16 @@ op_kind(yf, postfix).
 %
 %   Reply is the dict described above (without its id) for the source
 %   Text, read in Dialect within Seconds of wall-clock time and
-%   MaxTokens tokens.  Never fails and never raises: a limit or an
-%   error is a Reply with `failed` set.
+%   MaxTokens tokens.  Dialect may be Dialect-Options (see the
+%   request).  Never fails and never raises: a limit or an error is a
+%   Reply with `failed` set.
 
-read_text(Text, Dialect, Seconds, MaxTokens, Reply) :-
-    fresh_module(Dialect, Module),
+read_text(Text, Dialect0, Seconds, MaxTokens, Reply) :-
+    (   Dialect0 = Dialect-Options
+    ->  true
+    ;   Dialect = Dialect0, Options = []
+    ),
+    fresh_module(Dialect, Options, Module),
     catch(call_with_time_limit(
               Seconds,
               read_all(Text, Module, Dialect, MaxTokens, Clauses, Errors,
@@ -179,14 +196,18 @@ message_to_codes(E, _, Codes) :-
                    print_message_lines(current_output, '', Lines)).
 
 %   A module of its own for each file: its operators, and only those of
-%   the dialect and of clpfd besides the standard ones.
-fresh_module(Dialect, Module) :-
+%   the dialect besides the standard ones (and clpfd's when Options says
+%   another file of the hand-in loads it).
+fresh_module(Dialect, Options, Module) :-
     retract(file_module_count(N0)),
     N is N0 + 1,
     assertz(file_module_count(N)),
     format(atom(Module), 'similarity_file_~d', [N]),
     set_module(Module:class(temporary)),
-    module_operators(clpfd, Module),
+    (   memberchk(clpfd, Options)
+    ->  module_operators(clpfd, Module)
+    ;   true
+    ),
     (   Dialect == sicstus4
     ->  module_operators(sicstus4, Module)
     ;   true
@@ -227,7 +248,8 @@ read_terms(In, Module, DQ, Left, Clauses, Errors, Truncated) :-
     char_offset(In, After),
     (   nonvar(E)
     ->  syntax_error_text(E, Message),
-        Errors = [[Before, After, Message]|Errors1],
+        syntax_error_at(E, Before, At),
+        Errors = [[Before, After, Message, At]|Errors1],
         read_terms(In, Module, DQ, Left, Clauses, Errors1, Truncated)
     ;   Term == end_of_file
     ->  Clauses = [], Errors = [], Truncated = false
@@ -263,6 +285,13 @@ syntax_error_text(error(syntax_error(Message), _), Text) :-
 syntax_error_text(E, _) :-
     throw(E).
 
+%   Where the error was found (the loader's place for it), else where
+%   the clause's text begins.
+syntax_error_at(error(_, stream(_, _, _, CharNo)), _, CharNo) :-
+    integer(CharNo),
+    !.
+syntax_error_at(_, Before, Before).
+
 %   The operators a directive declares take effect in the file's module.
 directive((:- Goal), Module) :-
     !,
@@ -280,6 +309,17 @@ declare(op(P, T, Names), Module) :-
     !,
     qualified(Names, Module, Qualified),
     op(P, T, Qualified).
+declare(Load, Module) :-
+    loads_clpfd(Load, Imports),
+    !,
+    (   Imports == all
+    ->  module_operators(clpfd, Module)
+    ;   forall(member(Import, Imports),
+               ( nonvar(Import), Import = op(P, T, N)
+               ->  ignore(catch(declare(op(P, T, N), Module), _, true))
+               ;   true
+               ))
+    ).
 declare(module(_, Exports), Module) :-
     is_list(Exports),
     !,
@@ -289,6 +329,40 @@ declare(module(_, Exports), Module) :-
            ;   true
            )).
 declare(_, _).
+
+%   A directive that loads library(clpfd), and the operators it imports:
+%   all, or (an import list) those it names.
+loads_clpfd(Load, all) :-
+    Load =.. [Name, Library],
+    memberchk(Name, [use_module, ensure_loaded, reexport, consult]),
+    clpfd_library(Library),
+    !.
+loads_clpfd(Load, Imports) :-
+    Load =.. [Name, Library, Imports0],
+    memberchk(Name, [use_module, reexport]),
+    clpfd_library(Library),
+    !,
+    (   is_list(Imports0)
+    ->  Imports = Imports0
+    ;   Imports = all                       % all, or except(...)
+    ).
+loads_clpfd(load_files(Library, _), all) :-
+    clpfd_library(Library),
+    !.
+loads_clpfd(Files, all) :-
+    is_list(Files),
+    member(Library, Files),
+    clpfd_library(Library),
+    !.
+
+clpfd_library(Library) :-
+    nonvar(Library),
+    (   Library = library(clpfd)
+    ;   is_list(Library),
+        member(L, Library),
+        L == library(clpfd)
+    ),
+    !.
 
 qualified(Names, Module, Qualified) :-
     is_list(Names),
@@ -311,10 +385,13 @@ head_of(H, _, null) :- var(H), !.
 head_of(_:H, Extra, Head) :- !, head_of(H, Extra, Head).
 head_of((H, _), Extra, Head) :- !, head_of(H, Extra, Head).  % pushback
 head_of(H, Extra, [Name, Arity]) :-
-    callable(H),
+    compound(H),                            % ler() too: arity 0
     !,
-    functor(H, Name, Arity0),
+    compound_name_arity(H, Name, Arity0),
     Arity is Arity0 + Extra.
+head_of(H, Extra, [H, Extra]) :-
+    atom(H),
+    !.
 head_of(_, _, null).
 
 

@@ -216,6 +216,20 @@ def similarity(students: int, seed: int, jobs: int, out_dir: Path, sweep: bool) 
         click.echo(line)
 
 
+@lab.command("similarity-eval")
+@jobs_option("reader processes at once")
+def similarity_eval(jobs: int) -> None:
+    """Precision and recall of the similarity report on the labelled set
+    (tests/fixtures/similarity_eval): exit 1 if a pair that is no copy is
+    reported or a copy is missed."""
+    from plpuzzle_lab import similarity_eval as evaluation
+
+    found = evaluation.run(jobs)
+    for line in found.lines():
+        click.echo(line)
+    sys.exit(0 if not found.false and not found.missed else 1)
+
+
 @lab.command()
 @click.argument("out", type=click.Path(path_type=Path, dir_okay=False), default="bench/SERVICE.md")
 @click.option("--students", type=click.IntRange(min=1), default=50, show_default=True)

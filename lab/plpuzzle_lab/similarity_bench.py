@@ -161,7 +161,7 @@ def evidence_class(folder: Path) -> dict[str, str]:
 
 
 def separation(sim: similarity.Similarity, origin: dict[str, str]) -> tuple[list, list]:
-    """((score, shared, a, b) of every pair made from one hand-in, and of
+    """((score, evidence, a, b) of every pair made from one hand-in, and of
     every pair of independent hand-ins), each sorted."""
     index = {c.student: i for i, c in enumerate(sim.handins)}
     found = {(p.a, p.b): p for p in sim.pairs}
@@ -169,7 +169,7 @@ def separation(sim: similarity.Similarity, origin: dict[str, str]) -> tuple[list
     for a, b in itertools.combinations(sorted(origin), 2):
         x, y = sorted((index[a], index[b]))
         p = found.get((x, y))
-        row = (p.score if p else 0.0, p.shared if p else 0, a, b)
+        row = (p.score if p else 0.0, p.evidence if p else 0.0, a, b)
         if origin[a] == origin[b]:
             copied.append(row)
         elif a == origin[a] and b == origin[b]:

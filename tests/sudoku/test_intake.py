@@ -277,7 +277,9 @@ def test_a_class_with_misnamed_submissions_and_a_roster(tmp_path: Path) -> None:
     assert "plpuzzle: graded 10/10 (100%)" in run.stderr
     csv = (out / "grades.csv").read_text().splitlines()
     # After the grades, the course requirements' columns: empty for nobody.
-    assert csv[0].endswith(",missing,clpfd,head_comments,long_lines,documentation,deduction,feedback")
+    assert csv[0].endswith(
+        ",missing,clpfd,head_comments,long_lines,documentation,deduction,feedback"
+    )
     assert "nobody,0,2," + "0," * 9 + "2,,,,,,feedback/nobody.html" in csv
     assert any(line.startswith("alice,2,2,2,") and ",yes," in line for line in csv)
 

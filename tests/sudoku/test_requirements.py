@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from plpuzzle.sudoku.grading.requirements import check_class
+from plpuzzle.sudoku.grading.requirements import check_class, lines
 from plpuzzle.sudoku.grading.requirements.comments import commented
 from plpuzzle.sudoku.runs.suite import SuiteError
 from plpuzzle.sudoku.runs.suite_config import RequirementsPolicy, load_manifest
@@ -98,8 +98,9 @@ def test_the_class_fixtures_read_as_expected() -> None:
     assert found["alice"].clpfd is not None and found["alice"].clpfd.status == "yes"
     assert found["alice"].clpfd.reached["domain/3"] == 1  # SICStus' domain/3
     assert found["grace"].clpfd is not None and found["grace"].clpfd.status == "no"
-    judy = found["judy"].to_json()  # a syntax error: sudoku/2 never read
-    assert judy["clpfd"]["status"] == "unknown" and judy["read"] == "partly as tokens"
+    judy = found["judy"].to_json()  # a syntax error: sudoku/2 does not load
+    assert judy["clpfd"]["status"] == "not defined" and judy["read"] == "partly as tokens"
+    assert judy["clpfd"]["sudoku_syntax_errors"]  # named, for the teacher
 
 
 # --- clpfd: each case on a small program ------------------------------------------------
@@ -116,7 +117,13 @@ CASES = {
     "no_sudoku": CLPFD + "sudoku(_, _, L) :- all_distinct(L).\n",
     "qualified": CLPFD + "sudoku(_, L) :- clpfd:all_distinct(L).\n",
     "dcg": CLPFD + "sudoku(_, L) :- phrase(cells(L), [1]).\ncells([X]) --> [X], {X #> 0}.\n",
-    "unreached": "sudoku(_, L) :- helper(L).\nhelper(_).\nother(L) :- L ins 1..9.\n",
+    "unreached": CLPFD + "sudoku(_, L) :- helper(L).\nhelper(_).\nother(L) :- L ins 1..9.\n",
+    "not_loaded": "sudoku(_, L) :- helper(L).\nhelper(_).\nother(L) :- L = [_|_].\n",
+    # The directive without `:-` is a fact: `ins` is no operator, the clause
+    # of sudoku/2 a syntax error, and SWI-Prolog loads no sudoku/2.
+    "no_directive": "use_module(library(clpfd)).\n\nsudoku(_, L) :-\n    L ins 1..9.\n",
+    "labeling_closure": CLPFD + "sudoku(_, Rows) :- maplist(labeling([ff]), Rows).\n",
+    "zero_arity": CLPFD + "start() :- sudoku(_, _).\nsudoku(_, L) :- ler(), label(L).\nler().\n",
 }
 
 
@@ -135,7 +142,11 @@ def cases(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]
         ("var_goal", "unknown"),
         ("maplist_var", "unknown"),
         ("assert", "unknown"),
-        ("no_sudoku", "unknown"),
+        ("no_sudoku", "not defined"),
+        ("no_directive", "not defined"),
+        ("labeling_closure", "no"),  # the search alone
+        ("zero_arity", "no"),  # start() and ler() read: a finding, not a guess
+        ("not_loaded", "no"),
         ("qualified", "yes"),
         ("dcg", "yes"),
         ("unreached", "no"),
@@ -148,9 +159,34 @@ def test_each_clpfd_case(cases: dict[str, dict[str, Any]], name: str, status: st
 def test_the_kinds_are_counted_and_search_only_is_said(cases: dict[str, Any]) -> None:
     assert cases["direct"]["clpfd"]["reached"] == {"#\\=": 1, "in": 1, "label/1": 1}
     assert cases["search_only"]["clpfd"]["reached"] == {"label/1": 1}
-    assert not cases["unreached"]["clpfd"]["loaded"]
     assert cases["unreached"]["clpfd"]["elsewhere"] == {"ins": 1}
+    assert not cases["not_loaded"]["clpfd"]["loaded"]
     assert not cases["no_sudoku"]["clpfd"]["defines_sudoku"]
+    assert cases["labeling_closure"]["clpfd"]["reached"] == {"labeling/2": 1}
+    assert cases["zero_arity"]["read"] == "prolog"
+
+
+def test_operators_come_from_another_file_of_the_hand_in_that_loads_clpfd(
+    tmp_path: Path,
+) -> None:
+    main = ":- use_module(library(clpfd)).\n:- ensure_loaded(rules).\nsudoku(_, L) :- rules(L).\n"
+    found = check(tmp_path, {"split": {"sudoku.pl": main, "rules.pl": "rules(L) :- L ins 1..9.\n"}})
+    assert found["split"]["read"] == "prolog"
+    assert found["split"]["clpfd"]["status"] == "yes"
+
+
+def test_a_sudoku_that_cannot_load_is_not_defined_and_its_clause_is_named(
+    cases: dict[str, Any],
+) -> None:
+    c = cases["no_directive"]["clpfd"]
+    assert not c["loaded"] and c["reached"] == {}
+    assert c["sudoku_syntax_errors"] == [{"file": "no_directive.pl", "line": 3}]
+    said = dict(lines(cases["no_directive"]))
+    assert said["clpfd"].startswith("not defined: sudoku/2 is not defined: its clause(s) ")
+    # SWI-Prolog reports the error at the token it stops on (line 4), not
+    # at the comment or blank line before the clause.
+    assert "the first at line 4: operator_expected" in said["Read"]
+    assert "no_directive.pl: " in said["Read"]
 
 
 # --- head comments, layout, documentation ---------------------------------------------
@@ -244,9 +280,13 @@ def test_hostile_hand_ins_each_get_a_finding(tmp_path: Path) -> None:
     )
     assert set(found) == {"binary", "python", "deep", "huge", "empty", "unclosed"}
     for student in ("binary", "python", "unclosed"):
-        assert found[student]["clpfd"]["status"] == "unknown", student
-        assert found[student]["read"] != "prolog", student
-    assert found["empty"]["clpfd"]["status"] == "unknown"  # no sudoku/2
+        # What Prolog reads defines no sudoku/2; a file it could not read
+        # at all leaves it unknown.
+        read = found[student]["read"]
+        expected = "unknown" if read == "as tokens" else "not defined"
+        assert found[student]["clpfd"]["status"] == expected, student
+        assert read != "prolog", student
+    assert found["empty"]["clpfd"]["status"] == "not defined"  # no sudoku/2
     assert found["deep"]["clpfd"]["status"] in ("unknown", "no")
     assert found["huge"]["clpfd"]["status"] == "yes"  # read up to its budget
     assert found["huge"]["layout"]["long_lines"] == 0

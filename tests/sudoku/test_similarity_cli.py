@@ -18,6 +18,7 @@ from run_plpuzzle import plpuzzle
 
 REPO = Path(__file__).resolve().parents[2]
 EVIDENCE = REPO / "tests" / "fixtures" / "similarity"
+EVAL = REPO / "tests" / "fixtures" / "similarity_eval" / "class"
 SUITE = REPO / "tests" / "fixtures" / "grading_suite"
 SCRIPT = Path(sys.executable).with_name("plpuzzle")
 
@@ -175,3 +176,54 @@ def test_ctrl_c_stops_the_readers_and_exits_130(tmp_path: Path) -> None:
         time.sleep(0.1)
     assert _readers(tmp) == []
     assert not (tmp_path / "r").exists()
+
+
+def test_a_hand_in_of_several_files_without_sudoku_pl_is_compared(tmp_path: Path) -> None:
+    """It cannot be graded (which file is the solver?), but each of its
+    .pl files is read, and a copy of it is found."""
+    folder = tmp_path / "class"
+    shutil.copytree(EVAL / "lab_hans", folder / "hans")
+    shutil.copytree(EVAL / "copy_lab_hans", folder / "jan")
+    shutil.copy(EVAL / "roads_be.pl", folder / "ana.pl")
+    run = plpuzzle("sudoku", "similar", folder, "--out", tmp_path / "r", "--format", "json")
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout)
+    assert data["not_compared"] == []
+    assert [(p["student_a"], p["student_b"]) for p in data["pairs"]] == [("hans", "jan")]
+    hans = next(h for h in data["handins"] if h["student"] == "hans")
+    assert hans["fingerprints"] > 0 and any("no sudoku.pl" in n for n in hans["notes"])
+    text = plpuzzle("sudoku", "similar", folder, "--out", tmp_path / "r")
+    assert "Compared though they have no sudoku.pl (every .pl file): hans, jan" in text.stdout
+
+
+def test_a_saved_report_keeps_the_scores_with_long_ids(tmp_path: Path) -> None:
+    """Off a terminal the width is 80: the ids fold, the numbers stay."""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    long_a, long_b = "a" * 30 + "_student_one", "b" * 30 + "_student_two"
+    shutil.copy(EVIDENCE / "independent" / "vilma.pl", folder / f"{long_a}.pl")
+    shutil.copy(EVIDENCE / "copies" / "vilma_order.pl", folder / f"{long_b}.pl")
+    run = plpuzzle("sudoku", "similar", folder, "--out", tmp_path / "r")
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    header = next(line for line in lines if "hand-in A" in line)
+    assert header.split()[-3:] == ["fingerprints", "in", "common"]
+    row = next(line.split() for line in lines if line.strip().startswith("1 "))
+    assert row[-3:-1] == ["100%", "100%"] and row[-1].isdigit()
+    assert all(len(line) <= 80 for line in lines if "%" in line and "Similar" not in line)
+
+
+@pytest.mark.sandbox
+def test_grade_compares_the_hand_ins_it_cannot_grade_too(klass: Path, tmp_path: Path) -> None:
+    """Several .pl files and no sudoku.pl: graded 0 (which is the solver?),
+    and compared all the same."""
+    shutil.copytree(EVAL / "lab_hans", klass / "hans")
+    shutil.copytree(EVAL / "copy_lab_hans", klass / "jan")
+    run = plpuzzle("sudoku", "grade", klass, "--suite", SUITE, "--only", "test001",
+                   "--no-feedback", "--time-limit", "10", "--memory-limit", "1024",
+                   "--jobs", "2", "--out", tmp_path / "on")  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    data = json.loads((tmp_path / "on" / "grades.json").read_text())
+    assert {"hans", "jan"} <= set(data["ungradable"])
+    pairs = [(p["student_a"], p["student_b"]) for p in data["similarity"]["pairs"]]
+    assert ("hans", "jan") in pairs and ("olga", "vilma") in pairs

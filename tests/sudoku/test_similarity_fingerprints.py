@@ -6,6 +6,7 @@ the index's pairs against comparing every pair of sets directly."""
 from __future__ import annotations
 
 import itertools
+import math
 import random
 
 from hypothesis import given
@@ -18,7 +19,7 @@ from plpuzzle.sudoku.grading.similarity.fingerprints import (
     kgram_hashes,
     winnow,
 )
-from plpuzzle.sudoku.grading.similarity.index import groups, score_pairs
+from plpuzzle.sudoku.grading.similarity.index import cliques, groups, score_pairs
 
 #: Streams over a small alphabet, so that chance repeats happen.
 TOKENS = st.lists(st.sampled_from([f"t{i}" for i in range(6)]), min_size=0, max_size=120)
@@ -82,18 +83,70 @@ def test_positions_are_where_the_kgram_starts() -> None:
 
 @given(st.lists(st.sets(st.integers(0, 30), min_size=1, max_size=12), max_size=9))
 def test_the_index_finds_exactly_the_pairs_that_share(prints: list[set[int]]) -> None:
-    found = {(p.a, p.b): p for p in score_pairs(prints)}
+    found = {(p.a, p.b): p for p in score_pairs(prints, weighed=False)}
     for a, b in itertools.combinations(range(len(prints)), 2):
         shared = len(prints[a] & prints[b])
         if not shared:
             assert (a, b) not in found
             continue
         pair = found[(a, b)]
-        assert pair.shared == shared
+        assert pair.shared == shared and pair.evidence == shared
         assert pair.share_a == shared / len(prints[a])
         assert pair.share_b == shared / len(prints[b])
     scores = [p.score for p in found.values()]
-    assert [p.score for p in score_pairs(prints)] == sorted(scores, reverse=True)
+    assert [p.score for p in score_pairs(prints, weighed=False)] == sorted(scores, reverse=True)
+    weighed = [p.score for p in score_pairs(prints)]
+    assert weighed == sorted(weighed, reverse=True)
+
+
+@given(st.lists(st.sets(st.integers(0, 30), min_size=1, max_size=12), max_size=9))
+def test_fingerprints_weigh_by_how_many_hand_ins_hold_them(prints: list[set[int]]) -> None:
+    """One that n of N hand-ins hold counts max(2, N/10)/n in each, at most 1."""
+    holders = {h: sum(h in p for p in prints) for p in prints for h in p}
+    full = max(2, len(prints) / 10)
+    w = {h: min(1.0, full / n) for h, n in holders.items()}
+    for pair in score_pairs(prints):
+        both = prints[pair.a] & prints[pair.b]
+        evidence = sum(w[h] for h in both)
+        assert pair.shared == len(both)
+        assert math.isclose(pair.evidence, evidence)
+        assert math.isclose(pair.share_a, evidence / sum(w[h] for h in prints[pair.a]))
+        assert math.isclose(pair.share_b, evidence / sum(w[h] for h in prints[pair.b]))
+
+
+def test_what_the_whole_class_holds_weighs_little() -> None:
+    """Forty hand-ins share one idiom; a ring of five of them also shares
+    a passage: the ring keeps its full weight, the idiom weighs a tenth."""
+    idiom = set(range(20))
+    prints = [idiom | {100 + i} for i in range(40)]
+    ring = (3, 7, 20, 33)  # a tenth of the class: full weight
+    for member in ring:
+        prints[member] |= set(range(200, 230))
+    pairs = {(p.a, p.b): p for p in score_pairs(prints)}
+    for a, b in itertools.combinations(ring, 2):
+        assert pairs[(a, b)].evidence >= 30 and pairs[(a, b)].score > 0.9
+    others = [p for (a, b), p in pairs.items() if not {a, b} <= set(ring)]
+    assert others and all(p.evidence <= 20 * 4 / 40 + 1e-9 for p in others)
+
+
+@given(st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9)), max_size=30))
+def test_cliques_are_the_maximal_groups_that_all_match(links: list[tuple[int, int]]) -> None:
+    linked = {frozenset(pair) for pair in links if pair[0] != pair[1]}
+    found = cliques(links, size=3)
+    members = sorted({m for pair in linked for m in pair})
+    for g in found:
+        assert len(g) >= 3 and g == sorted(set(g))
+        assert all(frozenset(pair) in linked for pair in itertools.combinations(g, 2))
+        outside = [m for m in members if m not in g]
+        assert not any(all(frozenset((m, x)) in linked for x in g) for m in outside)  # maximal
+    for triangle in itertools.combinations(members, 3):  # every triangle is in a group
+        if all(frozenset(pair) in linked for pair in itertools.combinations(triangle, 2)):
+            assert any(set(triangle) <= set(g) for g in found), triangle
+
+
+def test_a_chain_of_single_links_is_no_group() -> None:
+    assert cliques([(1, 2), (2, 3), (3, 4)]) == []
+    assert cliques([(1, 2), (2, 3), (1, 3), (3, 4)]) == [[1, 2, 3]]
 
 
 @given(st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12)), max_size=20))
@@ -116,3 +169,15 @@ def test_groups_are_the_connected_components(links: list[tuple[int, int]]) -> No
                         todo.append(v)
         assert reached == set(g)
     assert all(len(g) >= 3 for g in groups(links))
+
+
+def test_the_search_for_groups_is_bounded() -> None:
+    """A graph with 3^(n/3) maximal cliques (Moon and Moser): everyone
+    linked but to the other two of their own triple. The search stops
+    within its budget and what it gives are true cliques."""
+    n = 60
+    links = [(a, b) for a in range(n) for b in range(a + 1, n) if a // 3 != b // 3]
+    found = cliques(links)
+    linked = {frozenset(pair) for pair in links}
+    assert found and all(len(g) == n // 3 for g in found)
+    assert all(frozenset(p) in linked for g in found[:50] for p in itertools.combinations(g, 2))

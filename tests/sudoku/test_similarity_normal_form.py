@@ -1,7 +1,8 @@
-"""The normal form, on programs Hypothesis writes: renaming variables,
-predicates and atoms, reordering predicates and clauses, and changing the
-layout, comments and redundant parentheses leave the normal form and the
-fingerprints unchanged; changing what a clause does changes them.
+"""The normal form, on programs Hypothesis writes: renaming variables and
+predicates, reordering predicates and clauses, and changing the layout,
+comments and redundant parentheses leave the normal form and the
+fingerprints unchanged; changing what a clause does, or the data it holds
+(its atoms), changes them.
 
 Every example is read by the real reader (SWI-Prolog in its own process).
 """
@@ -106,7 +107,7 @@ class Style:
 def write(program: Program, style: Style) -> str:
     rng = style.rng
     preds = style.names(len(program.arities), "q_")
-    atoms = style.names(program.atoms, "c_")
+    atoms = [f"c_{i}" for i in range(program.atoms)]  # data: the same in every style
 
     def term(t: tuple, vs: list[str]) -> str:
         kind = t[0]
@@ -172,6 +173,19 @@ def test_names_order_and_layout_do_not_count(program: Program, one: int, other: 
     first, second = normal_forms(a, b)
     assert first == second
     assert fingerprints(first) == fingerprints(second)
+
+
+def test_atoms_are_data_and_count() -> None:
+    """Two family trees of one shape and other people differ; the same
+    people under other predicate and variable names do not."""
+    ours = "parent(maria, joao).\nparent(joao, rita).\ngp(X, Z) :- parent(X, Y), parent(Y, Z).\n"
+    renamed = "pai(joao, rita).\npai(maria, joao).\navo(A, C) :- pai(A, B), pai(B, C).\n"
+    theirs = (
+        "parent(gerda, heinz).\nparent(heinz, lena).\ngp(X, Z) :- parent(X, Y), parent(Y, Z).\n"
+    )
+    first, second, third = normal_forms(ours, renamed, theirs)
+    assert first == second
+    assert first != third and "'maria'" in first and "'gerda'" in third
 
 
 @settings(max_examples=8, deadline=None)

@@ -71,6 +71,47 @@ def test_a_files_operators_stay_in_that_file() -> None:
     assert second.how == PARTLY  # the other file in the same process never saw the op
 
 
+def test_clpfd_operators_exist_only_once_a_directive_loads_the_library() -> None:
+    """As when the file loads: `ins` before `:- use_module(library(clpfd))`
+    (or with the directive written as a fact) is a syntax error."""
+    use = "sudoku(_, L) :- L ins 1..9, L #= L.\n"
+    fact = "use_module(library(clpfd)).\n" + use
+    directive = ":- use_module(library(clpfd)).\n" + use
+    late = use + ":- use_module(library(clpfd)).\n" + use
+    listed = ":- use_module(library(clpfd), [all_distinct/1]).\n" + use
+    by_fact, by_directive, too_late, only_listed = read_texts(
+        [fact, directive, late, listed], "swi"
+    )
+    assert by_fact.how == PARTLY and by_directive.how == PROLOG
+    assert too_late.how == PARTLY and len(too_late.clauses) == 3  # the second clause reads
+    assert only_listed.how == PARTLY  # an import list without the operators
+    (other_file,) = read_texts([use], "swi", clpfd=[True])  # another file loaded it
+    assert other_file.how == PROLOG
+
+
+def test_which_files_get_clpfd_from_another_file_of_the_hand_in() -> None:
+    loads = "% :- use_module(library(clpfd)).\n:- use_module(library(clpfd)).\n"
+    commented = "% :- use_module(library(clpfd)).\np.\n"
+    assert reading.loads_clpfd(loads) and not reading.loads_clpfd(commented)
+    assert reading.clpfd_elsewhere([[loads, commented], [commented], [loads]]) == [
+        False, True, False, False,
+    ]  # fmt: skip
+
+
+def test_zero_arity_compounds_are_read_by_prolog() -> None:
+    text = "ler() :- read(X), write(X).\nstart() :- ler().\n"
+    (read,) = read_texts([text], "swi")
+    assert read.how == PROLOG, read.notes
+    assert texts_of(read.clauses)[1] == ["start", "(", ")", ":-", "ler", "(", ")"]
+
+
+def test_a_syntax_error_is_placed_where_swi_prolog_places_it() -> None:
+    text = "ok.\n% one\n% two\n\np(X) :-\n    X = f(a,\n    b c).\nq.\n"
+    (read,) = read_texts([text], "swi")
+    assert read.how == PARTLY
+    assert "the first at line 7:" in read.notes[0], read.notes
+
+
 def test_directives_are_read_never_run(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
     text = (

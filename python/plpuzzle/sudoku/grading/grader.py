@@ -55,6 +55,7 @@ from plpuzzle.sudoku.grading.similarity import (
 )
 from plpuzzle.sudoku.grading.similarity import Settings as SimilaritySettings
 from plpuzzle.sudoku.grading.similarity.class_report import CSV_NAME as SIMILARITY_CSV
+from plpuzzle.sudoku.grading.similarity.class_report import ungraded_hand_ins
 from plpuzzle.sudoku.grading.similarity.report import summary as similarity_summary
 from plpuzzle.sudoku.grading.similarity.report import to_csv as similarity_csv
 from plpuzzle.sudoku.runs.suite import SuiteCase, discover, load_case
@@ -367,7 +368,7 @@ def grade(
     students = graded.students + absent_rows(prepared)
     warnings = prepared.warnings
     with request.finishing():
-        alike = _similarity(request, prepared.intake.submissions, prepared.settings, warnings,
+        alike = _similarity(request, prepared.intake, prepared.settings, warnings,
                             on_phase)  # fmt: skip
         students = with_requirements(request, prepared, students, alike, on_phase)
         report, paths = write_reports(request, prepared, students, alike)
@@ -638,20 +639,24 @@ def feedback(
 
 def _similarity(
     request: GradingRequest,
-    subs: list[Submission],
+    intake: Intake,
     settings: GradeSettings,
     warnings: list[str],
     on_phase: Callable[[str], None] | None,
 ) -> Similarity | None:
-    """The class compared for similarity, unless --no-similarity; a reader
-    that cannot run costs the section (with a warning), never the grades."""
+    """The class compared for similarity, unless --no-similarity, with the
+    entries that cannot be graded but hold .pl files (no sudoku.pl); a
+    reader that cannot run costs the section (with a warning), never the
+    grades."""
+    subs = intake.submissions
     if not request.similarity or not subs:
         return None
+    more = ungraded_hand_ins(intake.ungradable)
     if on_phase:
-        on_phase(f"comparing {len(subs)} hand-in(s) for similarity")
+        on_phase(f"comparing {len(subs) + len(more)} hand-in(s) for similarity")
     try:
         return compare_submissions(
-            subs, request.base, SimilaritySettings(settings.dialect), request.jobs
+            subs, request.base, SimilaritySettings(settings.dialect), request.jobs, more
         )
     except ReaderUnavailable as e:
         warnings.append(f"no similarity report: {e}")

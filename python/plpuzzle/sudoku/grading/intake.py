@@ -123,6 +123,10 @@ class Ungradable:
     source: Path
     note: str
     grade: Grade = Grade.NO_SUBMISSION
+    #: The files read, when there are some (several .pl files and no
+    #: sudoku.pl): nothing to grade, but the similarity report compares
+    #: them all.
+    files: SubmissionFiles | None = None
 
 
 @dataclass
@@ -188,6 +192,7 @@ def choose_solver(files: SubmissionFiles, what: str) -> SubmissionFiles | Ungrad
         f"no {SOLVER_NAME} at the top of the {what}, and {len(prolog)} .pl files: {_names(prolog)} "
         f"(which one is the solver? it must be named {SOLVER_NAME})",
         Grade.LOAD_ERROR,
+        replace(files, main=""),
     )
 
 
@@ -294,7 +299,7 @@ def read_class(folder: Path, jobs: int = 1) -> Intake:
         for (student, entry, is_folder), files in zip(to_read, found, strict=True):
             if isinstance(files, Ungradable):
                 note = printable(clip(files.note, NOTE_BUDGET))
-                intake.ungradable.append(Ungradable(student, entry, note, files.grade))
+                intake.ungradable.append(Ungradable(student, entry, note, files.grade, files.files))
                 continue
             solver = entry / files.main if is_folder else entry
             intake.submissions.append(Submission(student, solver, entry, files, files.digest()))

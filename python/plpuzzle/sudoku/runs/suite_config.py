@@ -175,8 +175,10 @@ class RequirementsPolicy:
     line_length = 72          # longer lines are counted
     clause_lines = 40         # longer clauses are named
 
-    A clpfd finding of "unknown" (goals built at run time) is shown,
-    never charged: the teacher reads the program.
+    A clpfd finding of "unknown" (goals built at run time) or "not
+    defined" (no sudoku/2 loads) is shown, never charged: the teacher
+    reads the program (and the tests have already failed a hand-in
+    without sudoku/2).
     """
 
     clpfd: str = REPORT

@@ -24,7 +24,14 @@ from plpuzzle.sudoku.grading.requirements.documentation import Documentation, do
 from plpuzzle.sudoku.grading.requirements.layout import Layout, layout
 from plpuzzle.sudoku.grading.requirements.terms import Lines, clause
 from plpuzzle.sudoku.grading.similarity.compare import HANDIN_TOKENS, Similarity
-from plpuzzle.sudoku.grading.similarity.reading import PROLOG, FileRead, Reader, read_texts
+from plpuzzle.sudoku.grading.similarity.reading import (
+    PROLOG,
+    TOKENS,
+    FileRead,
+    Reader,
+    clpfd_elsewhere,
+    read_texts,
+)
 from plpuzzle.sudoku.grading.similarity.source import HandIn, hand_in
 from plpuzzle.sudoku.runs.suite_config import DEDUCT, OFF, RequirementsPolicy
 from plpuzzle.untrusted import one_line
@@ -91,6 +98,9 @@ class Requirements:
                 for file, line, what in f.dynamic[:PLACES]
             ],
             "predicates_reached": f.reached_predicates,
+            "sudoku_syntax_errors": [
+                {"file": self._name(file), "line": line} for file, line in f.broken_entry[:PLACES]
+            ],
         }
 
     def _comments_json(self) -> dict[str, Any]:
@@ -152,8 +162,7 @@ def check_handin(
 ) -> Requirements:
     """One hand-in's requirements from its files as read (`reads`, one per
     file of `handin`). Never raises: a failure is a note."""
-    renamed = sub.renamed()  # a lone `frank.pl` is loaded as sudoku.pl: named as handed in
-    names = [renamed if renamed and f.name == sub.files.main else f.name for f in handin.files]
+    names = [f.name for f in handin.files]  # as handed in (source.hand_in)
     out = Requirements(sub.student, policy, names, _how(reads))
     out.notes += list(handin.notes)
     for source, read in zip(handin.files, reads, strict=True):
@@ -167,10 +176,18 @@ def check_handin(
         texts = [f.text for f in handin.files]
         lines = [Lines(t) for t in texts]
         if policy.clpfd != OFF:
-            out.clpfd = find_clpfd(clauses, uncertain=out.how != PROLOG)
+            # A clause with a syntax error is not loaded: it counts for no
+            # predicate (a file Prolog could not read at all is a guess).
+            whole = {n for n, r in enumerate(reads) if r.how == TOKENS}
+            loads = [c for c in clauses if not c.as_tokens or c.file in whole]
+            broken = [c for c in clauses if c.as_tokens and c.file not in whole]
+            out.clpfd = find_clpfd(loads, uncertain=bool(whole), broken=broken)
             out.clpfd.dynamic = [  # offsets as line numbers
                 (f, lines[f].of(at) if f < len(lines) else 0, words)
                 for f, at, words in out.clpfd.dynamic
+            ]
+            out.clpfd.broken_entry = [
+                (f, lines[f].of(at) if f < len(lines) else 0) for f, at in out.clpfd.broken_entry
             ]
         if policy.head_comments != OFF:
             out.comments = head_comments(clauses, texts, lines)
@@ -203,7 +220,8 @@ def check_submissions(
     if todo:
         texts = [f.text for h in todo for f in h.files]
         budgets = [HANDIN_TOKENS // len(h.files) for h in todo for _ in h.files]
-        reads = iter(read_texts(texts, dialect, jobs, Reader(dialect), budgets))
+        clpfd = clpfd_elsewhere([[f.text for f in h.files] for h in todo])
+        reads = iter(read_texts(texts, dialect, jobs, Reader(dialect), budgets, clpfd))
         for h in todo:
             known[h.student] = (h, [next(reads) for _ in h.files])
     return [check_handin(*known[s.student], s, policy) for s in subs]

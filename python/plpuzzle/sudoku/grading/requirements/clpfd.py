@@ -3,13 +3,18 @@
 The assignment must be written with library(clpfd). Loading the library
 says little (a plain search can follow the import); what counts is a
 constraint posted on the way from `sudoku/2`. The hand-in's clauses make
-a call graph, walked from every clause of `sudoku/2`:
+a call graph, walked from every clause of `sudoku/2`. Only the clauses
+that load count: a clause with a syntax error (such as `X ins 1..9`
+before any directive loads library(clpfd), which gives the operators)
+does not exist for SWI-Prolog, so it neither defines nor calls anything:
 
 - a name that a reached clause uses and that names predicates of the
   hand-in is a call of each of them with at least as many arguments as
   it is given there (a closure `maplist(row_ok(N), Rows)` adds
   arguments; an atom that only shares a predicate's name counts too, so
   the walk may reach more than runs, never less);
+- a clpfd predicate given fewer arguments than it takes
+  (`maplist(labeling([ff]), Rows)`) is a closure of it, and counts;
 - clpfd's operators (`#=`, `in`, `ins`, ...) and predicates
   (`all_distinct/1`, `labeling/2`, SICStus' `domain/3`, ...) in a
   reached clause are constraints, unless the hand-in defines a predicate
@@ -20,7 +25,10 @@ a call graph, walked from every clause of `sudoku/2`:
   assert/retract. Where nothing else reaches a constraint, such a goal
   makes the answer "unknown", not "no";
 - a hand-in none of whose directives loads library(clpfd) reaches no
-  constraint, whatever it calls: "no".
+  constraint, whatever it calls: "no";
+- a hand-in whose loading clauses do not define sudoku/2 gets "not
+  defined", apart from "unknown" (cannot tell), which remains for goals
+  built at run time and files Prolog could not read at all.
 """
 
 from __future__ import annotations
@@ -86,7 +94,10 @@ ASSERTS = frozenset({"assert", "asserta", "assertz", "retract", "retractall"})
 #: What stands between two goals of a body.
 _CONNECTIVES = frozenset({",", ";", "->", "*->", "\\+", "|"})
 
-YES, NO, UNKNOWN = "yes", "no", "unknown"
+YES, NO, UNKNOWN, NOT_DEFINED = "yes", "no", "unknown", "not defined"
+
+#: The answers in the order the reports tally them.
+STATUSES = (YES, NO, NOT_DEFINED, UNKNOWN)
 ENTRY = ("sudoku", 2)
 
 
@@ -106,6 +117,10 @@ class ClpfdFinding:
     defines_entry: bool = True
     #: Predicates reached from sudoku/2 (name/arity), for the curious.
     reached_predicates: int = 0
+    #: Clauses that do not load for a syntax error and seem to define
+    #: sudoku (by their first name): (file, offset); offsets are made
+    #: line numbers by the caller.
+    broken_entry: list[tuple[int, int]] = field(default_factory=list)
 
 
 def loads_clpfd(clauses: list[Clause]) -> bool:
@@ -167,6 +182,10 @@ def _constraints(c: Clause, defined: set[tuple[str, int]]) -> Counter[str]:
             and (x.name, x.arity) not in defined
         ):
             out[f"{x.name}/{x.arity}"] += 1
+        elif isinstance(x, Call) and x.name in CLOSURE_NAMES:  # labeling([ff]) in maplist
+            full = [n for n in PREDICATES.get(x.name, ()) if n > x.arity]
+            if full and not any(name == x.name for name, _ in defined):
+                out[f"{x.name}/{full[0]}"] += 1
     return out
 
 
@@ -180,9 +199,13 @@ def _callees(c: Clause, by_name: dict[str, list[tuple[str, int]]]) -> set[tuple[
     return out
 
 
-def find_clpfd(clauses: list[Clause], uncertain: bool = False) -> ClpfdFinding:
-    """The clpfd finding of a hand-in's clauses; `uncertain` (some of its
-    text was not read by Prolog) turns a "no" into "unknown"."""
+def find_clpfd(
+    clauses: list[Clause], uncertain: bool = False, broken: list[Clause] | None = None
+) -> ClpfdFinding:
+    """The clpfd finding of a hand-in's clauses that load; `uncertain`
+    (a file Prolog could not read at all) turns a "no" or "not defined"
+    into "unknown"; `broken` are the clauses with syntax errors (they do
+    not load; named when sudoku/2 is not defined)."""
     by_pred: dict[tuple[str, int], list[Clause]] = {}
     for c in clauses:
         if c.head is not None:
@@ -192,6 +215,9 @@ def find_clpfd(clauses: list[Clause], uncertain: bool = False) -> ClpfdFinding:
     for name, arity in sorted(defined):
         by_name.setdefault(name, []).append((name, arity))
     finding = ClpfdFinding(NO, loads_clpfd(clauses), defines_entry=ENTRY in defined)
+    finding.broken_entry = [
+        (c.file, c.start) for c in broken or [] if c.head is not None and c.head[0] == ENTRY[0]
+    ]
     seen: set[tuple[str, int]] = set()
     todo = [ENTRY] if ENTRY in defined else []
     while todo:
@@ -212,10 +238,12 @@ def find_clpfd(clauses: list[Clause], uncertain: bool = False) -> ClpfdFinding:
     finding.reached_predicates = len(seen)
     posted = any(kind.split("/")[0] not in SEARCH for kind in finding.reached)
     unread = any(c.unreadable for c in clauses)
-    if not finding.loaded and not (uncertain or unread):
+    if not finding.defines_entry:  # a clause too deep to rebuild may be it
+        finding.status = UNKNOWN if uncertain or unread else NOT_DEFINED
+    elif not finding.loaded and not (uncertain or unread):
         finding.status = NO  # without the library, no goal can reach a constraint
     elif posted:
         finding.status = YES
-    elif finding.dynamic or uncertain or unread or not finding.defines_entry:
+    elif finding.dynamic or uncertain or unread:
         finding.status = UNKNOWN
     return finding

@@ -37,6 +37,15 @@ def clpfd_words(c: dict[str, Any]) -> str:
     if c["status"] == "no":
         only = f" (only the search: {_kinds(c['reached'])})" if c["reached"] else ""
         return f"no: {loaded}, and no clpfd constraint is reached from sudoku/2{only}{elsewhere}"
+    if c["status"] == "not defined":
+        broken = c.get("sudoku_syntax_errors", [])
+        if broken:
+            where = _places(broken, len(broken))
+            return (
+                f"not defined: sudoku/2 is not defined: its clause(s) ({where}) have syntax "
+                f"errors, so SWI-Prolog does not load them ({loaded}){elsewhere}"
+            )
+        return f"not defined: the hand-in does not define sudoku/2 ({loaded}){elsewhere}"
     why = []
     if not c["defines_sudoku"]:
         why.append("sudoku/2 is not defined")

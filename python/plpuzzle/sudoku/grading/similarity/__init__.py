@@ -8,16 +8,19 @@ One module per step:
   batched, restarted without a file that brings it down
   (prolog/similarity_reader.pl is its Prolog side);
 - tokens: the tokenizer for what Prolog cannot read;
-- normalise: the normal form (variables and the file's own names
-  numbered per clause, clauses sorted, imports dropped);
+- normalise: the normal form (variables and the file's own predicate
+  names numbered per clause, atoms kept as data, clauses sorted, imports
+  dropped);
 - fingerprints: winnowing of k-grams (Schleimer, Wilkerson, Aiken 2003);
-- index: the inverted index of fingerprints, the pairs' scores, groups;
+- index: the inverted index of fingerprints, the pairs' scores with
+  fingerprints weighed by rarity, groups that all match each other;
 - compare: the steps together, base code left out;
 - report and html: the CSV, the JSON summary, the HTML section with the
   pairs side by side; class_report: a class folder in, report files out.
 """
 
 from plpuzzle.sudoku.grading.similarity.class_report import (
+    NO_SOLVER_NOTE,
     compare_class,
     compare_submissions,
     read_base,
@@ -41,6 +44,7 @@ def check_reader() -> None:
 
 __all__ = [
     "MIN_SHARED",
+    "NO_SOLVER_NOTE",
     "THRESHOLD",
     "ReaderUnavailable",
     "Settings",

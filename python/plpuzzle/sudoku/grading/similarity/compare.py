@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from plpuzzle.runtime import Dialect
 from plpuzzle.sudoku.grading.similarity.fingerprints import WINDOW, K, fingerprints
-from plpuzzle.sudoku.grading.similarity.index import Pair, groups, score_pairs
+from plpuzzle.sudoku.grading.similarity.index import Pair, cliques, score_pairs
 from plpuzzle.sudoku.grading.similarity.normalise import Token, normalise
 from plpuzzle.sudoku.grading.similarity.reading import (
     PARTLY,
@@ -15,6 +15,7 @@ from plpuzzle.sudoku.grading.similarity.reading import (
     TOKENS,
     FileRead,
     Reader,
+    clpfd_elsewhere,
     read_texts,
     vocabulary,
 )
@@ -22,11 +23,13 @@ from plpuzzle.sudoku.grading.similarity.source import HandIn
 from plpuzzle.untrusted import one_line
 
 #: A pair is shown when the larger of its two shares is at least THRESHOLD
-#: and it shares at least MIN_SHARED fingerprints (a file of a few clauses
-#: is all inside many others). Chosen from the measured distributions:
-#: docs/teachers.md, *Similar hand-ins*.
+#: and what it shares weighs at least MIN_SHARED fingerprints, each
+#: weighed by its rarity in the class (index.weight): a file of a few
+#: clauses, or of what everyone writes, is all inside many others, and
+#: proves nothing. Chosen from the measured distributions and the
+#: labelled set: docs/teachers.md, *Similar hand-ins*.
 THRESHOLD = 0.65
-MIN_SHARED = 10
+MIN_SHARED = 30
 
 #: Tokens kept of one hand-in, its files together (a solution has a few
 #: thousand): each file gets an equal share, at most the reader's
@@ -96,12 +99,14 @@ class Similarity:
     def above(self) -> list[Pair]:
         """The pairs at or above the threshold, highest score first."""
         s = self.settings
-        return [p for p in self.pairs if p.score >= s.threshold and p.shared >= s.min_shared]
+        return [p for p in self.pairs if p.score >= s.threshold and p.evidence >= s.min_shared]
 
     def clusters(self) -> list[list[str]]:
-        """Groups of three or more hand-ins linked by pairs above the threshold."""
+        """Groups of three or more hand-ins each pair of which is at or
+        above the threshold (not a chain: A like B and B like C is no
+        group unless A is like C)."""
         links = ((p.a, p.b) for p in self.above())
-        found = [sorted(self.student(i) for i in g) for g in groups(links)]
+        found = [sorted(self.student(i) for i in g) for g in cliques(links)]
         return sorted(found, key=lambda g: (-len(g), g))
 
     def student(self, i: int) -> str:
@@ -148,7 +153,8 @@ def compare(
     texts = [f.text for h in everyone for f in h.files]
     budgets = [HANDIN_TOKENS // len(h.files) for h in everyone for _ in h.files]
     reader = Reader(settings.dialect)
-    reads = iter(read_texts(texts, settings.dialect, jobs, reader, budgets))
+    clpfd = clpfd_elsewhere([[f.text for f in h.files] for h in everyone])
+    reads = iter(read_texts(texts, settings.dialect, jobs, reader, budgets, clpfd))
     compared: list[Compared] = []
     for h in everyone:
         mine = [next(reads) for _ in h.files]

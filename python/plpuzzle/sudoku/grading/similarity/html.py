@@ -163,7 +163,11 @@ def section_data(sim: Similarity) -> dict[str, Any]:
     facts = [
         ("Hand-ins compared", len(sim.handins)),
         ("Pairs at or above the threshold", len(above)),
-        ("Threshold", f"{_pct(s.threshold)} of either hand-in, and {s.min_shared} fingerprints"),
+        (
+            "Threshold",
+            f"{_pct(s.threshold)} of either hand-in, and evidence of {s.min_shared} "
+            "fingerprints (each weighed by how rare it is in the class)",
+        ),
         ("Fingerprints", f"winnowing, k = {s.k} tokens, window = {s.window}"),
         ("Base code left out", f"{', '.join(s.base) or 'none'} ({sim.base_prints} fingerprints)"),
         ("Dialect", s.dialect),

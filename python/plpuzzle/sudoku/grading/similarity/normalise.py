@@ -4,13 +4,15 @@ From the clauses the reader (or the tokenizer) gives:
 
 - variables are numbered afresh in each clause, in order of first
   occurrence: V1, V2, ...;
-- the file's own names are renamed: the name of a predicate the hand-in
-  defines becomes P1, P2, ... and any other name that is not Prolog's
-  becomes A1, A2, ..., numbered afresh in each clause like variables (so
-  that a predicate added, removed or renamed elsewhere changes no other
-  clause); names of the assignment's interface (sudoku/2, the puzzle's s/2,
-  the infos e, o, s, w, v), of Prolog and its libraries (built-in and
-  library predicates, operators, modules) and clpfd's option names stay;
+- the names of the predicates the hand-in defines become P1, P2, ...,
+  numbered afresh in each clause like variables (so that a predicate
+  added, removed or renamed elsewhere changes no other clause); names of
+  the assignment's interface (sudoku/2, the puzzle's s/2, the infos e,
+  o, s, w, v), of Prolog and its libraries stay;
+- every other name (an atom: `maria`, `brussels`, `table`) stays as it
+  is: atoms carry the program's data, and facts are data. Two family
+  trees, or two files of roads, match where their people or cities
+  match, not because every `p(a, b).` has one shape;
 - the directives that load libraries or declare a module are left out
   (every solution has the same few);
 - the clauses are sorted by their normal form, so that neither the order
@@ -73,7 +75,6 @@ def normal_clause(
     """One clause's tokens in normal form (see the module's docstring)."""
     variables: dict[object, int] = {}
     predicates: dict[str, int] = {}
-    atoms: dict[str, int] = {}
     out = []
     for t in clause.tokens:
         if t.kind == VAR:
@@ -84,8 +85,8 @@ def normal_clause(
                 text = f"P{predicates.setdefault(name, len(predicates) + 1)}"
             elif name in kept:
                 text = name
-            else:
-                text = f"A{atoms.setdefault(name, len(atoms) + 1)}"
+            else:  # data: quoted, so that it never reads as a P or V placeholder
+                text = f"'{name}'"
         elif t.kind == STRING:
             source = texts[clause.file] if clause.file < len(texts) else ""
             text = "Q" + source[t.start : t.end] if t.start >= 0 else "Q"

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import json
 import os
 import shutil
@@ -41,6 +42,7 @@ from plpuzzle.runtime import Dialect, prolog_file
 from plpuzzle.sandbox import jail
 from plpuzzle.sudoku.grading.similarity.tokens import (
     MAX_TOKENS,
+    NAME,
     RawClause,
     RawToken,
     count_tokens,
@@ -64,6 +66,13 @@ BATCH_CHARS = 2_000_000
 
 #: How each file was read.
 PROLOG, PARTLY, TOKENS = "prolog", "partly as tokens", "as tokens"
+
+#: One file to read: its id, its text, the tokens to keep, and whether
+#: clpfd's operators are known from its start.
+Item = tuple[int, str, int, bool]
+
+#: Directives that load a library, as the tokenizer sees them.
+_LOADERS = frozenset({"use_module", "ensure_loaded", "reexport", "consult", "load_files"})
 
 
 class ReaderUnavailable(Exception):
@@ -163,14 +172,16 @@ class Reader:
             self.dialect, str(FILE_SECONDS), str(MAX_TOKENS),
         ]  # fmt: skip
 
-    def _run(self, items: Sequence[tuple[int, str, int]]) -> _Batch:
-        """One process over `items` (id, text, tokens to read)."""
+    def _run(self, items: Sequence[Item]) -> _Batch:
+        """One process over `items` (id, text, tokens to read, whether
+        clpfd's operators are known from the start)."""
         deadline = BATCH_STARTUP_SECONDS + FILE_SECONDS * len(items)
         with contextlib.ExitStack() as stack:
             files = [stack.enter_context(tempfile.TemporaryFile()) for _ in range(3)]
             stdin, stdout, stderr = files
-            for ident, text, budget in items:
-                header = f"file({ident}, {len(text)}, {budget}).\n"
+            for ident, text, budget, clpfd in items:
+                options = "[clpfd]" if clpfd else "[]"
+                header = f"file({ident}, {len(text)}, {budget}, {options}).\n"
                 stdin.write(header.encode() + text.encode() + b"\n")
             stdin.seek(0)
             uid = stack.enter_context(self._slot())
@@ -234,7 +245,7 @@ class Reader:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGKILL)
 
-    def read_batch(self, items: Sequence[tuple[int, str, int]]) -> dict[int, dict[str, Any]]:
+    def read_batch(self, items: Sequence[Item]) -> dict[int, dict[str, Any]]:
         """Replies for every item: the reader's, or {"failed": why} for a
         file that took a process down (the rest are read again without it)."""
         out: dict[int, dict[str, Any]] = {}
@@ -301,11 +312,11 @@ def _clauses(reply: dict[str, Any], text: str, file: int, budget: int = MAX_TOKE
         head = c.get("head")
         clauses.append(RawClause(tokens, str(head[0]) if head else None, file))
     notes = []
-    errors = reply.get("errors", [])
+    errors = [(e[0], e[1], e[2], e[3] if len(e) > 3 else e[0] + 1) for e in reply.get("errors", [])]
     # One budget of tokens for the whole file, the reader's and the
     # tokenizer's together: a file of many broken clauses gets no more.
     left = budget - count_tokens(clauses)
-    for start, end, _message in errors:
+    for start, end, _message, _at in errors:
         if left <= 0:
             break
         more = tokenize(text, int(start), int(end), file, left)
@@ -314,14 +325,39 @@ def _clauses(reply: dict[str, Any], text: str, file: int, budget: int = MAX_TOKE
     how = PROLOG
     if errors:
         how = PARTLY
-        start, _, message = errors[0]
+        _, _, message, at = errors[0]
         notes.append(
-            f"{len(errors)} clause(s) with syntax errors read as tokens "
-            f"(the first at line {_line(text, int(start) + 1)}: {message})"
+            f"{len(errors)} clause(s) with syntax errors, which SWI-Prolog does not load, "
+            f"read as tokens (the first at line {_line(text, int(at))}: {message})"
         )
     if reply.get("truncated") or left <= 0:
         notes.append(f"read up to {budget:,} tokens")
     return FileRead(clauses, how, notes)
+
+
+def loads_clpfd(text: str) -> bool:
+    """Whether a directive of `text` loads library(clpfd), by its tokens
+    (comments are no directives)."""
+    if "clpfd" not in text:
+        return False
+    for clause in tokenize(text):
+        names = [str(t.value) for t in clause.tokens if t.kind == NAME]
+        if names[:1] == [":-"] and _LOADERS & set(names):
+            pairs = itertools.pairwise(names)
+            if any(a == "library" and b == "clpfd" for a, b in pairs):
+                return True
+    return False
+
+
+def clpfd_elsewhere(groups: Sequence[Sequence[str]]) -> list[bool]:
+    """For each text of each group (a hand-in's files), whether another
+    text of its group loads library(clpfd): its operators are then known
+    when the file loads after it."""
+    out = []
+    for texts in groups:
+        loading = [loads_clpfd(t) for t in texts]
+        out += [sum(loading) - own > 0 for own in loading]
+    return out
 
 
 def read_texts(
@@ -330,31 +366,35 @@ def read_texts(
     jobs: int = 1,
     reader: Reader | None = None,
     budgets: Sequence[int] | None = None,
+    clpfd: Sequence[bool] | None = None,
 ) -> list[FileRead]:
     """Every text read by SWI-Prolog in `dialect` (clauses that do not
     read, and files it cannot read, by the tokenizer), in `jobs` processes
     at a time; of text i, at most budgets[i] tokens (default MAX_TOKENS)
-    are kept, by the reader and the tokenizer together. Raises
-    ReaderUnavailable when SWI-Prolog cannot run."""
+    are kept, by the reader and the tokenizer together; clpfd[i] gives
+    text i clpfd's operators from its start (else only from the
+    directive that loads the library). Raises ReaderUnavailable when
+    SWI-Prolog cannot run."""
     reader = reader or Reader(dialect)
     limits = [min(MAX_TOKENS, b) for b in budgets] if budgets else [MAX_TOKENS] * len(texts)
-    batches: list[list[tuple[int, str, int]]] = [[]]
+    known = list(clpfd) if clpfd else [False] * len(texts)
+    batches: list[list[Item]] = [[]]
     size = 0
     for ident, text in enumerate(texts):
         if batches[-1] and (len(batches[-1]) >= BATCH_FILES or size + len(text) > BATCH_CHARS):
             batches.append([])
             size = 0
-        batches[-1].append((ident, text, limits[ident]))
+        batches[-1].append((ident, text, limits[ident], known[ident]))
         size += len(text)
     out: dict[int, FileRead] = {}
 
-    def read_batch(batch: list[tuple[int, str, int]]) -> dict[int, FileRead]:
+    def read_batch(batch: list[Item]) -> dict[int, FileRead]:
         # Each batch's replies become clauses at once: no raw reply of
         # the whole class is ever held.
         replies = reader.read_batch(batch)
         return {
             i: _clauses(replies.get(i, {"failed": "no reply"}), text, 0, budget)
-            for i, text, budget in batch
+            for i, text, budget, _ in batch
         }
 
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))

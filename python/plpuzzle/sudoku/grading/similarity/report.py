@@ -20,7 +20,7 @@ from plpuzzle.untrusted import spreadsheet_cell
 #: The columns of similarity.csv.
 CSV_COLUMNS = (
     "student_a", "student_b", "share_of_a", "share_of_b", "shared_fingerprints",
-    "fingerprints_a", "fingerprints_b", "at_or_above_threshold",
+    "fingerprints_a", "fingerprints_b", "evidence", "at_or_above_threshold",
 )  # fmt: skip
 
 
@@ -36,7 +36,8 @@ def pair_row(sim: Similarity, pair: Pair) -> dict[str, Any]:
         "shared_fingerprints": pair.shared,
         "fingerprints_a": len(a.prints),
         "fingerprints_b": len(b.prints),
-        "at_or_above_threshold": pair.score >= s.threshold and pair.shared >= s.min_shared,
+        "evidence": round(pair.evidence, 1),
+        "at_or_above_threshold": pair.score >= s.threshold and pair.evidence >= s.min_shared,
     }
 
 
@@ -67,6 +68,9 @@ def summary(sim: Similarity) -> dict[str, Any]:
             "window": s.window,
             "threshold": s.threshold,
             "min_shared": s.min_shared,
+            "weighing": "a fingerprint held by more than a tenth of the hand-ins counts "
+            "a tenth of the class over how many hold it",
+            "groups": "hand-ins that all match each other, pair by pair",
             "base": list(s.base),
             "base_fingerprints": sim.base_prints,
             "reader": reader_words(sim),

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from plpuzzle.sandbox.workspace import SubmissionFiles
 from plpuzzle.sudoku.grading.model import Submission
 from plpuzzle.sudoku.grading.similarity.tokens import code_prefix
 from plpuzzle.untrusted import one_line
@@ -118,10 +119,23 @@ def compared_names(files: dict[str, bytes], main: str) -> list[str]:
 
 
 def hand_in(submission: Submission) -> HandIn:
-    """The files of a graded submission that grading loads (compared_names)."""
-    files = dict(submission.files.files)
-    names = compared_names(files, submission.files.main)
-    notes = []
+    """The files of a graded submission that grading loads (compared_names),
+    each named as handed in (a lone `frank.pl`, loaded as sudoku.pl, is
+    frank.pl in every note and report)."""
+    return files_hand_in(submission.student, submission.files, submission.renamed())
+
+
+def files_hand_in(
+    student: str,
+    submitted: SubmissionFiles,
+    renamed: str | None = None,
+    notes: list[str] | None = None,
+) -> HandIn:
+    """A student's files as a hand-in: those compared_names gives (with
+    no solver, `main` empty: every .pl file), the solver shown as `renamed`."""
+    files = dict(submitted.files)
+    names = compared_names(files, submitted.main)
+    notes = list(notes or [])
     if len(names) > MAX_FILES:
         notes.append(f"compared its first {MAX_FILES} of {len(names)} files")
         names = names[:MAX_FILES]
@@ -130,11 +144,12 @@ def hand_in(submission: Submission) -> HandIn:
     for name in names:
         data = files[name]
         digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
-        source = _source(name, data)
+        shown = renamed if renamed and name == submitted.main else name
+        source = _source(shown, data)
         if source.cut:
-            notes.append(f"{one_line(name)}: compared its first {MAX_CHARS:,} characters of code")
+            notes.append(f"{one_line(shown)}: compared its first {MAX_CHARS:,} characters of code")
         sources.append(source)
-    return HandIn(submission.student, tuple(sources), digest.hexdigest(), tuple(notes))
+    return HandIn(student, tuple(sources), digest.hexdigest(), tuple(notes))
 
 
 def from_file(path: Path, name: str | None = None) -> HandIn:

@@ -21,6 +21,7 @@ from plpuzzle.clitools import (
 from plpuzzle.sudoku import api
 from plpuzzle.sudoku.grading.model import GradingError
 from plpuzzle.sudoku.grading.requirements import ClassRequirements, lines
+from plpuzzle.sudoku.grading.requirements.clpfd import STATUSES
 from plpuzzle.sudoku.grading.similarity import ReaderUnavailable
 from plpuzzle.sudoku.presentation.commands.common import SUITE_PATH, dialect_option_for
 from plpuzzle.sudoku.runs.suite import SuiteError
@@ -50,7 +51,7 @@ def as_text(found: ClassRequirements, details: bool = True) -> str:
     rows = [list(_COLUMNS), *(_row(s) for s in students)]
     widths = [max(len(r[i]) for r in rows) for i in range(len(_COLUMNS))]
     statuses = [s["clpfd"]["status"] for s in students if s["clpfd"]]
-    tally = ", ".join(f"{k} {statuses.count(k)}" for k in ("yes", "no", "unknown") if k in statuses)
+    tally = ", ".join(f"{k} {statuses.count(k)}" for k in STATUSES if k in statuses)
     head = f"Course requirements of {len(students)} hand-in(s)"
     out = [f"{head}: clpfd {tally}" if tally else head]
     for r in rows:
@@ -77,7 +78,7 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
             by_status.setdefault(s["requirements"]["clpfd"]["status"], []).append(s["id"])
     parts = []
     if by_status:
-        found = [f"{k} {len(by_status[k])}" for k in ("yes", "no", "unknown") if k in by_status]
+        found = [f"{k} {len(by_status[k])}" for k in STATUSES if k in by_status]
         parts.append(f"clpfd {', '.join(found)}")
     docs = [s for s in checked if s["requirements"]["documentation"]]
     if docs:
@@ -85,7 +86,7 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
         parts.append(f"a documentation file in {present} of {len(docs)}")
     lines = [f"Course requirements: {'; '.join(parts) or 'checked'} (in grades.html, the CSVs "
              "and the feedback)"]  # fmt: skip
-    for status in ("no", "unknown"):
+    for status in ("no", "not defined", "unknown"):
         names = by_status.get(status, [])
         if names:
             more = f" and {len(names) - NAMED} more" if len(names) > NAMED else ""
@@ -123,8 +124,9 @@ def requirements(
     folder, an ID.pl file or an archive). Nothing is loaded or run: every
     .pl file is read by SWI-Prolog's reader in a confined process, and the
     clauses are checked for: clpfd constraints reached from sudoku/2 by
-    its call graph ("yes", "no", or "unknown" where goals built at run
-    time, such as call/N of a variable or =.., cannot be followed); a
+    its call graph ("yes", "no", "not defined" where no clause that loads
+    defines sudoku/2, or "unknown" where goals built at run time, such as
+    call/N of a variable or =.., cannot be followed); a
     comment right above each predicate's first clause; lines over 72
     characters, tabs and very long clauses; a documentation file (HTML,
     PDF, text) in the hand-in. The report states what was found; the

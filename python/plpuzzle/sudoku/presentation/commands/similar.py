@@ -57,17 +57,27 @@ threshold_option = click.option(
     show_default=True,
     metavar="PERCENT",
     help="Report the pairs where at least this share of one hand-in's fingerprints is "
-    f"found in the other's (and at least {similarity.MIN_SHARED} fingerprints in all).",
+    f"found in the other's, and they share fingerprints weighing at least "
+    f"{similarity.MIN_SHARED} (one that many hand-ins hold weighs less).",
 )
 
 
 def pair_table(sim: similarity.Similarity, limit: int | None = None) -> Table:
-    """The pairs at or above the threshold, one row each."""
+    """The pairs at or above the threshold, one row each. The scores never
+    wrap nor fall off: where the ids are too long for the width (80
+    columns in a saved report), they are folded onto more lines."""
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 0))
-    for name, justify in (("#", "right"), ("hand-in A", "left"), ("hand-in B", "left"),
-                          ("share of A", "right"), ("share of B", "right"),
-                          ("fingerprints in common", "right")):  # fmt: skip
-        table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    for name, justify, wraps in (("#", "right", False), ("hand-in A", "left", True),
+                                 ("hand-in B", "left", True), ("share of A", "right", False),
+                                 ("share of B", "right", False),
+                                 ("fingerprints in common", "right", False)):  # fmt: skip
+        table.add_column(
+            name,
+            justify=justify,  # type: ignore[arg-type]
+            no_wrap=not wraps,
+            overflow="fold" if wraps else "ellipsis",
+            min_width=None if wraps else len(name),
+        )
     for n, p in enumerate(sim.above()[:limit], 1):
         table.add_row(
             str(n), sim.student(p.a), sim.student(p.b),
@@ -84,6 +94,12 @@ def print_similarity(console: Console, sim: similarity.Similarity) -> None:
         console.print(f"Identical files: {' = '.join(group)}", markup=False)
     for group in sim.same_normal:
         console.print(f"The same after normalisation: {' = '.join(group)}", markup=False)
+    ungraded = [c.student for c in sim.handins if similarity.NO_SOLVER_NOTE in c.notes]
+    if ungraded:
+        console.print(
+            f"Compared though they have no sudoku.pl (every .pl file): {', '.join(ungraded)}",
+            markup=False,
+        )
     for c in sim.handins:
         if c.how != "prolog" and not quiet():
             notes = printable("; ".join(c.notes))
@@ -134,16 +150,22 @@ def similar(
     """Compare a class's hand-ins and report the pairs that are much alike.
 
     SUBMISSIONS is read as `grade` reads it: one entry per student (a
-    folder, an ID.pl file or an archive). Every .pl file of a hand-in is
-    read by SWI-Prolog's reader in a separate, confined process with
-    limits (nothing is run), then normalised: variables and the file's own
-    predicate names and atoms are numbered per clause, clauses are sorted,
-    comments and layout are dropped. The normal forms are fingerprinted by
-    winnowing (the method behind MOSS), and every pair that shares
-    fingerprints gets two scores: the share of each hand-in's fingerprints
-    found in the other. A high share says that two files have long
-    passages in common after normalisation, not how that came about; the
-    report shows each pair side by side for the teacher to judge. Exit
+    folder, an ID.pl file or an archive; a folder of several .pl files
+    without sudoku.pl too, though it cannot be graded). Every .pl file of
+    a hand-in is read by SWI-Prolog's reader in a separate, confined
+    process with limits (nothing is run), then normalised: variables and
+    the file's own predicate names are numbered per clause, atoms (the
+    data: people, cities) stay, clauses are sorted, comments and layout
+    are dropped. The normal forms are fingerprinted by winnowing (the
+    method behind MOSS); a fingerprint that more than a tenth of the
+    class holds weighs less. Every pair that shares fingerprints gets two
+    scores: the weighed share of each hand-in's fingerprints found in the
+    other. A pair is reported when a share reaches the threshold and what
+    it shares weighs enough (a short file, or what everyone writes, is no
+    evidence); a group is hand-ins that all match each other. A high
+    share says that two files have long passages in common after
+    normalisation, not how that came about; the report shows each pair
+    side by side for the teacher to judge. Exit
     code 0 when the report was made (whatever it found), 2 for bad input
     (the folder, a --base file), 3 when SWI-Prolog cannot run here, 130
     when interrupted.
