@@ -347,7 +347,7 @@ def json_runs(tmp: Path, tiny_class: tuple[Path, Path]) -> dict[str, tuple[str |
 
 
 #: Commands whose JSON run needs a running service: in tests/sudoku/test_service_cli.py.
-JSON_WITH_A_SERVER = {"sudoku submit"}
+JSON_WITH_A_SERVER = {"sudoku submit", "sudoku login"}
 
 
 #: The commands whose JSON run takes long: covered by the full run.

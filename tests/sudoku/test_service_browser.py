@@ -565,9 +565,7 @@ def test_documentation_extension_and_sessions_through_the_pages(
     assert "attachment" in download.headers["content-disposition"]
 
     go(driver, own_site, "/tokens")
-    sessions = driver.find_elements(
-        By.XPATH, "//section[h2='Where you are signed in']//tbody/tr"
-    )
+    sessions = driver.find_elements(By.XPATH, "//section[h2='Where you are signed in']//tbody/tr")
     assert len(sessions) == 1 and "this browser" in sessions[0].text, [s.text for s in sessions]
     shoot(driver, "student-sign-ins")
 

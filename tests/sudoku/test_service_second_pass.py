@@ -7,6 +7,7 @@ client where a page is what counts, real `serve` processes and the real
 from __future__ import annotations
 
 import csv
+import json
 import os
 import re
 import subprocess
@@ -366,6 +367,15 @@ def test_login_keeps_a_token_that_submit_uses(tmp_path: Path) -> None:
             cwd=tmp_path, env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "other")},
         )  # fmt: skip
         assert again.returncode == 2 and "wrong login or password" in again.stderr
+        as_json = subprocess.run(
+            [sys.executable, "-m", "plpuzzle", "sudoku", "login", server.url, "--format", "json"],
+            input=f"alice\n{PASSWORD}\n", capture_output=True, text=True, timeout=300,
+            cwd=tmp_path, env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "json")},
+        )  # fmt: skip
+        assert as_json.returncode == 0, as_json.stderr
+        said = json.loads(as_json.stdout)
+        assert said["login"] == "alice" and said["kept_in"].endswith("tokens.json")
+        assert "plp_" not in as_json.stdout  # the token stays in the file
     bad = plpuzzle("sudoku", "submit", handin, "--server", "sudoku.example.edu", "--token", "x",
                    cwd=tmp_path)  # fmt: skip
     assert bad.returncode == 2 and "http:// or https://" in bad.stderr

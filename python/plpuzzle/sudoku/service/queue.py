@@ -472,8 +472,9 @@ class GradingQueue:
             entry = out.setdefault(login, {"login": login, "uploads": [], "since": upload.created,
                                            "turns": running.get(login, 0),
                                            "waiting": waiting.get(login, 0)})  # fmt: skip
-            entry["uploads"].append({"id": upload.id, "number": upload.number, "state": upload.state,
-                                     "stage": upload.stage, "rank": self.rank(upload)})  # fmt: skip
+            entry["uploads"].append({"id": upload.id, "number": upload.number,
+                                     "state": upload.state, "stage": upload.stage,
+                                     "rank": self.rank(upload)})  # fmt: skip
         return sorted(out.values(), key=lambda e: (-e["turns"], e["since"]))
 
     def rate(self) -> float:

@@ -519,7 +519,9 @@ def _print_results(answer: dict[str, Any]) -> None:
 @click.argument("server", metavar="URL")
 @click.option("--label", default="terminal", show_default=True, metavar="TEXT",
               help="The token's label on the service's page of sign-ins and tokens.")  # fmt: skip
-def login(server: str, label: str) -> None:
+@format_option(("text", "json"), "text: for people; json: the login, the service and where "
+               "the token is kept, on stdout (never the token itself).")  # fmt: skip
+def login(server: str, label: str, fmt: str) -> None:
     """Get an API token from a terminal and keep it (readable by you only)
     for `submit`: URL is the service's address (then you give your login
     and password) or your one-time sign-in link (then you choose your
@@ -537,17 +539,21 @@ def login(server: str, label: str) -> None:
         raise InputError(str(e)) from None
     try:
         if link_token:
-            password = click.prompt("Choose a password", hide_input=True,
+            # Prompts go to stderr: stdout is for the answer (--format json).
+            password = click.prompt("Choose a password", hide_input=True, err=True,
                                     confirmation_prompt="Again")  # fmt: skip
             got = client.first_sign_in(address, link_token.strip("/"), password, label)
         else:
-            name = click.prompt("Login")
-            password = click.prompt("Password", hide_input=True)
+            name = click.prompt("Login", err=True)
+            password = click.prompt("Password", hide_input=True, err=True)
             got = client.new_token(address, name, password, label)
     except client.ClientError as e:
         if e.status == 0:
             raise SetupError(one_line(str(e), 300)) from None
         raise InputError(one_line(str(e), 300)) from None
     path = client.save(address, str(got["token"]), str(got["login"]))
+    if fmt == "json":
+        write_json({"login": str(got["login"]), "server": address, "kept_in": str(path)})
+        return
     note(f"signed in as {one_line(str(got['login']), 64)}; the token is kept in {path} "
          f"(readable by you only): `plpuzzle sudoku submit sudoku.pl` uses it")  # fmt: skip
