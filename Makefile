@@ -31,7 +31,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 TIME_LIMIT ?= 120
 ONLY ?=
 
-.PHONY: help setup swipl test-deps run test test-all typecheck lint bench bench-knight bench-service docs docs-samples clean
+.PHONY: help setup swipl test-deps run test test-all typecheck lint bench bench-knight bench-service bench-similarity docs docs-samples clean
 
 help:
 	@echo "make run    solve the bundled puzzles with both engines and cross-check them;"
@@ -49,6 +49,8 @@ help:
 	@echo "            once to the submission service (here and on a local Dask cluster), beside"
 	@echo "            sudoku grade; one student flooding; a sign-in flood; the queueing model's"
 	@echo "            cores for 400 students (JOBS=); writes bench/SERVICE.md (about 45 min)"
+	@echo "make bench-similarity  precision and recall of copy detection on the labelled"
+	@echo "            set (tests/fixtures/similarity_eval); exit 1 if a non-copy is reported"
 	@echo "make docs   build the documentation site (docs/, mkdocs.yml) into site/"
 	@echo "make docs-samples  write what each command prints today into the docs' samples"
 	@echo "make setup  only install: SWI-Prolog, .venv and the package"
@@ -146,6 +148,11 @@ bench-knight: setup
 bench-service: setup
 	@mkdir -p bench
 	$(BIN)/python -m plpuzzle_lab service bench/SERVICE.md --jobs $(JOBS)
+
+# Copy detection on the labelled set: every disguised copy found, no pair
+# that is no copy reported (seconds).
+bench-similarity: setup
+	$(BIN)/python -m plpuzzle_lab similarity-eval
 
 # The documentation site: docs/ with the generated CLI reference and the
 # bench reports included; --strict turns a broken link into an error.
