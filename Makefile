@@ -16,10 +16,8 @@ FULL ?=
 PYTEST_ARGS ?=
 # Both runs spread over the cores (pytest-xdist, at most 4 processes): the
 # time limits are CPU time, so a test's verdicts do not depend on the load
-# its neighbours make. The default run leaves out the slow tests. The tests
-# that share a fixture grading a whole class go to one process, so that the
-# class is graded once (tests/conftest.py, SHARED_FIXTURES).
-PYTEST_SELECT := $(if $(filter 1,$(FULL)),,-m 'not slow') -n auto --maxprocesses=4 --dist loadgroup
+# its neighbours make. The default run leaves out the slow tests.
+PYTEST_SELECT := $(if $(filter 1,$(FULL)),,-m 'not slow') -n auto --maxprocesses=4
 
 # `make bench` settings; override on the command line: make bench JOBS=1 ONLY='test0??'
 # SUITE empty: the lab's default, $PLPUZZLE_SUITE, else

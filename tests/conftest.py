@@ -101,31 +101,6 @@ def pytest_configure(config: pytest.Config) -> None:
         )
 
 
-#: Module fixtures that grade or compare a whole class once (a minute or
-#: more of CPU each). Under pytest-xdist each worker that runs one of their
-#: tests would make the fixture again; `--dist loadgroup` (the Makefile)
-#: sends every test that uses one to the same worker instead.
-SHARED_FIXTURES = {
-    "test_redteam": "graded",
-    "test_grading": "graded",
-    "test_bench": "slice_run",
-    "test_bench_retime": "real_run",
-    "test_sicstus_class": "students",
-    "test_class_report_scale": "report",
-    "test_similarity_report": "klass",
-    "test_similarity_evidence": "evidence",
-    "test_similarity_eval": "compared",
-}
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        module = item.module.__name__.rsplit(".", 1)[-1] if hasattr(item, "module") else ""
-        fixture = SHARED_FIXTURES.get(module)
-        if fixture and fixture in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group(f"{module}.{fixture}"))
-
-
 @pytest.fixture(scope="session", autouse=True)
 def _checkout_stays_clean(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Run the session outside the checkout, and fail if a test wrote into it."""
