@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from fastapi import HTTPException, Request
+from fastapi import HTTPException, Request, UploadFile
 from fastapi.responses import HTMLResponse, Response
 from itsdangerous import BadSignature, TimestampSigner
 from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined, select_autoescape
@@ -179,6 +179,14 @@ def api_user(request: Request) -> User:
             "'Sign-ins and API tokens' page, or run `plpuzzle sudoku login SERVER`",
         )  # fmt: skip
     return user
+
+
+async def read_hand_in(user: User, file: UploadFile, limit_kb: int) -> bytes:
+    """A student's file, read to one byte past the limit (enough to tell
+    that it is too large, never more); teachers do not hand in."""
+    if user.teacher:
+        raise HTTPException(403, "teachers do not hand in")
+    return await file.read(limit_kb * 1024 + 1)
 
 
 def grade_styles() -> str:
