@@ -1,0 +1,292 @@
+"""Gecode and Choco, the classical constraint solvers, as peers of the bench.
+
+clpfd belongs to their family (propagation and search), so they show what
+a propagation solver reaches on the same puzzles. Both get the same plain
+model, written here from the rules alone: a variable per field over 1..N,
+the givens and parities as domains, a domain-consistent all-different on
+every row, column and box, and each `s`/`w` info as a table of the value
+pairs it allows. Neither shares code or reasoning with our engines.
+
+- Gecode runs as `fzn-gecode` (Debian's `flatzinc`) on FlatZinc written
+  here, one thread, every solution, input order and smallest value first.
+  Writing FlatZinc directly names Gecode's own propagators
+  (`all_different_int :: domain`, `gecode_table_int`), where a MiniZinc
+  model compiled against a library of another version can decompose them
+  without a word. Its CPU time is the process's, from the kernel.
+- Choco runs through `pychoco` (the `peers` extra of the lab) in a worker
+  process, with its default search.
+
+A peer that is not installed is reported by `missing_peers`, and the bench
+skips it with a note.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Self
+
+from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules, box_cells, grid_from_lists
+from plpuzzle.sudoku.domain.results import SolveResult, Status
+from plpuzzle.sudoku.domain.textformat import parse_puzzle, puzzle_to_text
+
+#: The peers this module provides, in report order.
+PEER_NAMES = ("gecode", "choco")
+
+#: The Gecode FlatZinc interpreter.
+FZN_GECODE = "fzn-gecode"
+
+
+def missing_peers() -> dict[str, str]:
+    """The peers that cannot run here, with what to install."""
+    missing = {}
+    if shutil.which(FZN_GECODE) is None:
+        missing["gecode"] = f"no `{FZN_GECODE}` on PATH (Debian: apt-get install flatzinc)"
+    if find_spec("pychoco") is None:
+        missing["choco"] = "no `pychoco` (pip install -e './lab[peers]')"
+    return missing
+
+
+# --- the plain model ---------------------------------------------------------------
+
+
+def cell_domains(puzzle: Puzzle) -> list[list[list[int]]]:
+    """Each field's values allowed by its own infos (given value, parity)."""
+    n = puzzle.n
+    out = []
+    for row in puzzle.fields:
+        cells = []
+        for field in row:
+            values = list(range(1, n + 1))
+            if field.value is not None:
+                values = [v for v in values if v == field.value]
+            if field.odd:
+                values = [v for v in values if v % 2 == 1]
+            if field.even:
+                values = [v for v in values if v % 2 == 0]
+            cells.append(values)
+        out.append(cells)
+    return out
+
+
+def allowed_pairs(n: int, rules: Rules) -> list[tuple[int, int]]:
+    """The value pairs an `s`/`w` info allows under `rules`."""
+    return [(a, b) for a in range(1, n + 1) for b in range(1, n + 1) if rules.related(a, b)]
+
+
+def units(puzzle: Puzzle) -> Iterator[list[tuple[int, int]]]:
+    """Every row, column and box, as lists of (row, column)."""
+    n, k = puzzle.n, puzzle.k
+    for i in range(n):
+        yield [(i, c) for c in range(n)]
+        yield [(r, i) for r in range(n)]
+        yield box_cells(i, k)
+
+
+# --- Gecode --------------------------------------------------------------------------
+
+
+def flatzinc(puzzle: Puzzle, rules: Rules) -> str:
+    """The plain model as FlatZinc for fzn-gecode."""
+    n = puzzle.n
+    name = {(r, c): f"x{r}_{c}" for r in range(n) for c in range(n)}
+    lines = []
+    for r, row in enumerate(cell_domains(puzzle)):
+        for c, values in enumerate(row):
+            domain = "{" + ",".join(map(str, values)) + "}" if values else "1..0"
+            lines.append(f"var {domain}: {name[r, c]};")
+    every = ",".join(name[r, c] for r in range(n) for c in range(n))
+    lines.append(
+        f"array [1..{n * n}] of var int: grid :: output_array([1..{n},1..{n}]) = [{every}];"
+    )
+    for unit in units(puzzle):
+        vars_ = ",".join(name[cell] for cell in unit)
+        lines.append(f"constraint all_different_int([{vars_}]) :: domain;")
+    table = ",".join(f"{a},{b}" for a, b in allowed_pairs(n, rules))
+    for a, b, _ in puzzle.neighbour_pairs():
+        lines.append(f"constraint gecode_table_int([{name[a]},{name[b]}],[{table}]);")
+    lines.append("solve :: int_search(grid, input_order, indomain_min, complete) satisfy;")
+    return "\n".join(lines) + "\n"
+
+
+_GRID = re.compile(r"grid = array2d\([^\[]*\[([^\]]*)\]\);")
+
+
+def parse_gecode(output: str, n: int) -> tuple[list[Grid], bool]:
+    """The solutions fzn-gecode printed, and whether it finished the search."""
+    grids = []
+    for match in _GRID.finditer(output):
+        values = [int(v) for v in match.group(1).split(",")]
+        grids.append(grid_from_lists([values[i : i + n] for i in range(0, n * n, n)]))
+    done = "==========" in output or "=====UNSATISFIABLE=====" in output
+    return grids, done
+
+
+def run_peer(
+    command: Sequence[str], text: str, time_limit: float
+) -> tuple[str, float, float, bool]:
+    """A peer's process, given `text` in a file named last on its command
+    line: its output, CPU and wall seconds, and whether the
+    time limit stopped it (it and its children are killed then).
+
+    Output goes to a file (a search may print far more than a pipe holds);
+    the CPU time is the process's own, from wait4."""
+    with tempfile.TemporaryDirectory(prefix="plpuzzle-peer-") as tmp:
+        source, sink = Path(tmp, "in.txt"), Path(tmp, "out.txt")
+        source.write_text(text)
+        with source.open("rb") as inp, sink.open("wb") as out:
+            start = time.monotonic()
+            proc = subprocess.Popen(
+                [*command, str(source)],
+                stdin=inp,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+            killed = threading.Event()
+
+            def kill() -> None:
+                killed.set()
+                os.killpg(proc.pid, signal.SIGKILL)
+
+            timer = threading.Timer(time_limit, kill)
+            timer.start()
+            try:
+                _, _, usage = os.wait4(proc.pid, 0)
+            finally:
+                timer.cancel()
+            proc.returncode = 0  # reaped by wait4
+            wall = time.monotonic() - start
+        cpu = usage.ru_utime + usage.ru_stime
+        return sink.read_text(errors="replace"), cpu, wall, killed.is_set()
+
+
+class PeerEngine:
+    """A peer as a sudoku engine of the bench: a process of its own per
+    puzzle, killed at the time limit (no worker needed)."""
+
+    name = ""
+
+    def command(self) -> list[str]:
+        """The peer's command line, without the input file."""
+        raise NotImplementedError
+
+    def model(self, puzzle: Puzzle, rules: Rules) -> str:
+        """The input file's text."""
+        raise NotImplementedError
+
+    def read(self, output: str, puzzle: Puzzle, cpu: float) -> tuple[list[Grid], bool, float]:
+        """The solutions, whether the search finished, and its CPU seconds."""
+        raise NotImplementedError
+
+    def solve(self, puzzle: Puzzle, rules: Rules, time_limit: float) -> SolveResult:
+        output, cpu, wall, killed = run_peer(self.command(), self.model(puzzle, rules), time_limit)
+        try:
+            grids, done, cpu = self.read(output, puzzle, cpu)
+        except ValueError:
+            grids, done = [], False
+        if killed or cpu > time_limit:
+            return SolveResult(self.name, Status.TIMEOUT, grids, [], cpu, wall, "time limit")
+        if not done:
+            tail = " / ".join(output.strip().splitlines()[-3:])
+            return SolveResult(self.name, Status.ERROR, grids, [], cpu, wall, tail)
+        return SolveResult(self.name, Status.OK, grids, [], cpu, wall)
+
+    def close(self) -> None:
+        """Nothing to close: each solve is a process of its own."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class GecodeEngine(PeerEngine):
+    """fzn-gecode on the plain model; its CPU time is the whole process's."""
+
+    name = "gecode"
+
+    def command(self) -> list[str]:
+        return [FZN_GECODE, "-a", "-p", "1"]
+
+    def model(self, puzzle: Puzzle, rules: Rules) -> str:
+        return flatzinc(puzzle, rules)
+
+    def read(self, output: str, puzzle: Puzzle, cpu: float) -> tuple[list[Grid], bool, float]:
+        grids, done = parse_gecode(output, puzzle.n)
+        return grids, done, cpu
+
+
+# --- Choco ---------------------------------------------------------------------------
+
+
+def choco_solutions(puzzle: Puzzle, rules: Rules) -> list[list[list[int]]]:
+    """Every solution of the plain model, by Choco's default search."""
+    from pychoco import Model
+
+    model = Model()
+    domains = cell_domains(puzzle)
+    if any(not values for row in domains for values in row):
+        return []
+    cells = [[model.intvar(values) for values in row] for row in domains]
+    for unit in units(puzzle):
+        model.all_different([cells[r][c] for r, c in unit]).post()
+    pairs = [list(p) for p in allowed_pairs(puzzle.n, rules)]
+    for (r1, c1), (r2, c2), _ in puzzle.neighbour_pairs():
+        model.table([cells[r1][c1], cells[r2][c2]], pairs).post()
+    found = model.get_solver().find_all_solutions()
+    return [[[s.get_int_val(x) for x in row] for row in cells] for s in found]
+
+
+class ChocoEngine(PeerEngine):
+    """pychoco in a Python process of its own, which reports the CPU time
+    of building and solving the model (not of starting Python)."""
+
+    name = "choco"
+
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", __name__]
+
+    def model(self, puzzle: Puzzle, rules: Rules) -> str:
+        return json.dumps({"rules": rules.value, "puzzle": puzzle_to_text(puzzle)})
+
+    def read(self, output: str, puzzle: Puzzle, cpu: float) -> tuple[list[Grid], bool, float]:
+        lines = output.strip().splitlines()
+        reply = json.loads(lines[-1]) if lines else {}
+        if not isinstance(reply, dict) or "grids" not in reply:
+            return [], False, cpu
+        return [grid_from_lists(g) for g in reply["grids"]], True, float(reply["cpu"])
+
+
+def make_peer(name: str) -> PeerEngine:
+    """A peer engine by name (see PEER_NAMES)."""
+    engines: dict[str, type[PeerEngine]] = {"gecode": GecodeEngine, "choco": ChocoEngine}
+    if name not in engines:
+        raise ValueError(f"unknown peer {name!r}")
+    return engines[name]()
+
+
+def main(argv: Sequence[str]) -> None:
+    """`python -m plpuzzle_lab.peers FILE`: Choco on the puzzle in FILE
+    (JSON: rules, puzzle text); prints JSON with the solutions and CPU."""
+    request = json.loads(Path(argv[0]).read_text())
+    puzzle = parse_puzzle(request["puzzle"])
+    start = time.process_time()
+    grids = choco_solutions(puzzle, Rules(request["rules"]))
+    print(json.dumps({"grids": grids, "cpu": time.process_time() - start}))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
