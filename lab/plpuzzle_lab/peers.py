@@ -16,8 +16,10 @@ pairs it allows. Neither shares code or reasoning with our engines.
 - Choco runs through `pychoco` (the `peers` extra of the lab) in a worker
   process, with its default search.
 
-A peer that is not installed is reported by `missing_peers`, and the bench
-skips it with a note.
+Each puzzle is a process of its own, under the same limit as our engines'
+workers: killed once its CPU time passes the time limit, or at their
+wall-clock backstop. A peer that is not installed is reported by
+`missing_peers`, and the bench skips it with a note.
 """
 
 from __future__ import annotations
@@ -30,13 +32,17 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Self
 
+from plpuzzle.procstat import backstop, process_cpu_seconds, run_queue_seconds
+from plpuzzle.runtime.status import default_message
+from plpuzzle.settings import DEFAULTS
 from plpuzzle.sudoku.domain.model import Grid, Puzzle, Rules, box_cells, grid_from_lists
 from plpuzzle.sudoku.domain.results import SolveResult, Status
 from plpuzzle.sudoku.domain.textformat import parse_puzzle, puzzle_to_text
@@ -56,6 +62,28 @@ def missing_peers() -> dict[str, str]:
     if find_spec("pychoco") is None:
         missing["choco"] = "no `pychoco` (pip install -e './lab[peers]')"
     return missing
+
+
+def peer_versions() -> dict[str, str]:
+    """What the report says of each peer that can run here: Gecode's version
+    as fzn-gecode prints it, pychoco's as installed ("?" when unknown)."""
+    missing = missing_peers()
+    out = {}
+    if "gecode" not in missing:
+        try:
+            done = subprocess.run(
+                [FZN_GECODE, "-help"], capture_output=True, text=True, timeout=30, check=False
+            )
+            found = re.search(r"Version:\s*(\S+)", done.stdout + done.stderr)
+        except (OSError, subprocess.SubprocessError):
+            found = None
+        out["gecode"] = f"Gecode {found.group(1) if found else '?'}"
+    if "choco" not in missing:
+        try:
+            out["choco"] = f"pychoco {version('pychoco')}"
+        except PackageNotFoundError:
+            out["choco"] = "pychoco ?"
+    return out
 
 
 # --- the plain model ---------------------------------------------------------------
@@ -133,15 +161,22 @@ def parse_gecode(output: str, n: int) -> tuple[list[Grid], bool]:
     return grids, done
 
 
-def run_peer(
-    command: Sequence[str], text: str, time_limit: float
-) -> tuple[str, float, float, bool]:
-    """A peer's process, given `text` in a file named last on its command
-    line: its output, CPU and wall seconds, and whether the
-    time limit stopped it (it and its children are killed then).
+#: How often a peer's process is looked at while it runs (at most).
+_POLL_SECONDS = 0.02
 
-    Output goes to a file (a search may print far more than a pipe holds);
-    the CPU time is the process's own, from wait4."""
+
+def run_peer(command: Sequence[str], text: str, time_limit: float) -> PeerRun:
+    """A peer's process, given `text` in a file named last on its command
+    line: its output, CPU and wall seconds, peak memory, and whether the
+    time limit stopped it (its process group is killed then).
+
+    The limit is CPU time, as for our engines' workers: the process is
+    killed once its CPU time passes `time_limit`, or at the same wall-clock
+    backstop as theirs (moved out by its wait for a free core), so a peer
+    on a busy machine is judged by its CPU time too. Output goes to a file
+    (a search may print far more than a pipe holds); the CPU time is the
+    process's own, from wait4."""
+    wall_limit = DEFAULTS.wall_limit(time_limit)
     with tempfile.TemporaryDirectory(prefix="plpuzzle-peer-") as tmp:
         source, sink = Path(tmp, "in.txt"), Path(tmp, "out.txt")
         source.write_text(text)
@@ -154,29 +189,48 @@ def run_peer(
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
-            killed = threading.Event()
-
-            def kill() -> None:
-                killed.set()
-                os.killpg(proc.pid, signal.SIGKILL)
-
-            timer = threading.Timer(time_limit, kill)
-            timer.start()
-            try:
-                _, _, usage = os.wait4(proc.pid, 0)
-            finally:
-                timer.cancel()
+            killed, pause = False, 0.001
+            # Polled with WNOHANG in this thread: the process is reaped here
+            # only, so its group is never signalled after it is gone.
+            while True:
+                pid, _, usage = os.wait4(proc.pid, os.WNOHANG)
+                if pid:
+                    break
+                waited = run_queue_seconds([proc.pid]).get(proc.pid, 0.0)
+                late = time.monotonic() - start > backstop(wall_limit, waited)
+                if process_cpu_seconds(proc.pid) > time_limit or late:
+                    killed = True
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    _, _, usage = os.wait4(proc.pid, 0)
+                    break
+                time.sleep(pause)
+                pause = min(2 * pause, _POLL_SECONDS)
             proc.returncode = 0  # reaped by wait4
             wall = time.monotonic() - start
         cpu = usage.ru_utime + usage.ru_stime
-        return sink.read_text(errors="replace"), cpu, wall, killed.is_set()
+        # ru_maxrss is in kilobytes on Linux.
+        return PeerRun(sink.read_text(errors="replace"), cpu, wall, killed, usage.ru_maxrss)
+
+
+@dataclass(frozen=True)
+class PeerRun:
+    """What one run of a peer's process left: its output, CPU and wall
+    seconds, whether the time limit stopped it, and its peak memory (kB)."""
+
+    output: str
+    cpu: float
+    wall: float
+    killed: bool
+    peak_rss_kb: int
 
 
 class PeerEngine:
     """A peer as a sudoku engine of the bench: a process of its own per
-    puzzle, killed at the time limit (no worker needed)."""
+    puzzle, killed at the time limit (no worker needed). `peak_rss_kb` is
+    the last process's peak memory, as a worker's is for our engines."""
 
     name = ""
+    peak_rss_kb: int | None = None
 
     def command(self) -> list[str]:
         """The peer's command line, without the input file."""
@@ -191,13 +245,18 @@ class PeerEngine:
         raise NotImplementedError
 
     def solve(self, puzzle: Puzzle, rules: Rules, time_limit: float) -> SolveResult:
-        output, cpu, wall, killed = run_peer(self.command(), self.model(puzzle, rules), time_limit)
+        run = run_peer(self.command(), self.model(puzzle, rules), time_limit)
+        output, cpu, wall, killed = run.output, run.cpu, run.wall, run.killed
+        self.peak_rss_kb = run.peak_rss_kb
         try:
             grids, done, cpu = self.read(output, puzzle, cpu)
         except ValueError:
             grids, done = [], False
         if killed or cpu > time_limit:
-            return SolveResult(self.name, Status.TIMEOUT, grids, [], cpu, wall, "time limit")
+            words = default_message(Status.TIMEOUT, "time_limit", time_limit)
+            if wall > time_limit and cpu <= time_limit:
+                words = f"stopped at the wall-clock backstop ({wall:.0f} s)"
+            return SolveResult(self.name, Status.TIMEOUT, grids, [], cpu, wall, words)
         if not done:
             tail = " / ".join(output.strip().splitlines()[-3:])
             return SolveResult(self.name, Status.ERROR, grids, [], cpu, wall, tail)
@@ -283,6 +342,10 @@ def main(argv: Sequence[str]) -> None:
     (JSON: rules, puzzle text); prints JSON with the solutions and CPU."""
     request = json.loads(Path(argv[0]).read_text())
     puzzle = parse_puzzle(request["puzzle"])
+    # Loaded before the clock starts, as our engines load their solver
+    # before their first timed test (some 30 ms).
+    import pychoco  # noqa: F401
+
     start = time.process_time()
     grids = choco_solutions(puzzle, Rules(request["rules"]))
     print(json.dumps({"grids": grids, "cpu": time.process_time() - start}))
