@@ -189,13 +189,14 @@ def run_peer(command: Sequence[str], text: str, time_limit: float) -> PeerRun:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
-            killed, pause = False, 0.001
+            killed, pause, peak = False, 0.001, None
             # Polled with WNOHANG in this thread: the process is reaped here
             # only, so its group is never signalled after it is gone.
             while True:
                 pid, _, usage = os.wait4(proc.pid, os.WNOHANG)
                 if pid:
                     break
+                peak = _high_water_kb(proc.pid) or peak
                 waited = run_queue_seconds([proc.pid]).get(proc.pid, 0.0)
                 late = time.monotonic() - start > backstop(wall_limit, waited)
                 if process_cpu_seconds(proc.pid) > time_limit or late:
@@ -208,20 +209,33 @@ def run_peer(command: Sequence[str], text: str, time_limit: float) -> PeerRun:
             proc.returncode = 0  # reaped by wait4
             wall = time.monotonic() - start
         cpu = usage.ru_utime + usage.ru_stime
-        # ru_maxrss is in kilobytes on Linux.
-        return PeerRun(sink.read_text(errors="replace"), cpu, wall, killed, usage.ru_maxrss)
+        return PeerRun(sink.read_text(errors="replace"), cpu, wall, killed, peak)
+
+
+def _high_water_kb(pid: int) -> int | None:
+    """The process's peak resident memory so far (VmHWM, KiB), None when
+    unknown. Not wait4's ru_maxrss: that counts the memory of the process
+    that started it too (fork copies it, and exec keeps its high water)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 @dataclass(frozen=True)
 class PeerRun:
     """What one run of a peer's process left: its output, CPU and wall
-    seconds, whether the time limit stopped it, and its peak memory (kB)."""
+    seconds, whether the time limit stopped it, and its peak memory (KiB)
+    as last seen while it ran (None for one too quick to be seen)."""
 
     output: str
     cpu: float
     wall: float
     killed: bool
-    peak_rss_kb: int
+    peak_rss_kb: int | None
 
 
 class PeerEngine:
