@@ -1,4 +1,4 @@
-"""Measuring: our engines and CP-SAT timed on a suite, and the cost of pyswip.
+"""Measuring: our engines and the peers timed on a suite, and the cost of pyswip.
 
 Each test runs through the ordinary suite runner (the same workers, time
 limit and judge as `plpuzzle sudoku test`), so a benchmark cannot count an
@@ -29,6 +29,7 @@ from plpuzzle.sudoku.engines.prolog_bridge import own_solver
 from plpuzzle.sudoku.runs.runner import RunSettings, SuiteRunner
 from plpuzzle.sudoku.runs.suite import CaseResult, SuiteCase, Verdict, load_case
 from plpuzzle_lab.bench_model import BenchSettings, Overhead, Row, SuiteSpec
+from plpuzzle_lab.peers import PEER_NAMES, PeerEngine, make_peer
 
 #: Called when a batch of runs starts, with its description and size; it
 #: returns what to call after each result (progress), or None.
@@ -50,13 +51,19 @@ class MeteredRunner(SuiteRunner):
     worker's peak memory noted after it.
 
     The runner replaces a worker after a failed run, so the next test in
-    that slot is warmed up again first.
+    that slot is warmed up again first. The peers Gecode and Choco are
+    made here (they are the lab's, not in the product's registry) and
+    judged like every engine; they have no worker to warm, since each
+    puzzle is a process of their own.
     """
 
     def __init__(self, settings: RunSettings) -> None:
         super().__init__(settings)
         self._warm = threading.local()
         self.peak_kb: dict[SuiteCase, int | None] = {}
+
+    def new_engine(self, name: str) -> Engine:
+        return make_peer(name) if name in PEER_NAMES else super().new_engine(name)
 
     def run_case(self, case: SuiteCase) -> CaseResult:
         engines = self.slot_engines()
@@ -67,16 +74,25 @@ class MeteredRunner(SuiteRunner):
         result = super().run_case(case)
         if any(r.status is not Status.OK for r in result.results):
             self._warm.done = False
-        worker = getattr(engines[0], "worker", None)
-        peak = getattr(worker, "peak_rss_kb", None) if result.results else None
-        self.peak_kb[case] = peak
+        self.peak_kb[case] = _peak_kb(engines[0]) if result.results else None
         return result
 
 
 def _warm_up(engine: Engine, rules: Rules) -> None:
-    """Start the engine's worker and load its solver, untimed."""
+    """Start the engine's worker and load its solver, untimed; nothing for
+    a peer (a process of its own per puzzle)."""
+    if isinstance(engine, PeerEngine):
+        return
     if engine.solve(_WARM_UP, rules, 60.0).status is not Status.OK:
         engine.close()
+
+
+def _peak_kb(engine: Engine) -> int | None:
+    """The peak memory of the engine's last run: its worker's, or a peer's
+    own process's."""
+    if isinstance(engine, PeerEngine):
+        return engine.peak_rss_kb
+    return getattr(getattr(engine, "worker", None), "peak_rss_kb", None)
 
 
 def run_suite(

@@ -51,12 +51,16 @@ class SuiteRunner:
         self._all: list[Engine] = []
         self._lock = threading.Lock()
 
+    def new_engine(self, name: str) -> Engine:
+        """One of a slot's engines, by name: a subclass may make engines
+        that are not in the registry (the lab's benchmark peers)."""
+        return make_engine(name, self.settings.solver, self.settings.dialect)
+
     def slot_engines(self) -> list[Engine]:
         """This slot's engines, made on first use."""
         engines = getattr(self._local, "engines", None)
         if engines is None:
-            s = self.settings
-            engines = [make_engine(name, s.solver, s.dialect) for name in s.engines]
+            engines = [self.new_engine(name) for name in self.settings.engines]
             self._local.engines = engines
             with self._lock:
                 self._all.extend(engines)
