@@ -1,4 +1,4 @@
-"""`make bench`: how fast our engines are, next to CP-SAT and the course's.
+"""`make bench`: how fast our engines are, next to their peers and the course's.
 
 The course timed its own "relatively fast" reference solvers on its official
 suite: a SICStus Prolog one and an Erlang one, 120 s per test, and published
@@ -6,14 +6,16 @@ the CPU seconds of each test (reference-times.csv beside the suite). To set
 our engines beside them we run every test of that suite, of the bundled
 consecutive set and of the stress suites (a folder with oddsum/ and
 consecutive/ subfolders, bench/stress by default: sparse puzzles with
-hundreds of solutions and large K) with each of our engines and CP-SAT.
+hundreds of solutions and large K) with each of our engines and the peers:
+CP-SAT, and the classical constraint solvers Gecode and Choco (peers.py;
+one that is not installed is left out with a note).
 
 This module plans a run from the command line's options and runs its steps
 in order; each step has a module of its own, and none imports a later one:
 
 - bench_model: the records (settings, rows, reference times, the run);
 - bench_measure: the engines timed on a suite, and the cost of pyswip;
-- bench_ratios: each engine / CP-SAT, and the targets judged on the ratios;
+- bench_ratios: each engine / a peer, and the targets judged on the ratios;
 - bench_retime: the tests near a per-puzzle goal, timed again;
 - bench_markdown, bench_plot, bench_output: REPORT.md, the plot, and the
   terminal's summary, JSON and the files written (results.csv and the rest).
@@ -29,8 +31,9 @@ from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.runs.suite import SuiteCase, bundled_suite, discover, natural_key
 from plpuzzle_lab.bench_measure import OnStart, measure_overhead, run_suite
 from plpuzzle_lab.bench_model import (
+    DEFAULT_ENGINES,
     OFFICIAL,
-    PEER,
+    PEERS,
     RETIME_ROUNDS,
     BenchRun,
     BenchSettings,
@@ -41,6 +44,7 @@ from plpuzzle_lab.bench_model import (
 )
 from plpuzzle_lab.bench_retime import retime_near_goal
 from plpuzzle_lab.machine import machine_info, wait_until_quiet
+from plpuzzle_lab.peers import missing_peers, peer_versions
 
 #: The stress suites' subfolders and their rules, in report order.
 STRESS_SUITES = (("oddsum", Rules.ODDSUM), ("consecutive", Rules.CONSECUTIVE))
@@ -60,7 +64,7 @@ def plan(
     suite: Path | None,
     rules: Rules,
     consecutive: Path | None,
-    engines: str,
+    engines: str | None,
     jobs: int,
     time_limit: float,
     only: str | None,
@@ -74,12 +78,15 @@ def plan(
     for a missing folder or file, an unknown engine, or nothing to run.
 
     `stress` None means the default folder, which may be missing (a note
-    says so); a folder named explicitly must exist and hold a suite."""
+    says so); a folder named explicitly must exist and hold a suite. So
+    with `engines`: None means DEFAULT_ENGINES, less any peer that cannot
+    run here (a note says so); a peer named explicitly must be able to."""
     suite, consecutive = _suite_folders(suite, consecutive)
     if reference is not None and not reference.is_file():
         raise BenchRequestError(f"{reference}: no such file")
-    names = _engine_names(engines)
+    names, peer_notes = engine_names(engines)
     stress_suites, notes = stress_specs(stress)
+    notes = peer_notes + notes
     settings = BenchSettings(
         suites=(
             SuiteSpec(OFFICIAL, suite, rules),
@@ -125,15 +132,29 @@ def _suite_folders(suite: Path | None, consecutive: Path | None) -> tuple[Path, 
     return suite, consecutive
 
 
-def _engine_names(engines: str) -> list[str]:
-    """--engines as a list without repeats; BenchRequestError for an
-    unknown engine or none."""
+def engine_names(engines: str | None) -> tuple[list[str], list[str]]:
+    """--engines as a list without repeats, and notes on the peers left
+    out; BenchRequestError for an unknown engine, none, or a peer named
+    explicitly that cannot run here.
+
+    None is the default, DEFAULT_ENGINES: a peer of it that cannot run
+    here (missing_peers) is left out with a note, never an error."""
+    missing = missing_peers()
+    if engines is None:
+        notes = [
+            f"{why}: the peer {name} was skipped" for name, why in missing.items() if name in PEERS
+        ]
+        return [e for e in DEFAULT_ENGINES if e not in missing], notes
     names = list(dict.fromkeys(e.strip().lower() for e in engines.split(",") if e.strip()))
-    known = ("prolog", "python", PEER)
-    unknown = [e for e in names if e not in known]
+    unknown = [e for e in names if e not in DEFAULT_ENGINES]
     if unknown or not names:
-        raise BenchRequestError(f"--engines: choose from {', '.join(known)}, got {engines!r}")
-    return names
+        raise BenchRequestError(
+            f"--engines: choose from {', '.join(DEFAULT_ENGINES)}, got {engines!r}"
+        )
+    cannot = [f"{e} cannot run here: {missing[e]}" for e in names if e in missing]
+    if cannot:
+        raise BenchRequestError(f"--engines: {'; '.join(cannot)}")
+    return names, []
 
 
 def stress_specs(folder: Path | None) -> tuple[list[SuiteSpec], list[str]]:
@@ -196,6 +217,7 @@ def run_bench(
     machine = machine_info()
     rows = _time_suites(settings, cases, on_start)
     run = BenchRun(settings, machine, rows, references)
+    run.peer_versions = {p: v for p, v in peer_versions().items() if p in settings.engines}
     run.retimes = retime_near_goal(run, cases, on_start)
     _time_overhead(run, cases)
     run.wall_seconds = time.monotonic() - start

@@ -20,12 +20,27 @@ from typing import Any
 
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.runs.suite import Verdict
+from plpuzzle_lab.peers import PEER_NAMES
 
 #: The course's own per-test limit (reference-times.csv).
 REFERENCE_LIMIT = 120.0
 
-#: The peer every engine is measured against.
+#: The peer of the CP-SAT ratios and targets, and of re-timing near a goal.
 PEER = "cpsat"
+
+#: Every peer: a solver a user could pick instead of ours, timed beside
+#: them in the same run (CP-SAT, and the classical Gecode and Choco).
+PEERS = (PEER, *PEER_NAMES)
+
+#: Our engines, the ones measured against the peers.
+OURS = ("prolog", "python")
+
+#: What a run times unless told otherwise (a peer that cannot run here is
+#: left out with a note).
+DEFAULT_ENGINES = (*OURS, *PEERS)
+
+#: How the report's prose and the targets name each peer.
+PEER_TITLES = {PEER: "CP-SAT", "gecode": "Gecode", "choco": "Choco"}
 
 #: The label of the course's official suite (the first).
 OFFICIAL = "official"
@@ -49,8 +64,13 @@ RETIME_ROUNDS: int = TARGETS["retime"]["rounds"]
 
 
 def engine_label(engine: str) -> str:
-    """How tables and the plot name an engine: ours, or the peer."""
-    return f"peer: {engine}" if engine == PEER else f"ours: {engine}"
+    """How tables and the plot name an engine: ours, or a peer."""
+    return f"peer: {engine}" if engine in PEERS else f"ours: {engine}"
+
+
+def peer_title(peer: str) -> str:
+    """A peer's name in prose: "CP-SAT", "Gecode", "Choco"."""
+    return PEER_TITLES.get(peer, peer)
 
 
 def floored_ratio(seconds: float, peer_seconds: float) -> float:
@@ -75,7 +95,7 @@ class BenchSettings:
     """Everything that decides what the benchmark runs."""
 
     suites: tuple[SuiteSpec, ...]
-    engines: tuple[str, ...] = ("prolog", "python", PEER)
+    engines: tuple[str, ...] = DEFAULT_ENGINES
     jobs: int = 1
     time_limit: float = 120.0
     only: str | None = None
@@ -91,8 +111,13 @@ class BenchSettings:
 
     @property
     def ours(self) -> tuple[str, ...]:
-        """Our engines, the ones measured against the peer."""
-        return tuple(e for e in self.engines if e != PEER)
+        """Our engines, the ones measured against the peers."""
+        return tuple(e for e in self.engines if e not in PEERS)
+
+    @property
+    def peers(self) -> tuple[str, ...]:
+        """The peers of this run, in report order."""
+        return tuple(e for e in PEERS if e in self.engines)
 
 
 # --- what a run measures ---------------------------------------------------------
@@ -261,6 +286,8 @@ class BenchRun:
     overhead_load: tuple[float, ...] | None = None  # the load average then
     wall_seconds: float = 0.0
     retimes: list[Retime] = field(default_factory=list)
+    #: What the report says of each peer's version ("Gecode 6.2.0").
+    peer_versions: dict[str, str] = field(default_factory=dict)
 
     def engine_rows(self, engine: str, suite: str) -> list[Row]:
         return [r for r in self.rows if r.engine == engine and r.suite == suite]

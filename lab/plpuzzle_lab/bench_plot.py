@@ -19,7 +19,13 @@ PLOT_NAME = "times-by-k.png"
 PLOT_FLOOR = 1e-3
 
 #: The plot's colour per engine (the course's references are green and red).
-ENGINE_COLORS = {"prolog": "tab:blue", "python": "tab:orange", PEER: "tab:purple"}
+ENGINE_COLORS = {
+    "prolog": "tab:blue",
+    "python": "tab:orange",
+    PEER: "tab:purple",
+    "gecode": "tab:brown",
+    "choco": "tab:cyan",
+}
 
 
 @dataclass(frozen=True)
@@ -33,13 +39,17 @@ class Series:
 
 
 def plot_series(run: BenchRun, suite: str) -> list[Series]:
-    """Our engines and the two references, on the same tests."""
+    """Our engines, the peers and the two references, on the same tests
+    (an engine without results on this suite has no series)."""
     limit = run.settings.time_limit
     out = []
     for engine in run.settings.engines:
+        rows = run.engine_rows(engine, suite)
+        if not rows:
+            continue
         points = [
             (r.k, r.cpu_seconds)
-            for r in run.engine_rows(engine, suite)
+            for r in rows
             if r.k is not None and (r.cpu_seconds is not None or r.verdict is Verdict.TIMEOUT)
         ]
         color = ENGINE_COLORS.get(engine, "tab:gray")

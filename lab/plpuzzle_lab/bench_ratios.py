@@ -1,9 +1,11 @@
-"""Ratios and targets: each engine against CP-SAT, and the goals judged on them.
+"""Ratios and targets: each engine against a peer, and the goals judged on them.
 
-CP-SAT (OR-tools, one worker) runs in the same run as the peer a user would
-pick instead of our engines, so every engine is measured beside it, test by
-test, as ratios (engine / CP-SAT). The targets of targets.toml are judged
-from those ratios and from the measured rows: reported, never enforced.
+The peers (CP-SAT, OR-tools with one worker; the classical constraint
+solvers Gecode and Choco) run in the same run as the solvers a user would
+pick instead of our engines, so every engine is measured beside each of
+them, test by test, as ratios (engine / peer). The targets of targets.toml
+are judged from those ratios (each goal names its peer, CP-SAT unless it
+says otherwise) and from the measured rows: reported, never enforced.
 This module only computes; the reports format what it returns.
 """
 
@@ -13,18 +15,21 @@ import os
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from plpuzzle.sudoku.domain.model import MAX_K
 from plpuzzle.sudoku.runs.suite import natural_key
 from plpuzzle_lab.bench_model import (
     OFFICIAL,
     PEER,
+    PEERS,
     TARGETS,
     BenchRun,
     Failure,
     Retime,
     Row,
     floored_ratio,
+    peer_title,
 )
 from plpuzzle_lab.machine import load_text
 
@@ -51,7 +56,7 @@ def ratio_text(ratio: float | None) -> str:
     return "-" if ratio is None else f"{ratio:.2f}x"
 
 
-# --- engine / CP-SAT ratios -------------------------------------------------------
+# --- engine / peer ratios ---------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -88,12 +93,13 @@ class TestRatio:
 
 @dataclass(frozen=True)
 class Ratios:
-    """One engine against the peer on one suite."""
+    """One engine against a peer (CP-SAT unless named) on one suite."""
 
     suite: str
     engine: str
     tests: list[TestRatio]  # every test both solved in the first pass (totals)
     failures: list[Failure]
+    peer: str = PEER
 
     @property
     def judged(self) -> list[TestRatio]:
@@ -130,21 +136,28 @@ class Ratios:
 
 
 def ratios_for(
-    rows: Sequence[Row], suite: str, engine: str, retimes: Sequence[Retime] = ()
+    rows: Sequence[Row],
+    suite: str,
+    engine: str,
+    retimes: Sequence[Retime] = (),
+    peer: str = PEER,
 ) -> Ratios:
-    """`engine` against the peer on `suite`, from the rows of one run and
-    the re-timings of its tests near the goal.
+    """`engine` against `peer` on `suite`, from the rows of one run and
+    the re-timings of its tests near a CP-SAT goal (re-timing is against
+    CP-SAT only: the ratios to another peer are the first pass's).
 
     A test where either side did not answer correctly has no ratio: it is
     listed as a failure, once per side that failed; so is a test whose
     re-timing got a wrong answer (its first-pass times stay in the totals).
     """
+    if peer != PEER:
+        retimes = ()
     again = {t.test: t for t in retimes if t.suite == suite and t.engine == engine}
     mine = {r.test: r for r in rows if r.suite == suite and r.engine == engine}
-    peer = {r.test: r for r in rows if r.suite == suite and r.engine == PEER}
+    theirs = {r.test: r for r in rows if r.suite == suite and r.engine == peer}
     tests, failures = [], []
-    for name in sorted(mine.keys() & peer.keys(), key=natural_key):
-        a, b = mine[name], peer[name]
+    for name in sorted(mine.keys() & theirs.keys(), key=natural_key):
+        a, b = mine[name], theirs[name]
         ok = True
         for side in (a, b):
             if not side.correct or side.cpu_seconds is None:
@@ -155,21 +168,56 @@ def ratios_for(
             tests.append(TestRatio(suite, name, a.cpu_seconds, b.cpu_seconds, retime))
             if retime is not None and retime.failure is not None:
                 failures.append(retime.failure)
-    return Ratios(suite, engine, tests, failures)
+    return Ratios(suite, engine, tests, failures, peer)
 
 
-def ratio_table(run: BenchRun, retimed: bool = True) -> list[Ratios]:
-    """Every suite and every engine of ours against the peer (none without
+def ratio_table(run: BenchRun, retimed: bool = True, peer: str = PEER) -> list[Ratios]:
+    """Every suite and every engine of ours against `peer` (none without
     it); with `retimed` False, the first pass alone."""
-    if PEER not in run.settings.engines:
+    if peer not in run.settings.engines:
         return []
     retimes = run.retimes if retimed else []
     return [
-        ratios_for(run.rows, spec.label, engine, retimes)
+        ratios_for(run.rows, spec.label, engine, retimes, peer)
         for spec in run.settings.suites
         for engine in run.settings.ours
         if run.engine_rows(engine, spec.label)
     ]
+
+
+@dataclass(frozen=True)
+class SuiteTotals:
+    """Every engine's total CPU seconds on one suite, over the tests that
+    every engine of the run answered correctly (so each sums the same
+    tests); `left_out` counts the others."""
+
+    suite: str
+    tests: int
+    seconds: dict[str, float]
+    left_out: int
+
+
+def suite_totals(run: BenchRun) -> list[SuiteTotals]:
+    """Per suite with results, each engine's total over the common tests."""
+    out = []
+    engines = run.settings.engines
+    for spec in run.settings.suites:
+        rows = [r for r in run.rows if r.suite == spec.label and r.engine in engines]
+        if not rows:
+            continue
+        by_test: dict[str, dict[str, Row]] = {}
+        for r in rows:
+            by_test.setdefault(r.test, {})[r.engine] = r
+        common = [
+            seen
+            for seen in by_test.values()
+            if all(
+                e in seen and seen[e].correct and seen[e].cpu_seconds is not None for e in engines
+            )
+        ]
+        seconds = {e: sum(seen[e].cpu_seconds or 0.0 for seen in common) for e in engines}
+        out.append(SuiteTotals(spec.label, len(common), seconds, len(by_test) - len(common)))
+    return out
 
 
 # --- the targets -------------------------------------------------------------------
@@ -190,22 +238,36 @@ MET, NOT_MET, NOT_MEASURED, NOT_JUDGED = "met", "not met", "not measured", "not 
 
 @dataclass(frozen=True)
 class RatioGoal:
-    """An engine's goals against CP-SAT: its total on the official suite
-    (None: no such goal), and each puzzle of `suites` (None: every suite)."""
+    """An engine's goals against a peer (CP-SAT unless named): its total
+    over `suites` (None: over the official suite; `total` None: no such
+    goal), and each puzzle of `suites` (None: every suite)."""
 
     engine: str
     total: float | None
     each: float
     suites: tuple[str, ...] | None = None
+    peer: str = PEER
 
     def covers(self, suite: str) -> bool:
         return self.suites is None or suite in self.suites
 
+    @property
+    def total_suites(self) -> tuple[str, ...]:
+        """The suites the total sums over."""
+        return self.suites if self.suites is not None else (OFFICIAL,)
 
-RATIO_GOALS = tuple(
-    RatioGoal(g["engine"], g.get("total"), g["each"], tuple(g["suites"]) if "suites" in g else None)
-    for g in TARGETS["ratio"]
-)
+
+def ratio_goal(entry: dict[str, Any]) -> RatioGoal:
+    """A `[[ratio]]` entry of targets.toml; ValueError for a peer that is
+    not one of the bench's."""
+    peer = entry.get("peer", PEER)
+    if peer not in PEERS:
+        raise ValueError(f"targets.toml: [[ratio]] peer {peer!r} is not one of {PEERS}")
+    suites = tuple(entry["suites"]) if "suites" in entry else None
+    return RatioGoal(entry["engine"], entry.get("total"), entry["each"], suites, peer)
+
+
+RATIO_GOALS = tuple(ratio_goal(g) for g in TARGETS["ratio"])
 
 #: (engine, suites (None: every suite but the official one), seconds, goal
 #: only): every test of those suites solved within that many CPU seconds.
@@ -215,33 +277,69 @@ WITHIN_GOALS = tuple(
 )
 
 
-def per_puzzle_goal(engine: str, suite: str) -> float | None:
-    """The engine's per-puzzle ratio goal on `suite` (RATIO_GOALS), None
-    if it has none there."""
-    return next((g.each for g in RATIO_GOALS if g.engine == engine and g.covers(suite)), None)
+def per_puzzle_goal(engine: str, suite: str, peer: str = PEER) -> float | None:
+    """The engine's per-puzzle ratio goal against `peer` on `suite`
+    (RATIO_GOALS), None if it has none there."""
+    return next(
+        (g.each for g in RATIO_GOALS if g.engine == engine and g.peer == peer and g.covers(suite)),
+        None,
+    )
 
 
-def _total_target(table: list[Ratios], engine: str, goal: float) -> Target:
-    name = f"{engine} total ≤ {goal:g}x CP-SAT, official suite"
-    found = [r for r in table if r.engine == engine and r.suite == OFFICIAL]
-    if not found or found[0].total is None:
-        return Target(name, "-", NOT_MEASURED, "no official test solved by both")
-    r = found[0]
-    assert r.total is not None
-    measured = f"{r.total:.2f}x ({seconds_text(r.seconds)} s / {seconds_text(r.peer_seconds)} s)"
-    failed = r.engine_failures
-    notes = [] if r.total <= goal else [f"{r.total / goal:.2f} times the goal"]
-    if r.failures:
-        notes.append(_failure_note(r.failures))
-    note = "; ".join(notes)
-    met = r.total <= goal and not failed
-    return Target(name, measured, MET if met else NOT_MET, note)
+def suites_text(suites: Sequence[str] | None) -> str:
+    """Some suites as target names say them: "official suite", "a, b and c
+    suites"; None is every suite."""
+    if suites is None:
+        return "every suite"
+    if len(suites) == 1:
+        return f"{suites[0]} suite"
+    return f"{', '.join(suites[:-1])} and {suites[-1]} suites"
+
+
+def total_name(goal: RatioGoal) -> str:
+    """The name of a goal's total target."""
+    title = peer_title(goal.peer)
+    return f"{goal.engine} total ≤ {goal.total:g}x {title}, {suites_text(goal.total_suites)}"
+
+
+def each_name(goal: RatioGoal) -> str:
+    """The name of a goal's per-puzzle target."""
+    title = peer_title(goal.peer)
+    where = suites_text(goal.suites)
+    where = where if goal.suites is None else f"the {where}"
+    return f"{goal.engine} ≤ {goal.each:g}x {title} on every puzzle of {where}"
+
+
+def _total_target(table: list[Ratios], goal: RatioGoal) -> Target:
+    """Total CPU over total CPU, summed over the goal's suites (the tests
+    both sides solved), at most `goal.total`."""
+    assert goal.total is not None
+    engine, name = goal.engine, total_name(goal)
+    found = [r for r in table if r.engine == engine and r.suite in goal.total_suites]
+    seconds = sum(r.seconds for r in found)
+    peer_seconds = sum(r.peer_seconds for r in found)
+    if peer_seconds <= 0:
+        what = suites_text(goal.total_suites)
+        return Target(name, "-", NOT_MEASURED, f"no test of the {what} solved by both")
+    total = seconds / peer_seconds
+    measured = f"{total:.2f}x ({seconds_text(seconds)} s / {seconds_text(peer_seconds)} s)"
+    several = len(goal.total_suites) > 1
+    failures = [
+        f for r in found for f in (_labelled(r.suite, x) if several else x for x in r.failures)
+    ]
+    notes = [] if total <= goal.total else [f"{total / goal.total:.2f} times the goal"]
+    absent = [s for s in goal.total_suites if s not in {r.suite for r in found}]
+    if absent:
+        notes.append(f"no {', '.join(absent)} in this run")
+    if failures:
+        notes.append(_failure_note(failures))
+    met = total <= goal.total and not any(f.side == engine for f in failures)
+    return Target(name, measured, MET if met else NOT_MET, "; ".join(notes))
 
 
 def _each_target(table: list[Ratios], goal: RatioGoal) -> Target:
     engine, each = goal.engine, goal.each
-    where = "every suite" if goal.suites is None else " and ".join(goal.suites) + " suite"
-    name = f"{engine} ≤ {each:g}x CP-SAT on every puzzle of {where}"
+    name = each_name(goal)
     mine = [r for r in table if r.engine == engine and goal.covers(r.suite)]
     every = [t for r in mine for t in r.judged]
     failures = [f for r in mine for f in (_labelled(r.suite, x) for x in r.failures)]
@@ -345,6 +443,8 @@ def worst_by_k(run: BenchRun) -> list[KWorst]:
     for k in sorted({r.k for r in covered if r.k is not None}):
         for engine in run.settings.engines:
             rows = [r for r in covered if r.k == k and r.engine == engine]
+            if not rows:
+                continue
             solved = [r for r in rows if r.correct and r.cpu_seconds is not None]
             worst = max(solved, key=lambda r: r.cpu_seconds or 0.0, default=None)
             failures = [r for r in rows if r not in solved]
@@ -411,25 +511,21 @@ def _overhead_target(run: BenchRun) -> Target:
 
 def targets(run: BenchRun) -> list[Target]:
     """The issue's targets, measured on this run; reported, never enforced."""
-    table = ratio_table(run)
+    tables = {peer: ratio_table(run, peer=peer) for peer in run.settings.peers}
     out = []
     ours = run.settings.ours
     for goal in RATIO_GOALS:
-        engine = goal.engine
-        if engine not in ours:
+        if goal.engine not in ours:
             continue
-        if PEER not in run.settings.engines:
-            why = "CP-SAT was not run"
+        if goal.peer not in tables:
+            why = f"{peer_title(goal.peer)} was not run"
             if goal.total is not None:
-                name = f"{engine} total ≤ {goal.total:g}x CP-SAT"
-                out.append(Target(name, "-", NOT_MEASURED, why))
-            out.append(
-                Target(f"{engine} ≤ {goal.each:g}x CP-SAT on every puzzle", "-", NOT_MEASURED, why)
-            )
+                out.append(Target(total_name(goal), "-", NOT_MEASURED, why))
+            out.append(Target(each_name(goal), "-", NOT_MEASURED, why))
             continue
         if goal.total is not None:
-            out.append(_total_target(table, engine, goal.total))
-        out.append(_each_target(table, goal))
+            out.append(_total_target(tables[goal.peer], goal))
+        out.append(_each_target(tables[goal.peer], goal))
     for engine, suites, seconds, goal_only in WITHIN_GOALS:
         if engine in ours:
             out.append(_within_target(run, engine, suites, seconds, goal_only))

@@ -78,11 +78,11 @@ def knight(out: Path) -> None:
 )
 @click.option(
     "--engines",
-    default="prolog,python,cpsat",
-    show_default=True,
     metavar="LIST",
-    help="Which engines to time, comma-separated: prolog, python and cpsat "
-    "(the peer the others are measured against).",
+    help="Which engines to time, comma-separated: ours (prolog, python) and the peers they "
+    "are measured against (cpsat; gecode and choco, the classical constraint solvers). "
+    "Default: all five, less a peer that is not installed (a note says so); a peer named "
+    "here must be installed.",
 )
 @jobs_option("tests run at once, each in its own worker process")
 @time_limit_option
@@ -123,7 +123,7 @@ def sudoku(
     rules: str,
     consecutive: Path | None,
     stress: Path | None,
-    engines: str,
+    engines: str | None,
     jobs: int,
     time_limit: float,
     only: str | None,
@@ -133,21 +133,22 @@ def sudoku(
     retime_rounds: int,
     fmt: str,
 ) -> None:
-    """Time our engines beside CP-SAT and the course's reference solvers.
+    """Time our engines beside their peers and the course's reference solvers.
 
     Every test of the official suite, the consecutive set and the stress
-    suites is solved by each engine in worker processes, --jobs at once,
-    and judged as `test` judges it. Prints verdict counts, the engine /
-    CP-SAT ratios per suite (total, median and worst test; tests near a
-    per-puzzle goal are timed again, see --retime-rounds), the slowest
-    test per K and the targets of targets.toml (met or not; reported, not
-    enforced). Writes OUT/results.csv (a row per suite, test and engine),
-    OUT/times-by-k.png and OUT/REPORT.md (machine, settings, ratios,
-    targets, times beside the course's, the slowest tests, and the cost of
-    the pyswip interface). Exit code 0 when no engine gave a wrong answer
-    or failed (timeouts are results), 1 otherwise, 2 for bad usage. Without
-    matplotlib (the `plots` extra) the plot is left out with a warning and
-    the rest is written.
+    suites is solved by each engine (ours; CP-SAT, Gecode and Choco) in
+    processes of its own, --jobs at once, and judged as `test` judges it.
+    Prints verdict counts, the engine / CP-SAT ratios per suite (total,
+    median and worst test; tests near a per-puzzle goal are timed again,
+    see --retime-rounds), each engine's total CPU per suite beside Gecode's
+    and Choco's with the ratios to them, the slowest test per K and the
+    targets of targets.toml (met or not; reported, not enforced). Writes
+    OUT/results.csv (a row per suite, test and engine), OUT/times-by-k.png
+    and OUT/REPORT.md (machine, settings, ratios, targets, times beside
+    the course's, the slowest tests, and the cost of the pyswip interface).
+    Exit code 0 when no engine gave a wrong answer or failed (timeouts are
+    results), 1 otherwise, 2 for bad usage. Without matplotlib (the `plots`
+    extra) the plot is left out with a warning and the rest is written.
     """
     ctx = click.get_current_context()
     if only and ctx.get_parameter_source("out_dir") is click.core.ParameterSource.DEFAULT:
