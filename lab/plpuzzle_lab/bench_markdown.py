@@ -1,10 +1,12 @@
 """REPORT.md: the Markdown report of a `make bench` run.
 
 The numbers mean little without the machine and the settings they were
-taken with, so the report starts with those, then the ratios to CP-SAT and
-the targets, then the official suite beside the course's reference times,
-the other suites test by test, and the cost of the pyswip interface. The
-terminal's summary (bench_output) shares its ratio, target and K tables.
+taken with, so the report starts with those, then the ratios to CP-SAT,
+every engine's totals beside Gecode's and Choco's with the ratios to them,
+and the targets, then the official suite beside the course's reference
+times, the other suites test by test, and the cost of the pyswip
+interface. The terminal's summary (bench_output) shares its ratio,
+totals, target and K tables.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from plpuzzle.sudoku.domain.model import MAX_K
 from plpuzzle.sudoku.runs.suite import Verdict
 from plpuzzle_lab.bench_model import (
     PEER,
+    PEERS,
     RATIO_FLOOR,
     REFERENCE_LIMIT,
     BenchRun,
@@ -29,6 +32,7 @@ from plpuzzle_lab.bench_model import (
     Row,
     SuiteSpec,
     engine_label,
+    peer_title,
 )
 from plpuzzle_lab.bench_ratios import (
     K_TARGET_GIVEN,
@@ -40,6 +44,7 @@ from plpuzzle_lab.bench_ratios import (
     ratio_text,
     retimed_mark,
     seconds_text,
+    suite_totals,
     targets,
     worst_by_k,
 )
@@ -50,12 +55,14 @@ THRESHOLDS = (1.0, 10.0, 60.0, 120.0)
 
 
 def render_report(run: BenchRun, plot_name: str) -> str:
-    """REPORT.md: machine, settings, ratios to CP-SAT, targets, results,
-    plot, the other suites, interop overhead."""
+    """REPORT.md: machine, settings, ratios to CP-SAT, totals and ratios
+    beside Gecode and Choco, targets, results, plot, the other suites,
+    interop overhead."""
     main = run.settings.suites[0]
     others = [line for spec in run.settings.suites[1:] for line in ["", *_suite_section(run, spec)]]
     lines = [
-        "# Benchmark: our sudoku engines beside CP-SAT and the course's reference solvers",
+        "# Benchmark: our sudoku engines beside CP-SAT, Gecode, Choco and the course's "
+        "reference solvers",
         "",
         "Written by `make bench`; the per-test data is in `results.csv`.",
         "",
@@ -66,6 +73,8 @@ def render_report(run: BenchRun, plot_name: str) -> str:
         *_settings_section(run),
         "",
         *_ratio_section(run),
+        "",
+        *_classical_section(run),
         "",
         *_targets_section(run),
         "",
@@ -114,7 +123,7 @@ def _settings_section(run: BenchRun) -> list[str]:
         "",
         *suites,
         f"- Tests selected: {f'`--only {s.only}`' if s.only else 'all'}",
-        f"- Engines: {', '.join(s.engines)}; {s.jobs} test(s) at once, each engine in worker "
+        f"- Engines: {', '.join(s.engines)}; {s.jobs} test(s) at once, each engine in "
         "processes of its own",
         f"- Time limit: {s.time_limit:g} s of CPU time per test and engine (a wall-clock "
         f"backstop of {DEFAULTS.wall_limit(s.time_limit):g} s)",
@@ -128,7 +137,9 @@ def _settings_section(run: BenchRun) -> list[str]:
         "`statistics(cputime)` around the findall in the worker, for the Python engine and "
         "CP-SAT the worker's process time around the call (for CP-SAT: building the model "
         "and enumerating every solution). Each worker solves a warm-up puzzle before its "
-        "first timed test, so no time includes starting a worker or loading the solver.",
+        "first timed test, so no time includes starting a worker or loading the solver. "
+        "Gecode and Choco run a process per puzzle (see below): Gecode's time is its whole "
+        "process's, Choco's its process time around building the model and the search.",
     ]
 
 
@@ -180,6 +191,132 @@ def _ratio_section(run: BenchRun) -> list[str]:
         return [*lines, "Not measured: CP-SAT was not among the engines run."]
     lines += [RATIO_TEXT, ""]
     return lines + _table(RATIO_HEADER, ratio_rows(ratio_table(run)), "llrrrll")
+
+
+def peers_text(run: BenchRun) -> list[str]:
+    """How each classical peer of the run is run, with its version."""
+    versions = run.peer_versions
+    out = []
+    if "gecode" in run.settings.engines:
+        out.append(
+            f"- **Gecode** ({versions.get('gecode', 'version unknown')}): `fzn-gecode -a -p 1` "
+            "(every solution, one thread) on FlatZinc the lab writes from the rules "
+            "(`plpuzzle_lab/peers.py`), the plain model: a variable per field over 1..N, the "
+            "givens and parities as its domain, `all_different_int` with domain consistency on "
+            "every row, column and box, and each `s`/`w` info a `gecode_table_int` of the value "
+            "pairs it allows; search in input order, smallest value first. Its CPU time is the "
+            "whole process's (starting it and reading the model included), from the kernel."
+        )
+    if "choco" in run.settings.engines:
+        out.append(
+            f"- **Choco** ({versions.get('choco', 'version unknown')}): the same plain model "
+            "through pychoco (`all_different` and `table` constraints), every solution by "
+            "Choco's default search. Its CPU time is the process time around building the "
+            "model and the search, pychoco loaded before."
+        )
+    return out
+
+
+PEERS_TEXT = (
+    "Each runs a process per puzzle, under the same limit as our engines (killed when its "
+    "CPU time passes the time limit, or at the same wall-clock backstop), and its answers "
+    "are judged against the expected files as ours are: a wrong solution set is a failure. "
+    "They share no code or reasoning with our engines."
+)
+
+TOTALS_TEXT = (
+    "Every engine's CPU seconds summed over the tests that every engine of this run answered "
+    "correctly, so that each column sums the same tests; the others are counted in the last "
+    "column."
+)
+
+CLASSICAL_RATIO_TEXT = (
+    "Engine / Gecode and engine / Choco, as the CP-SAT ratios above (total: sums over the "
+    "tests both solved; median and worst: per test, floored at "
+    f"{RATIO_FLOOR * 1000:g} ms), but from the first pass only: re-timing near a goal is "
+    "against CP-SAT."
+)
+
+#: The classical peers, the ones set beside our engines in their own section.
+CLASSICAL = tuple(p for p in PEERS if p != PEER)
+
+
+def totals_rows(run: BenchRun, short: bool = False) -> tuple[list[str], list[list[str]]]:
+    """The header and rows of the totals per suite: peers first, then ours
+    (`short`: bare engine names, for the terminal's width)."""
+    engines = [*run.settings.peers, *run.settings.ours]
+    names = engines if short else [engine_label(e) for e in engines]
+    header = ["suite", "tests", *names, "left out" if short else "not solved by all"]
+    body = [
+        [
+            t.suite,
+            str(t.tests),
+            *(seconds_text(t.seconds[e]) for e in engines),
+            str(t.left_out),
+        ]
+        for t in suite_totals(run)
+    ]
+    return header, body
+
+
+def classical_ratios(run: BenchRun) -> list[Ratios]:
+    """Every engine of ours against Gecode, then against Choco, per suite."""
+    return [r for peer in CLASSICAL for r in ratio_table(run, retimed=False, peer=peer)]
+
+
+def peer_ratio_rows(table: list[Ratios], names: int | None = None) -> list[list[str]]:
+    """The ratio table's rows with the peer named (PEER_RATIO_HEADER)."""
+    return [
+        [row[0], row[1], r.peer, *row[2:]]
+        for r, row in zip(table, ratio_rows(table, names), strict=True)
+    ]
+
+
+PEER_RATIO_HEADER = (
+    "suite",
+    "engine",
+    "peer",
+    "tests",
+    "total",
+    "median",
+    "worst (test)",
+    "failed apart",
+)
+
+
+def _classical_section(run: BenchRun) -> list[str]:
+    lines = ["## Beside Gecode and Choco", ""]
+    classical = [p for p in CLASSICAL if p in run.settings.engines]
+    if not classical:
+        return [
+            *lines,
+            "Not measured: neither Gecode nor Choco was among the engines run (see the notes "
+            "under Settings).",
+        ]
+    titles = " and ".join(peer_title(p) for p in classical)
+    lines += [
+        f"The classical constraint solvers, clpfd's family (propagation and search), on the "
+        f"same puzzles in the same run: {titles}.",
+        "",
+        *peers_text(run),
+        "",
+        PEERS_TEXT,
+        "",
+        "### Total CPU seconds per suite",
+        "",
+        TOTALS_TEXT,
+        "",
+    ]
+    header, body = totals_rows(run)
+    lines += _table(header, body)
+    lines += [
+        "",
+        f"### Our engines / {' and '.join(peer_title(p) for p in classical)}",
+        "",
+        CLASSICAL_RATIO_TEXT,
+        "",
+    ]
+    return lines + _table(PEER_RATIO_HEADER, peer_ratio_rows(classical_ratios(run)), "lllrrrll")
 
 
 TARGET_HEADER = ("target", "measured", "status", "note")
@@ -240,7 +377,9 @@ RETIME_TEXT = (
     "keeping each side's least CPU time (as timeit does: the least-disturbed sample, the "
     "same rule for both sides). The per-test ratios (median, worst, the per-puzzle target) "
     "use that re-timed ratio; the totals stay those of the first pass. A wrong answer or a "
-    "timeout on re-timing counts as a failure of the test."
+    "timeout on re-timing counts as a failure of the test. Only the CP-SAT goals are "
+    "re-timed: the ratios to Gecode and Choco, and the targets against Gecode, are those of "
+    "the first pass."
 )
 
 

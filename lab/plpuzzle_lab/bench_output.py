@@ -3,8 +3,9 @@
 the plot, REPORT.md).
 
 The terminal shows the verdict counts, the ratio table, the re-timed
-tests, the slowest test per K and the targets, sharing the tables of
-REPORT.md (bench_markdown) but wrapped to a terminal's width.
+tests, every engine's totals per suite beside Gecode's and Choco's with
+the ratios to them, the slowest test per K and the targets, sharing the
+tables of REPORT.md (bench_markdown) but wrapped to a terminal's width.
 """
 
 from __future__ import annotations
@@ -17,14 +18,16 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from plpuzzle_lab.bench_markdown import (
+    CLASSICAL,
     RATIO_HEADER,
     TARGET_HEADER,
     k_rows,
     ratio_rows,
     render_report,
     target_rows,
+    totals_rows,
 )
-from plpuzzle_lab.bench_model import PEER, RATIO_FLOOR, BenchRun, Row
+from plpuzzle_lab.bench_model import PEER, RATIO_FLOOR, BenchRun, Row, peer_title
 from plpuzzle_lab.bench_plot import PLOT_NAME, plot_series, plots_available, write_plot
 from plpuzzle_lab.bench_ratios import (
     K_TARGET_GIVEN,
@@ -32,6 +35,7 @@ from plpuzzle_lab.bench_ratios import (
     ratio_table,
     ratio_text,
     seconds_text,
+    suite_totals,
     targets,
     worst_by_k,
 )
@@ -98,6 +102,7 @@ def report_lines(run: BenchRun) -> list[str]:
             *text_table(RATIO_HEADER, ratio_rows(ratio_table(run), names=3)),
         ]
     lines += _retime_lines(run)
+    lines += classical_lines(run)
     header, body = k_rows(run)
     if body:
         lines += [
@@ -107,6 +112,28 @@ def report_lines(run: BenchRun) -> list[str]:
         ]
     lines += ["", "Targets (reported, not enforced):"]
     lines += text_table(TARGET_HEADER, target_rows(run))
+    return lines
+
+
+def classical_lines(run: BenchRun) -> list[str]:
+    """Every engine's total CPU per suite, a line per suite, and our
+    engines / Gecode and Choco (none when neither was run)."""
+    classical = [p for p in CLASSICAL if p in run.settings.engines]
+    if not classical:
+        return []
+    header, body = totals_rows(run, short=True)
+    lines = [
+        "",
+        "Total CPU seconds per suite, over the tests every engine solved correctly:",
+        *text_table(header, body),
+    ]
+    for peer in classical:
+        table = ratio_table(run, retimed=False, peer=peer)
+        lines += [
+            "",
+            f"Engine / {peer_title(peer)}, first pass (total, median and worst as for CP-SAT):",
+            *text_table(RATIO_HEADER, ratio_rows(table, names=3)),
+        ]
     return lines
 
 
@@ -201,14 +228,27 @@ def to_csv(rows: Iterable[Row]) -> str:
 
 def to_json(run: BenchRun, paths: list[Path]) -> dict[str, object]:
     """The `--format json` report: a row per suite, test and engine, the
-    ratios to CP-SAT, the slowest test per K and the targets."""
+    ratios to each peer (CP-SAT's re-timed near a goal), every engine's
+    totals per suite, the slowest test per K and the targets."""
     return {
         "failed": run.failed,
         "outputs": [str(p) for p in paths],
         "notes": list(run.settings.notes),
         "rows": list(csv.DictReader(io.StringIO(to_csv(run.rows)))),
         "ratio_floor_seconds": RATIO_FLOOR,
-        "ratios": [_ratios_json(r) for r in ratio_table(run)],
+        "ratios": [
+            _ratios_json(r) for peer in run.settings.peers for r in ratio_table(run, peer=peer)
+        ],
+        "suite_totals": [
+            {
+                "suite": t.suite,
+                "tests": t.tests,
+                "cpu_seconds": t.seconds,
+                "not_solved_by_all": t.left_out,
+            }
+            for t in suite_totals(run)
+        ],
+        "peer_versions": run.peer_versions,
         "retimed": [
             {
                 "suite": t.suite,
@@ -245,6 +285,7 @@ def _ratios_json(r: Ratios) -> dict[str, object]:
     return {
         "suite": r.suite,
         "engine": r.engine,
+        "peer": r.peer,
         "tests": len(r.tests),
         "cpu_seconds": r.seconds,
         "peer_cpu_seconds": r.peer_seconds,

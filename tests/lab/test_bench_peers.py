@@ -14,7 +14,15 @@ from click.testing import CliRunner
 
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.runs.suite import Verdict
-from plpuzzle_lab import bench, bench_markdown, bench_model, bench_ratios, cli
+from plpuzzle_lab import (
+    bench,
+    bench_markdown,
+    bench_model,
+    bench_output,
+    bench_plot,
+    bench_ratios,
+    cli,
+)
 from plpuzzle_lab.bench_model import Retime
 
 REPO = Path(__file__).resolve().parents[2]
@@ -189,3 +197,94 @@ def test_the_issues_gecode_goals_are_in_the_targets() -> None:
     # Re-timing stays with the CP-SAT goals.
     assert bench_ratios.per_puzzle_goal("prolog", "official") == 20.0
     assert bench_ratios.per_puzzle_goal("prolog", "official", peer="gecode") == 10.0
+
+
+# --- what the report and the terminal show ---------------------------------------
+
+
+def _peer_run(tmp_path: Path) -> bench_model.BenchRun:
+    rows = [
+        *_gecode_rows(12.0),
+        # Choco wrong on one test: out of every total, counted apart.
+        row("official", "test003", "prolog", 1.0),
+        row("official", "test003", "python", 1.0),
+        row("official", "test003", "cpsat", 1.0),
+        row("official", "test003", "gecode", 1.0),
+        row("official", "test003", "choco", 1.0, Verdict.WRONG),
+    ]
+    run = bench_run(tmp_path, rows, suites=SUITES)
+    run.peer_versions = {"gecode": "Gecode 6.2.0", "choco": "pychoco 0.4.0"}
+    return run
+
+
+def test_the_totals_sum_the_tests_every_engine_solved(tmp_path: Path) -> None:
+    totals = {t.suite: t for t in bench_ratios.suite_totals(_peer_run(tmp_path))}
+    official = totals["official"]
+    assert (official.tests, official.left_out) == (2, 1)
+    assert official.seconds == pytest.approx(
+        {"prolog": 3.5, "python": 0.2, "cpsat": 3.5, "gecode": 1.5, "choco": 3.0}
+    )
+    assert totals["stress-oddsum"].seconds["prolog"] == pytest.approx(12.0)
+
+
+def test_the_report_sets_our_totals_beside_gecode_and_choco(tmp_path: Path) -> None:
+    text = bench_markdown.render_report(_peer_run(tmp_path), "plot.png")
+    assert "## Beside Gecode and Choco" in text
+    assert "- **Gecode** (Gecode 6.2.0): `fzn-gecode -a -p 1`" in text
+    assert "`all_different_int` with domain consistency" in text
+    assert "`gecode_table_int`" in text
+    assert "- **Choco** (pychoco 0.4.0): the same plain model through pychoco" in text
+    assert "Choco's default search" in text
+    assert (
+        "| suite | tests | peer: cpsat | peer: gecode | peer: choco | ours: prolog | ours: python "
+        "| not solved by all |"
+    ) in text
+    assert "| official | 2 | 3.500 | 1.500 | 3.000 | 3.500 | 0.200 | 1 |" in text
+    assert (
+        "| official | prolog | gecode | 3 | 1.80x (4.500 s / 2.500 s) | 1.00x | 3.00x (test001) "
+        "| 0 |"
+    ) in text
+    assert (
+        "| official | prolog | choco | 2 | 1.17x (3.500 s / 3.000 s) | 1.00x | 1.50x (test001) "
+        "| 1: test003 (choco: wrong) |"
+    ) in text
+    assert (
+        "| prolog total ≤ 3x Gecode, consecutive, stress-consecutive and stress-oddsum suites "
+        "| 6.00x (15.000 s / 2.500 s) | not met | 2.00 times the goal |"
+    ) in text
+    assert "| prolog ≤ 10x Gecode on every puzzle of the official suite |" in text
+    assert "the ratios to Gecode and Choco, and the targets against Gecode, are those of" in text
+    assert "| peer: gecode | 3/3 |" in text  # a series of the summary table
+
+
+def test_the_terminal_prints_a_totals_line_per_suite(tmp_path: Path) -> None:
+    lines = bench_output.report_lines(_peer_run(tmp_path))
+    assert "suite               tests  cpsat   gecode  choco  prolog  python  left out" in lines
+    assert "official            2      3.500   1.500   3.000  3.500   0.200   1" in lines
+    assert "stress-oddsum       1      12.000  1.000   2.000  12.000  0.100   0" in lines
+    text = "\n".join(lines)
+    assert "Engine / Gecode, first pass" in text
+    assert "Engine / Choco, first pass" in text
+    assert "prolog ≤ 10x Gecode on every puzzle of the official suite" in text
+
+
+def test_without_gecode_and_choco_the_report_says_so(tmp_path: Path) -> None:
+    rows = [r for r in _gecode_rows(4.0) if r.engine not in ("gecode", "choco")]
+    run = bench_run(tmp_path, rows, suites=SUITES, engines=("prolog", "python", "cpsat"))
+    text = bench_markdown.render_report(run, "plot.png")
+    assert "Not measured: neither Gecode nor Choco was among the engines run" in text
+    assert bench_output.classical_lines(run) == []
+
+
+def test_the_peers_are_in_the_csv_the_json_and_the_plot(tmp_path: Path) -> None:
+    run = _peer_run(tmp_path)
+    csv_engines = [line.split(",")[2] for line in bench_output.to_csv(run.rows).splitlines()[1:]]
+    assert csv_engines.count("gecode") == csv_engines.count("choco") == 6
+    report = bench_output.to_json(run, [])
+    peers = {(r["suite"], r["engine"], r["peer"]) for r in report["ratios"]}  # type: ignore[index]
+    assert ("official", "prolog", "gecode") in peers
+    assert ("stress-oddsum", "python", "choco") in peers
+    assert report["peer_versions"] == {"gecode": "Gecode 6.2.0", "choco": "pychoco 0.4.0"}
+    series = {s.label: s.color for s in bench_plot.plot_series(run, "official")}
+    assert series["peer: gecode"] == "tab:brown"
+    assert series["peer: choco"] == "tab:cyan"
