@@ -40,10 +40,11 @@ help:
 	@echo "make test-all (or make test FULL=1)  the same with every test, as CI runs it"
 	@echo "            (PYTEST_ARGS='-k ...' passes more arguments to pytest)"
 	@echo "make typecheck  only mypy"
-	@echo "make bench  time both engines and CP-SAT (the peer) on the official suite, the"
-	@echo "            consecutive set and the stress suites (bench/stress); prints engine/CP-SAT"
-	@echo "            ratios and the targets; writes bench/ (override SUITE=, CONSECUTIVE=,"
-	@echo "            STRESS=, JOBS=, TIME_LIMIT=, ONLY=)"
+	@echo "make bench  time both engines beside their peers, CP-SAT, Gecode and Choco (installed"
+	@echo "            first if possible, else skipped with a note), on the official suite, the"
+	@echo "            consecutive set and the stress suites (bench/stress); prints the ratios"
+	@echo "            to CP-SAT, the totals beside Gecode and Choco and the targets; writes"
+	@echo "            bench/ (override SUITE=, CONSECUTIVE=, STRESS=, JOBS=, TIME_LIMIT=, ONLY=)"
 	@echo "make bench-knight  time both knight's-tour engines; writes bench/KNIGHT.md"
 	@echo "make bench-service  the deadline rush at the course's cost: 50 replayed hand-ins at"
 	@echo "            once to the submission service (here and on a local Dask cluster), beside"
@@ -61,26 +62,37 @@ setup: swipl $(STAMP)
 # System packages: apt-get as root, through sudo otherwise; say what to do
 # if neither is possible. `make run` needs SWI-Prolog (and bubblewrap for
 # grading); the tests also drive a headless Chromium for the HTML report, and
-# compile the red team's native attacks (a hostile student's .so) with cc, and run
-# the submission service on a real PostgreSQL server.
+# compile the red team's native attacks (a hostile student's .so) with cc, run
+# the submission service on a real PostgreSQL server, and check the bench's peer
+# Gecode (fzn-gecode, from flatzinc) against the expected solutions.
 RUN_PACKAGES := swipl:swi-prolog-nox bwrap:bubblewrap
 TEST_PACKAGES := $(RUN_PACKAGES) chromium:chromium chromedriver:chromium-driver cc:gcc \
-  pg_ctlcluster:postgresql
+  pg_ctlcluster:postgresql fzn-gecode:flatzinc
+# `make bench` times Gecode beside our engines when it can: without it, a note.
+PEER_PACKAGES := fzn-gecode:flatzinc
 
+# $(1): command:package pairs, the packages installed when the command is
+# missing. $(2) empty: a package that cannot be installed stops make;
+# otherwise $(2) says what goes without it, in a note, and make goes on.
 define install_missing
 	@missing=""; for pair in $(1); do \
 	  command -v "$${pair%%:*}" >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; \
 	done; \
+	give_up() { \
+	  if [ -n "$(2)" ]; then echo "Note: $$1 Until then, $(2)." >&2; exit 0; fi; \
+	  echo "$$1" >&2; exit 1; \
+	}; \
 	if [ -n "$$missing" ]; then \
 	  echo "Installing Debian packages:$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then sudo=""; \
 	  elif command -v sudo >/dev/null 2>&1; then sudo="sudo"; \
-	  else echo "plpuzzle needs the Debian packages$$missing: install them as root (apt-get install$$missing), then run make again." >&2; exit 1; fi; \
+	  else give_up "plpuzzle needs the Debian packages$$missing: install them as root (apt-get install$$missing), then run make again."; fi; \
 	  if ! command -v apt-get >/dev/null 2>&1; then \
-	    echo "plpuzzle needs$$missing (SWI-Prolog 9 as swipl); this system has no apt-get, so install them with your package manager and run make again." >&2; exit 1; fi; \
+	    case "$$missing" in *swi-prolog*) hint=" (SWI-Prolog 9 as swipl)";; *) hint="";; esac; \
+	    give_up "plpuzzle needs$$missing$$hint; this system has no apt-get, so install them with your package manager and run make again."; fi; \
 	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || \
-	  { echo "Installing$$missing failed; install them by hand and run make again." >&2; exit 1; }; \
+	  give_up "Installing$$missing failed; install them by hand and run make again."; \
 	fi
 endef
 
@@ -129,8 +141,14 @@ typecheck: setup
 	$(BIN)/mypy
 
 # The outputs (bench/results.csv, bench/REPORT.md, bench/times-by-k.png) are
-# deliverables, meant to be committed.
+# deliverables, meant to be committed. The peers Gecode (Debian's flatzinc)
+# and Choco (pychoco, the lab's `peers` extra) are installed first when
+# possible; one that cannot be is skipped by the bench with a note.
 bench: setup
+	$(call install_missing,$(PEER_PACKAGES),the bench skips Gecode)
+	@$(BIN)/python -c 'import pychoco' 2>/dev/null || \
+	  $(BIN)/python -m pip install --quiet -e './lab[peers]' || \
+	  echo "Note: pychoco (pip install -e './lab[peers]') did not install; the bench skips Choco." >&2
 	$(BIN)/python -m plpuzzle_lab sudoku $(if $(SUITE),--suite '$(SUITE)') --consecutive '$(CONSECUTIVE)' --jobs $(JOBS) --time-limit $(TIME_LIMIT) \
 	  $(if $(STRESS),--stress '$(STRESS)') $(if $(ONLY),--only '$(ONLY)')
 
