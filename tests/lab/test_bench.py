@@ -29,6 +29,7 @@ from plpuzzle_lab import (
     bench_ratios,
 )
 from plpuzzle_lab.bench_model import BenchRun, BenchSettings, Row, SuiteSpec
+from plpuzzle_lab.peers import missing_peers
 
 REPO = Path(__file__).resolve().parents[2]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -449,6 +450,9 @@ def test_the_worker_reports_each_requests_own_peak_memory() -> None:
 
 SUITES = ("official", "consecutive", "stress-oddsum", "stress-consecutive")
 
+#: The engines a default run times here: every peer that can run.
+ENGINES = tuple(e for e in bench_model.DEFAULT_ENGINES if e not in missing_peers())
+
 
 def _tiny_stress(official_suite: Path, root: Path) -> Path:
     """A stress folder of tiny K=2 puzzles: two official, two bundled."""
@@ -499,7 +503,7 @@ def test_the_csv_has_a_row_per_suite_test_and_engine(slice_run: tuple[Path, str]
         (suite, test, engine)
         for suite in SUITES
         for test in ("test001", "test002")
-        for engine in ("prolog", "python", "cpsat")
+        for engine in ENGINES
     ]
     assert {r["verdict"] for r in rows} == {"correct"}
     assert {r["K"] for r in rows} == {"2"}
@@ -536,7 +540,7 @@ def test_the_report_has_every_section(slice_run: tuple[Path, str]) -> None:
         "- Date: ",
         "## Settings",
         "- Time limit: 60 s",
-        "- Engines: prolog, python, cpsat;",
+        f"- Engines: {', '.join(ENGINES)};",
         "## Engine / CP-SAT",
         "| official | prolog | 2 |",
         "| stress-consecutive | python | 2 |",
@@ -557,13 +561,16 @@ def test_the_report_has_every_section(slice_run: tuple[Path, str]) -> None:
         "### K = 2 (2 tests)",
         "## The slowest 10 per engine",
         "## The consecutive set",
-        "2 tests (prolog: 2/2 correct, python: 2/2 correct, cpsat: 2/2 correct)",
+        "2 tests (" + ", ".join(f"{e}: 2/2 correct" for e in ENGINES) + ")",
         "## Stress suite: oddsum",
         "## Stress suite: consecutive",
         "## Interop overhead: plain swipl against pyswip",
         "The fair comparison",
         "| test001 | tiny | 2 | 1 | 20 |",
         "- Tiny tests: at most",
+        *(f"| peer: {p} | 2/2 |" for p in ENGINES[3:]),
+        *(["## Beside Gecode and Choco", "| official | 2 |"] if "gecode" in ENGINES else []),
+        *(["| prolog total ≤ 2x Gecode, official suite |"] if "gecode" in ENGINES else []),
     ):
         assert needle in text, needle
 
@@ -580,6 +587,10 @@ def test_the_terminal_shows_the_ratio_table_and_the_targets(
             assert any(line.split()[:3] == [suite, engine, "2"] for line in text.splitlines())
     assert "Targets (reported, not enforced):" in text
     assert "every K up to 10 within 10 s" in text
+    if len(ENGINES) > 3:  # Gecode or Choco: a totals line per suite
+        assert "Total CPU seconds per suite, over the tests every engine solved correctly:" in text
+        for suite in SUITES:
+            assert any(line.split()[:2] == [suite, "2"] for line in text.splitlines()), suite
 
 
 @pytest.mark.slow
