@@ -356,7 +356,7 @@ def _targets_section(run: BenchRun) -> list[str]:
         "",
         f"Over every suite: CPU seconds of the slowest correctly solved test, and any test "
         f"not solved correctly. The goal is at most {K_TARGET_SECONDS:g} s in both of our "
-        f"engines for every K up to {MAX_K}; CP-SAT is shown for comparison. The target "
+        f"engines for every K up to {MAX_K}; the peers are shown for comparison. The target "
         f"needs a test for each K = {K_TARGET_REQUIRED[0]}..{MAX_K} (only the stress suites "
         "have them); smaller Ks count where some suite has such a test.",
         "",
@@ -489,7 +489,7 @@ def _summary_section(run: BenchRun, suite: SuiteSpec) -> list[str]:
         "A test counts when it was solved correctly within that many CPU seconds. The course "
         "ran its references with a 120 s limit; a dash means the threshold is beyond our "
         f"limit ({run.settings.time_limit:g} s). Peak RSS is the largest worker process seen "
-        "on any test.",
+        "on any test (for Gecode and Choco, their own process, as last seen while it ran).",
     ]
     return lines
 

@@ -437,7 +437,7 @@ class KWorst:
 
 
 def worst_by_k(run: BenchRun) -> list[KWorst]:
-    """Per K and engine (the peer too, for comparison) the slowest test."""
+    """Per K and engine (the peers too, for comparison) the slowest test."""
     covered = [r for r in run.rows if r.k is not None and (r.given or 0.0) >= K_TARGET_GIVEN]
     out = []
     for k in sorted({r.k for r in covered if r.k is not None}):
