@@ -11,6 +11,8 @@
     -   set_current_propagator/1 and clear_current_propagator/0: clpfd's
         global variable '$clpfd_current_propagator'.
     -   fd_remove/2: clpfd:neq_num/2.
+    -   fd_restrict/2: clpfd:fd_get/3, clpfd:fd_put/3 and
+        clpfd:intervals_to_domain/2.
     -   fd_domain_mask/2: the layout of clpfd's attribute,
         clpfd_attr(_,_,_,Dom,_), and of the domain Dom in it.
 
@@ -27,6 +29,7 @@
             set_current_propagator/1,
             clear_current_propagator/0,
             fd_remove/2,
+            fd_restrict/2,
             fd_domain_mask/2,
             clpfd_internals_self_check/0
           ]).
@@ -114,6 +117,35 @@ clear_current_propagator :-
 fd_remove(X, V) :-
     clpfd:neq_num(X, V).
 
+%!  fd_restrict(+X, +Mask) is semidet.
+%
+%   The domain of the clpfd variable X becomes the values of the bit
+%   mask Mask, which must be a subset of it, in one step: X is bound
+%   when one value is left, and fails when none is.  The propagators
+%   of X are queued as for fd_remove/2.
+%
+%   Relies on clpfd:fd_get/3, clpfd:fd_put/3 (which wakes the
+%   propagators that the change concerns) and
+%   clpfd:intervals_to_domain/2, the steps of the public X in_set S
+%   without parsing S and intersecting.  Removing the values one by one
+%   with fd_remove/2 rebuilds the domain tree once per value: posting
+%   the model of a 81 x 81 grid made 7 million such steps.
+
+fd_restrict(X, Mask) :-
+    Mask =\= 0,
+    mask_intervals(Mask, Intervals),
+    clpfd:intervals_to_domain(Intervals, Dom),
+    clpfd:fd_get(X, _, Ps),
+    clpfd:fd_put(X, Dom, Ps).
+
+%   The runs of set bits of a mask, lowest first, as n(L)-n(U).
+mask_intervals(0, []) :- !.
+mask_intervals(M, [n(L)-n(U)|Is]) :-
+    L is lsb(M),
+    U is L + lsb((M >> L) + 1) - 1,
+    M1 is M /\ \ ((1 << (U + 1)) - 1),
+    mask_intervals(M1, Is).
+
 		 /*******************************
 		 *       DOMAINS AS MASKS       *
 		 *******************************/
@@ -197,6 +229,7 @@ clpfd_internals_self_check :-
            'its examples post and run',
            \+ \+ ( check_masks,
                    check_remove,
+                   check_restrict,
                    check_queue,
                    check_current_propagator
                  )).
@@ -235,6 +268,21 @@ check_remove :-
     expect(fd_remove/2,
            'neq_num/2 fails on the integer V, succeeds on another',
            ( \+ fd_remove(3, 3), fd_remove(3, 4) )).
+
+check_restrict :-
+    X in 1..9,
+    expect(fd_restrict/2, 'fd_put/3 of intervals_to_domain/2 gives the \c
+            domain of the mask',
+           ( fd_restrict(X, 0b1001101100), fd_dom(X, D),
+             D == 2..3\/5..6\/9 )),
+    Y in 1..5,
+    Z #= Y + 1,
+    expect(fd_restrict/2, 'fd_put/3 binds X to a single value and wakes \c
+            its propagators',
+           ( fd_restrict(Y, 0b10000), Y == 4, Z == 5 )),
+    W in 1..3,
+    expect(fd_restrict/2, 'an empty mask fails',
+           \+ fd_restrict(W, 0)).
 
 %   A probe propagator turns the queue off, prunes X, which wakes the
 %   clpfd constraint Y #>= X, and checks that the constraint runs

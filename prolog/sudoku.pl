@@ -117,11 +117,10 @@ model(Distinct, s(K, Board), Rules, Rows, Parities) :-
     append(Rows, Vs),
     append(Parities, Ps),
     Vs ins 1..N,
-    parity_table(N, Table),
-    maplist(has_parity(Table), Vs, Ps),
+    maplist(parity_of, Vs, Ps),
     cells(Board, Rows, Cells),
     cells(Board, Parities, ParityCells),
-    relation(Rules, N, Related),
+    relation(Rules, Related),
     maplist(infos(Related), Cells, ParityCells),
     units(K, Parities, ParityUnits),
     Odd is (N + 1) // 2,
@@ -129,26 +128,14 @@ model(Distinct, s(K, Board), Rules, Rows, Parities) :-
     units(K, Rows, Units),
     maplist(Distinct, Units).
 
-parity_table(N, Table) :-
-    findall([V, P], (between(1, N, V), P is V mod 2), Table).
-
-has_parity(Table, V, P) :-
-    tuples_in([[V, P]], Table).
-
 odd_count(Odd, Ps) :-
     sum(Ps, #=, Odd).
 
-%   The pairs of values that an s or w info allows, beyond parities
-%   that differ: under `consecutive` the pairs A, B with |A-B| = 1 (a
-%   table gives each field exactly the values that have a partner left),
-%   under `oddsum` any pair.
-relation(consecutive, N, tuples(Pairs)) :-
-    findall([A, B], ( between(1, N, A), member(B, [A-1, A+1]),
-                      B >= 1, B =< N ), Pairs0),
-    maplist(eval_pair, Pairs0, Pairs).
-relation(oddsum, _, any).
-
-eval_pair([A, B0], [A, B]) :- B is B0.
+%   What an s or w info adds to the parities that differ: under
+%   `consecutive` the values differ by one (next_to/2, whose pruning is
+%   complete), under `oddsum` nothing.
+relation(consecutive, next_to).
+relation(oddsum, any).
 
 infos(Related, cell(Infos, X, S, W), cell(_, P, PS, PW)) :-
     maplist(info(Related, X-P, S-PS, W-PW), Infos).
@@ -164,5 +151,5 @@ neighbours(Related, X-P, Y-Q) :-
     (   Y == none
     ->  true
     ;   P + Q #= 1,
-        (   Related = tuples(Pairs) -> tuples_in([[X, Y]], Pairs) ; true )
+        (   Related == next_to -> next_to(X, Y) ; true )
     ).

@@ -78,7 +78,7 @@ label_sudoku(When, Strength, consecutive, K, Rows, _, Solution) :-
     bands(K, Rows, Bands),
     maplist(box_lines(Strength, K), Bands),
     append(Rows, Vs),
-    label_units(When, Strength, K, Vs, Solutions),
+    label_units(When, posted, Strength, K, Vs, Solutions),
     member(Values, Solutions),
     matrix_of(K, Values, Solution).
 
@@ -132,7 +132,7 @@ half_solutions(When, Strength, K, Rows, Parities, P, Solutions) :-
     matrix_of(K, Entries, Half),
     bands(K, Half, Bands),
     maplist(box_lines(Strength, K), Bands),
-    label_units(When, Strength, K, Entries, Labelled),
+    label_units(When, post, Strength, K, Entries, Labelled),
     maplist(maplist(value_of(P)), Labelled, Solutions).
 
 half_entry(P, X, Parity, Entry) :-
@@ -155,15 +155,18 @@ value_of(P, W, V) :- V is 2*W - P.
 %   variables, integers and `none`), whose units each hold their values
 %   once, each a list of the values of the fields other than `none`.
 %   distinct_values/2 goes on every unit.
-label_units(When, Strength, K, Entries, Solutions) :-
+label_units(When, Distinct, Strength, K, Entries, Solutions) :-
     numbered(Entries, 1, Numbered),
     matrix_of(K, Numbered, Matrix),
     units(K, Matrix, Units0),
     maplist(exclude(==(none)), Units0, Units),
     exclude(==(none), Entries, Vs),
     Vars =.. [v|Vs],
-    maplist(unit_entries(Vars), Units, UnitVs),
-    maplist(distinct_values(Strength), UnitVs),
+    (   Distinct == post
+    ->  maplist(unit_entries(Vars), Units, UnitVs),
+        maplist(distinct_values(Strength), UnitVs)
+    ;   true
+    ),
     label_values(When, Strength, Vars, Units, Labelled),
     maplist(args, Labelled, Solutions).
 
@@ -214,7 +217,7 @@ label_values(lost, Strength, Vars, Units, Labelled) :-
 %   more than half of the search).  Small problems are the other way
 %   round: there first-fail usually finishes, and lookahead costs more
 %   than it saves (K = 3 halves under `oddsum`: up to twice the work).
-lookahead_from(64).
+lookahead_from(100000).
 
 open_positions(Vars, Open) :-
     functor(Vars, _, N),
@@ -247,7 +250,7 @@ smallest([I|Is], Vars, X0, S0, X) :-
 first_fail(Vars, Budget) :-
     open_positions(Vars, Open),
     (   Open == []
-    ->  true
+    ->  refund(Budget)
     ;   smallest(Open, Vars, X),
         fd_inf(X, V),
         (   X = V
@@ -256,6 +259,14 @@ first_fail(Vars, Budget) :-
         ),
         first_fail(Vars, Budget)
     ).
+
+%   A solution pays back the branch that leads away from it: what the
+%   budget counts is dead ends, so a puzzle with many solutions is not
+%   taken for one where first-fail is lost.
+refund(Budget) :-
+    arg(1, Budget, B),
+    B1 is B + 1,
+    nb_setarg(1, Budget, B1).
 
 spend(Budget) :-
     arg(1, Budget, B),
