@@ -36,6 +36,7 @@
 :- use_module(sudoku_grid).
 :- use_module(sudoku_labeling).
 :- use_module(sudoku_propagators).
+:- use_module(clpfd_internals, [queue_off/0, queue_on/0, run_queue/0]).
 
 %!  sudoku(+SSpec, -SSol) is nondet.
 %
@@ -117,16 +118,19 @@ model(Distinct, s(K, Board), Rules, Rows, Parities) :-
     append(Rows, Vs),
     append(Parities, Ps),
     Vs ins 1..N,
-    maplist(parity_of, Vs, Ps),
     cells(Board, Rows, Cells),
     cells(Board, Parities, ParityCells),
     relation(Rules, Related),
-    maplist(infos(Related), Cells, ParityCells),
     units(K, Parities, ParityUnits),
     Odd is (N + 1) // 2,
-    maplist(odd_count(Odd), ParityUnits),
     units(K, Rows, Units),
-    maplist(Distinct, Units).
+    queue_off,
+    maplist(parity_of, Vs, Ps),
+    maplist(infos(Related), Cells, ParityCells),
+    maplist(odd_count(Odd), ParityUnits),
+    maplist(Distinct, Units),
+    queue_on,
+    run_queue.
 
 odd_count(Odd, Ps) :-
     sum(Ps, #=, Odd).
