@@ -44,6 +44,7 @@
 :- use_module(library(lists)).
 :- use_module(sudoku_grid).
 :- use_module(sudoku_propagators).
+:- use_module(clpfd_internals, [queue_off/0, queue_on/0, run_queue/0]).
 
 
 %!  label_sudoku(+When, +Strength, +Rules, +K, +Rows, +Parities,
@@ -60,7 +61,15 @@
 %   model was posted with; this search posts its own with it too, and
 %   sets it to `trial` around each lookahead trial.
 
-label_sudoku(When, Strength, oddsum, K, Rows, Parities, Solution) :-
+label_sudoku(When, Strength, Rules, K, Rows, Parities, Solution) :-
+    how(When, Rules, How),
+    label_rules(Rules, How, Strength, K, Rows, Parities, Solution).
+
+how(always, _, always).
+how(lost, Rules, lost(Large, Times)) :-
+    first_fail_first(Rules, Large, Times).
+
+label_rules(oddsum, When, Strength, K, Rows, Parities, Solution) :-
     bands(K, Rows, Bands),
     maplist(box_lines(Strength, K), Bands),
     parity_stage(Strength, K, Rows, Parities),
@@ -74,11 +83,12 @@ label_sudoku(When, Strength, oddsum, K, Rows, Parities, Solution) :-
     half_solutions(When, Strength, K, Rows, Parities, 0, Evens),
     member(OddSlots, Odds),
     member(EvenSlots, Evens).
-label_sudoku(When, Strength, consecutive, K, Rows, _, Solution) :-
+label_rules(consecutive, When, Strength, K, Rows, _, Solution) :-
     bands(K, Rows, Bands),
     maplist(box_lines(Strength, K), Bands),
     append(Rows, Vs),
-    label_units(When, posted, Strength, K, Vs, Solutions),
+    unit_positions(K, Vs, Vars, Units),
+    label_all(When, Strength, Vars, Units, Solutions),
     member(Values, Solutions),
     matrix_of(K, Values, Solution).
 
@@ -128,11 +138,16 @@ half_solutions(When, Strength, K, Rows, Parities, P, Solutions) :-
     exclude(==(none), Entries, Vs),
     N is K*K,
     H is (N + P) // 2,
-    Vs ins 1..H,
     matrix_of(K, Entries, Half),
     bands(K, Half, Bands),
+    unit_positions(K, Entries, Vars, Units),
+    queue_off,
+    Vs ins 1..H,
     maplist(box_lines(Strength, K), Bands),
-    label_units(When, post, Strength, K, Entries, Labelled),
+    maplist(distinct_unit(Strength, Vars), Units),
+    queue_on,
+    run_queue,
+    label_all(When, Strength, Vars, Units, Labelled),
     maplist(maplist(value_of(P)), Labelled, Solutions).
 
 half_entry(P, X, Parity, Entry) :-
@@ -150,23 +165,25 @@ half_entry(P, X, Parity, Entry) :-
 renumber(P, V, W) :- W is (V + P) // 2.
 value_of(P, W, V) :- V is 2*W - P.
 
-%   label_units(+When, +Strength, +K, +Entries, -Solutions): the
-%   solutions of the fields of Entries (a row-major N x N grid of
-%   variables, integers and `none`), whose units each hold their values
-%   once, each a list of the values of the fields other than `none`.
-%   distinct_values/2 goes on every unit.
-label_units(When, Distinct, Strength, K, Entries, Solutions) :-
+%   unit_positions(+K, +Entries, -Vars, -Units): Vars is the term of
+%   the entries of Entries (a row-major N x N grid of variables,
+%   integers and `none`) other than `none`, and Units its units, each a
+%   list of argument positions of Vars.
+unit_positions(K, Entries, Vars, Units) :-
     numbered(Entries, 1, Numbered),
     matrix_of(K, Numbered, Matrix),
     units(K, Matrix, Units0),
     maplist(exclude(==(none)), Units0, Units),
     exclude(==(none), Entries, Vs),
-    Vars =.. [v|Vs],
-    (   Distinct == post
-    ->  maplist(unit_entries(Vars), Units, UnitVs),
-        maplist(distinct_values(Strength), UnitVs)
-    ;   true
-    ),
+    Vars =.. [v|Vs].
+
+distinct_unit(Strength, Vars, Unit) :-
+    unit_entries(Vars, Unit, Vs),
+    distinct_values(Strength, Vs).
+
+%   label_all(+When, +Strength, +Vars, +Units, -Solutions): every
+%   labelling of Vars (see label_values/5), each as a list.
+label_all(When, Strength, Vars, Units, Solutions) :-
     label_values(When, Strength, Vars, Units, Labelled),
     maplist(args, Labelled, Solutions).
 
@@ -194,30 +211,39 @@ entry(Vars, I, V) :- arg(I, Vars, V).
 %   label_values(+When, +Strength, +Vars, +Units, -Labelled): every
 %   labelling of the term Vars, a copy each; Units are lists of argument
 %   positions of Vars, each a unit that holds its values once.  When
-%   `lost`, a problem of lookahead_from/1 open variables or more is
+%   `lost(Large, Times)`, a problem of Large open variables or more is
 %   labelled with lookahead from the start; a smaller one first-fail,
-%   which may fail as often as there are open variables: if it fails
-%   more, what it found is dropped and the labeling starts over with
-%   lookahead.  When `always`, lookahead labels from the start.
+%   which may reach Times as many dead ends as there are open variables:
+%   if it reaches more, what it found is dropped and the labeling starts
+%   over with lookahead.  When `always`, lookahead labels from the
+%   start.
 label_values(always, Strength, Vars, Units, Labelled) :-
     findall(Vars, lookahead(Vars, Units, Strength), Labelled).
-label_values(lost, Strength, Vars, Units, Labelled) :-
+label_values(lost(Large, Times), Strength, Vars, Units, Labelled) :-
     open_positions(Vars, Open),
-    length(Open, Budget),
-    lookahead_from(Large),
-    (   Budget >= Large
+    length(Open, Left),
+    Budget is Times * Left,
+    (   Left >= Large
     ->  label_values(always, Strength, Vars, Units, Labelled)
     ;   catch(findall(Vars, first_fail(Vars, budget(Budget)), Labelled),
               sudoku_budget_spent,
               label_values(always, Strength, Vars, Units, Labelled))
     ).
 
+%   first_fail_first(+Rules, -Large, -Times): the limits of first-fail
+%   before lookahead (see label_values/5), measured on the bench.
 %   First-fail gets a large problem lost more often than not, and what
 %   it did before its budget ran out is lost too (on official test271,
 %   more than half of the search).  Small problems are the other way
 %   round: there first-fail usually finishes, and lookahead costs more
 %   than it saves (K = 3 halves under `oddsum`: up to twice the work).
-lookahead_from(100000).
+%   Under `consecutive` the whole grid is labelled, and first-fail goes
+%   further: a K = 3 grid has 50-70 open fields and up to hundreds of
+%   solutions, which first-fail lists at a third of lookahead's cost
+%   (consecutive test005: 1.2 s against 0.5 s), while on the official
+%   suite these limits made test271 take 22 s instead of 12 s.
+first_fail_first(oddsum, 64, 1).
+first_fail_first(consecutive, 100, 3).
 
 open_positions(Vars, Open) :-
     functor(Vars, _, N),
