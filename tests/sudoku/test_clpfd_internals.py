@@ -11,6 +11,10 @@ parts, and the self-check it runs when it is loaded.
   behaviour and the SWI-Prolog version, and calling the check throws it.
 - Reading the domain from the wrong place of clpfd's attribute is caught
   too (a copy of prolog/ with that one change).
+- fd_restrict/2 does what the public X in_set S does when S holds the
+  values of the mask, a subset of the domain: on random domains and
+  masks, the same domain, the same binding, failure on the empty mask,
+  and the constraints on X woken.
 """
 
 from __future__ import annotations
@@ -131,3 +135,82 @@ def test_reading_the_wrong_part_of_the_attribute_is_caught(tmp_path: Path) -> No
     out = swipl(load(copy / "sudoku.pl"))
     assert HEADLINE.search(out.stderr), out.stderr
     assert "fd_domain_mask/2: " in out.stderr, out.stderr
+
+
+#: fd_restrict/2 against X in_set S on random cases (seeded).  Domains in
+#: 1..M with random holes, M sometimes above 64 (masks wider than a
+#: machine word), X always a variable (fd_restrict/2 is for clpfd
+#: variables: on an integer it fails, where in_set succeeds).  The mask
+#: keeps each value of the domain with a random probability, so it is
+#: now and then the whole domain, one value or none.  Each copy of X has
+#: a constraint Z #= X + 1: fd_restrict/2 only queues it, so the check
+#: posts Z #\= 0 (true, but it runs clpfd's queue) on both copies before
+#: comparing Z.  Tags: `bad` (the two differ), `failed` (both failed),
+#: `bound`, `narrowed` (a variable with fewer values), `same` (the mask
+#: was the whole domain).
+RESTRICT_PROGRAM = r"""
+restrict_vs_in_set(Cases, Counts) :-
+    findall(Tag, ( between(1, Cases, _), restrict_case(Tag) ), Tags),
+    findall(T-N, ( member(T, [bad, failed, bound, narrowed, same]),
+                   aggregate_all(count, member(T, Tags), N) ), Counts).
+
+restrict_case(Tag) :-
+    (   random(R), R < 0.2 -> random_between(60, 100, M)
+    ;   random_between(2, 12, M)
+    ),
+    X in 1..M,
+    random_between(0, M, Holes),
+    forall(between(1, Holes, _),
+           ( random_between(1, M, H),
+             ( fd_size(X, Size), Size > 2 -> X #\= H ; true ) )),
+    fd_set(X, Set0),
+    fdset_to_list(Set0, Values),
+    random(Keep),
+    include(kept(Keep), Values, Kept),
+    foldl(set_bit, Kept, 0, Mask),
+    list_to_fdset(Kept, Set),
+    copy_term(X, X2, Gs), maplist(call, Gs),
+    Z #= X + 1, Z2 #= X2 + 1,
+    fd_dom(X, D0),
+    (   fd_restrict(X, Mask)
+    ->  (   X2 in_set Set,
+            fd_dom(X, D), fd_dom(X2, D),
+            ( integer(X) -> integer(X2) ; var(X2) ),
+            Z #\= 0, Z2 #\= 0,
+            fd_dom(Z, DZ), fd_dom(Z2, DZ)
+        ->  (   integer(X) -> Tag = bound
+            ;   D == D0 -> Tag = same
+            ;   Tag = narrowed
+            )
+        ;   Tag = bad
+        )
+    ;   \+ X2 in_set Set, Mask =:= 0
+    ->  Tag = failed
+    ;   Tag = bad
+    ).
+
+kept(Keep, _) :- random(R), R < Keep.
+
+set_bit(V, M0, M) :- M is M0 \/ (1 << V).
+"""
+
+
+def test_fd_restrict_does_what_in_set_does(tmp_path: Path) -> None:
+    program = tmp_path / "restrict.pl"
+    program.write_text(RESTRICT_PROGRAM, encoding="utf-8")
+    out = swipl(
+        load(prolog_file("clpfd_internals.pl")),
+        "set_random(seed(7))",
+        f"consult('{program}')",
+        "restrict_vs_in_set(3000, Counts), print(Counts)",
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == "", out.stderr
+    counts = {tag: int(n) for tag, n in re.findall(r"(\w+)-(\d+)", out.stdout)}
+    assert counts["bad"] == 0, counts
+    # Every kind of outcome occurs: the empty mask fails, a one-value
+    # mask binds, others narrow or keep the domain.
+    assert counts["failed"] > 0, counts
+    assert counts["bound"] > 0, counts
+    assert counts["narrowed"] > 0, counts
+    assert counts["same"] > 0, counts

@@ -12,6 +12,13 @@ states, on random problems, in a plain `swipl` process.
   by set_strength/2) the distinct propagator keeps to singles, which must
   never remove a value of a solution either; and the switch weakens only
   the propagators posted with it.
+- next_to/2 and parity_of/2 state what a two-field tuples_in/2 table
+  states (all pairs [A, B] with |A-B| = 1; all pairs [V, V mod 2]), with
+  the same (complete) pruning: on random domains, some entries integers,
+  posting each must fail together with the table or leave the same
+  domains, and so after each of a few later removals (or bindings) on
+  either side, which must keep waking them.  Labelling with them gives
+  exactly the solutions of abs(X-Y) #= 1 and X mod 2 #= P.
 """
 
 from __future__ import annotations
@@ -137,6 +144,144 @@ own_switch(Trial, Full, After) :-
     set_strength(S1, full),
     W #\= 1,
     fd_dom(Z, After).
+
+%   next_to/2 and parity_of/2 against their tuples_in/2 tables.  A case
+%   posts the propagator on random domains of values in 1..M and the
+%   table on a copy, then makes up to three later changes to both
+%   copies: removing a value from one side (X #\= V), now and then
+%   binding it.  Each step's tags: `bad` (one copy failed, or their
+%   domains differ), `failed` (both failed), `pruned` (the posting
+%   removed a value), `woken` (a later change on one side narrowed the
+%   other side).
+relation_vs_table(Rel, Cases, Bad, Failed, Pruned, Woken) :-
+    findall(Tags, ( between(1, Cases, _), table_case(Rel, Tags) ), Tagss),
+    append(Tagss, All),
+    maplist(tag_count(All), [bad, failed, pruned, woken],
+            [Bad, Failed, Pruned, Woken]).
+
+tag_count(All, Tag, N) :-
+    aggregate_all(count, member(Tag, All), N).
+
+%   Mostly small M, where the relations prune most; now and then up to
+%   100, masks wider than a machine word.
+random_m(M) :-
+    (   random(R), R < 0.15 -> random_between(60, 100, M)
+    ;   random_between(1, 9, M)
+    ).
+
+%   problem(+Rel, +M, -Vs): the two arguments, random domains in 1..M,
+%   some of them integers; parity_of's P is free, 0, 1, or in 0..3.
+problem(next_to, M, [X, Y]) :-
+    random_domains([X, Y], M),
+    maplist(maybe_fix, [X, Y]).
+problem(parity_of, M, [X, P]) :-
+    random_domains([X], M),
+    maybe_fix(X),
+    random_member(P0, [free, 0, 1, wide]),
+    (   P0 == free -> true
+    ;   P0 == wide -> P in 0..3
+    ;   P = P0
+    ).
+
+post(next_to, [X, Y]) :- next_to(X, Y).
+post(parity_of, [X, P]) :- parity_of(X, P).
+
+table(next_to, M, Pairs) :-
+    findall([A, B], ( between(1, M, A), between(1, M, B),
+                      abs(A - B) =:= 1 ), Pairs).
+table(parity_of, M, Pairs) :-
+    findall([V, P], ( between(1, M, V), P is V mod 2 ), Pairs).
+
+post_table(Rel, M, [X, Y]) :-
+    table(Rel, M, Pairs),
+    tuples_in([[X, Y]], Pairs).
+
+plain(next_to, [X, Y]) :- abs(X - Y) #= 1.
+plain(parity_of, [X, P]) :- X mod 2 #= P.
+
+table_case(Rel, Tags) :-
+    random_m(M),
+    problem(Rel, M, Vs),
+    copy_term(Vs, Ws, Gs), maplist(call, Gs),
+    maplist(fd_dom, Vs, D0),
+    (   post(Rel, Vs)
+    ->  (   post_table(Rel, M, Ws)
+        ->  maplist(fd_dom, Vs, D),
+            (   maplist(fd_dom, Ws, D)
+            ->  ( pruned(D0, D) -> Tags0 = [pruned] ; Tags0 = [] ),
+                later(3, Rel, M, Vs, Ws, Tags1),
+                append(Tags0, Tags1, Tags)
+            ;   Tags = [bad]
+            )
+        ;   Tags = [bad]
+        )
+    ;   post_table(Rel, M, Ws)
+    ->  Tags = [bad]
+    ;   Tags = [failed]
+    ).
+
+%   A value left a domain that had bounds (a free P becoming 0..1 is not
+%   counted).
+pruned(D0, D) :-
+    nth1(I, D0, Dom0),
+    Dom0 \= inf..sup,
+    nth1(I, D, Dom),
+    Dom \== Dom0,
+    !.
+
+later(0, _, _, _, _, []) :- !.
+later(K, Rel, M, Vs, Ws, Tags) :-
+    random_between(1, 2, Side),
+    (   Rel == parity_of, Side =:= 2 -> Max = 1 ; Max = M ),
+    random_between(0, Max, V),
+    random_member(How, [remove, remove, remove, bind]),
+    Other is 3 - Side,
+    nth1(Other, Vs, O),
+    fd_dom(O, DO0),
+    (   change(How, Side, V, Vs)
+    ->  (   change(How, Side, V, Ws)
+        ->  maplist(fd_dom, Vs, D),
+            (   maplist(fd_dom, Ws, D)
+            ->  fd_dom(O, DO),
+                ( DO == DO0 -> Tags0 = [] ; Tags0 = [woken] ),
+                K1 is K - 1,
+                later(K1, Rel, M, Vs, Ws, Tags1),
+                append(Tags0, Tags1, Tags)
+            ;   Tags = [bad]
+            )
+        ;   Tags = [bad]
+        )
+    ;   change(How, Side, V, Ws)
+    ->  Tags = [bad]
+    ;   Tags = [failed]
+    ).
+
+change(remove, Side, V, Vs) :- nth1(Side, Vs, A), A #\= V.
+change(bind, Side, V, Vs) :- nth1(Side, Vs, V).
+
+%   Labelling, in both orders, with the propagator gives exactly the
+%   solutions the plain constraint gives.  Tags: `bad`, `some` (there
+%   are solutions), `none`.
+relation_labels(Rel, Cases, Bad, Some, None) :-
+    findall(Tag, ( between(1, Cases, _), label_case(Rel, Tag) ), Tags),
+    maplist(tag_count(Tags), [bad, some, none], [Bad, Some, None]).
+
+label_case(Rel, Tag) :-
+    random_between(1, 7, M),
+    problem(Rel, M, Vs),
+    copy_term(Vs, Ws, Gs), maplist(call, Gs),
+    solutions(post(Rel), Vs, A),
+    solutions(plain(Rel), Ws, B),
+    (   A \== B -> Tag = bad
+    ;   A == [[], []] -> Tag = none
+    ;   Tag = some
+    ).
+
+solutions(Post, Vs, [Forward, Backward]) :-
+    findall(Vs, ( call(Post, Vs), label(Vs) ), Forward),
+    reverse(Vs, Rs),
+    findall(Vs, ( call(Post, Vs), label(Rs) ), Backward0),
+    msort(Backward0, Backward).
 """
 
 
@@ -190,3 +335,39 @@ def test_trial_strength_keeps_every_solution() -> None:
 def test_a_strength_switch_weakens_only_its_own_propagators() -> None:
     out = run("own_switch(T, F, A), format('~w ~w ~w', [T, F, A])")
     assert out == "1..4 3..4 3..4"
+
+
+def test_next_to_prunes_as_its_table_does() -> None:
+    out = run("relation_vs_table(next_to, 3000, B, F, P, W), format('~w ~w ~w ~w', [B, F, P, W])")
+    bad, failed, pruned, woken = map(int, out.split())
+    assert bad == 0, out
+    # The comparison has teeth: postings and later changes that fail,
+    # postings that prune, later changes that wake next_to/2.
+    assert failed > 0, out
+    assert pruned > 0, out
+    assert woken > 0, out
+
+
+def test_parity_of_prunes_as_its_table_does() -> None:
+    out = run("relation_vs_table(parity_of, 3000, B, F, P, W), format('~w ~w ~w ~w', [B, F, P, W])")
+    bad, failed, pruned, woken = map(int, out.split())
+    assert bad == 0, out
+    assert failed > 0, out
+    assert pruned > 0, out
+    assert woken > 0, out
+
+
+def test_labelling_with_next_to_gives_the_solutions_of_abs_difference_one() -> None:
+    out = run("relation_labels(next_to, 1000, B, S, N), format('~w ~w ~w', [B, S, N])")
+    bad, some, none = map(int, out.split())
+    assert bad == 0, out
+    assert some > 0, out
+    assert none > 0, out
+
+
+def test_labelling_with_parity_of_gives_the_solutions_of_mod_two() -> None:
+    out = run("relation_labels(parity_of, 1000, B, S, N), format('~w ~w ~w', [B, S, N])")
+    bad, some, none = map(int, out.split())
+    assert bad == 0, out
+    assert some > 0, out
+    assert none > 0, out
