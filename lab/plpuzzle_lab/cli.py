@@ -297,3 +297,49 @@ def service_costs(suite: Path | None, jobs: int, cap: float, out: Path,
     from plpuzzle_lab.bench import default_suite
 
     costs.main(suite or default_suite(), jobs, out, cap, only)
+
+
+#: The puzzles `diagnose` looks at by default: the worst against Gecode.
+DIAGNOSED = (
+    ("{suite}/test099d.txt", Rules.ODDSUM),
+    ("{suite}/test140d.txt", Rules.ODDSUM),
+    ("{suite}/test234d.txt", Rules.ODDSUM),
+    ("bench/consecutive/test005d.txt", Rules.CONSECUTIVE),
+    ("bench/consecutive/test006d.txt", Rules.CONSECUTIVE),
+    ("bench/stress/consecutive/test001d.txt", Rules.CONSECUTIVE),
+    ("bench/stress/consecutive/test004d.txt", Rules.CONSECUTIVE),
+    ("bench/stress/consecutive/test009d.txt", Rules.CONSECUTIVE),
+    ("bench/stress/consecutive/test010d.txt", Rules.CONSECUTIVE),
+)
+
+
+@lab.command()
+@click.argument("puzzles", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--rules", type=click.Choice([r.value for r in Rules]), default=None,
+              help="The rules of PUZZLES (default: oddsum in the official suite, else "
+              "consecutive).")  # fmt: skip
+@click.option("--time-limit", type=float, default=120.0, show_default=True,
+              help="CPU seconds per run (Gecode's, then ours).")  # fmt: skip
+def diagnose(puzzles: tuple[Path, ...], rules: str | None, time_limit: float) -> None:
+    """Gecode against our propagators under Gecode's own search, puzzle by
+    puzzle (default: the worst ones): nodes, failures, time per node and the
+    domains left at the root; prints a Markdown table."""
+    from plpuzzle_lab.bench import default_suite
+    from plpuzzle_lab.diagnose import main as diagnose_main
+    from plpuzzle_lab.peers import missing_peers
+
+    if "gecode" in missing_peers():
+        raise click.UsageError(missing_peers()["gecode"])
+    if puzzles:
+        chosen = [
+            (p, Rules(rules) if rules else Rules.ODDSUM if "bme" in str(p) else Rules.CONSECUTIVE)
+            for p in puzzles
+        ]
+    else:
+        suite = default_suite()
+        chosen = [(Path(p.format(suite=suite)), r) for p, r in DIAGNOSED]
+    missing = [str(p) for p, _ in chosen if not p.is_file()]
+    if missing:
+        raise click.UsageError(f"no such puzzle: {', '.join(missing)}")
+    for line in diagnose_main(chosen, time_limit):
+        click.echo(line)
