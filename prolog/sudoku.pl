@@ -107,8 +107,9 @@ sudoku_constraints(SSpec, Rules, Rows, Parities) :-
 %   sudoku_propagators.pl).  A unit's parities sum to its number of odd
 %   values; that and the parities of neighbours (an s or w pair differs
 %   in parity under both rules) are redundant, and make parities a stage
-%   of their own.  all_distinct/1 goes last: posted on givens already in
-%   place it sets up far faster.
+%   of their own.  The whole model is posted with clpfd's queue off and
+%   propagated once: posted one by one, each unit's all-different ran
+%   dozens of times while the rest was still being posted.
 model(Distinct, s(K, Board), Rules, Rows, Parities) :-
     must_be(oneof([consecutive, oddsum]), Rules),
     must_be(positive_integer, K),
