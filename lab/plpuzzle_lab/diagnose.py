@@ -94,11 +94,21 @@ def prolog_stats(path: Path, rules: Rules, limit: float) -> tuple[int, ...] | No
     return tuple(int(f) for f in fields) if len(fields) == 8 else None
 
 
+def suite_label(path: Path) -> str:
+    """The bench's name for the suite a puzzle is in."""
+    parts = path.resolve().parts
+    if "bme-2013-oddsum" in parts:
+        return "official"
+    if "stress" in parts:
+        return f"stress-{path.parent.name}"
+    return path.parent.name
+
+
 def diagnose(path: Path, rules: Rules, limit: float = 120.0) -> Diagnosis:
     """Every figure of one puzzle."""
     gecode = gecode_stats(path, rules, limit)
     ours = prolog_stats(path, rules, limit)
-    name = f"{path.parent.name}/{path.name.removesuffix('d.txt')}"
+    name = f"{suite_label(path)}/{path.name.removesuffix('d.txt')}"
     g_nodes, g_fails, g_sec = gecode if gecode else (None, None, None)
     if ours is None:
         return Diagnosis(name, rules, 0, 0, 0, g_nodes, g_fails, g_sec, None, None, None, None)

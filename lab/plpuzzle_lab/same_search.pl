@@ -73,11 +73,14 @@ plain_model(s(K, Board), Rules, Rows) :-
     append(Rows, Vs),
     Vs ins 1..N,
     append(Board, Fields),
-    maplist(field_domain(N), Fields, Vs),
     pairs(Rows, Board, Pairs),
-    maplist(related(Rules), Pairs),
     sudoku_grid:units(K, Rows, Units),
-    maplist(sudoku_propagators:distinct_values, Units).
+    clpfd_internals:queue_off,
+    maplist(field_domain(N), Fields, Vs),
+    maplist(related(Rules), Pairs),
+    maplist(sudoku_propagators:distinct_values, Units),
+    clpfd_internals:queue_on,
+    clpfd_internals:run_queue.
 
 full_model(SSpec, Rules, Rows) :-
     sudoku:sudoku_constraints(SSpec, Rules, Rows).
