@@ -204,7 +204,7 @@ def peers_text(run: BenchRun) -> list[str]:
             "(`plpuzzle_lab/peers.py`), the plain model: a variable per field over 1..N, the "
             "givens and parities as its domain, `all_different_int` with domain consistency on "
             "every row, column and box, and each `s`/`w` info a `gecode_table_int` of the value "
-            "pairs it allows; search in input order, smallest value first. Its CPU time is the "
+            "pairs it allows; Gecode's default search (no search annotation). Its CPU time is the "
             "whole process's (starting it and reading the model included), from the kernel."
         )
     if "choco" in run.settings.engines:

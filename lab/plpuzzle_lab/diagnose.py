@@ -2,8 +2,9 @@
 
 For each puzzle, three runs on the same machine, one after the other:
 
-- Gecode on the bench's plain model (peers.py), with its own statistics:
-  nodes, failures, and its CPU seconds;
+- Gecode on the bench's plain model (peers.py), labelled in input order,
+  smallest value first, with its own statistics: nodes, failures, and
+  its CPU seconds;
 - our propagators on the same plain model under Gecode's search (input
   order, smallest value, binary branching: same_search.pl), counting
   nodes and failures. Equal counts mean our propagation reaches Gecode's
@@ -60,7 +61,7 @@ class Diagnosis:
 
 def gecode_stats(path: Path, rules: Rules, limit: float) -> tuple[int, int, float] | None:
     """Gecode's nodes, failures and CPU seconds, or None past the limit."""
-    model = flatzinc(load_puzzle(path), rules)
+    model = flatzinc(load_puzzle(path), rules, input_order=True)
     run = run_peer([FZN_GECODE, "-a", "-p", "1", "-s"], model, limit)
     stats = dict(re.findall(r"%%%mzn-stat: (\w+)=(\S+)", run.output))
     if run.killed or "nodes" not in stats:
