@@ -326,15 +326,15 @@ def diagnose(puzzles: tuple[Path, ...], rules: str | None, time_limit: float) ->
     domains left at the root; prints a Markdown table."""
     from plpuzzle_lab.bench import default_suite
     from plpuzzle_lab.diagnose import main as diagnose_main
+    from plpuzzle_lab.diagnose import suite_label
     from plpuzzle_lab.peers import missing_peers
 
     if "gecode" in missing_peers():
         raise click.UsageError(missing_peers()["gecode"])
     if puzzles:
-        chosen = [
-            (p, Rules(rules) if rules else Rules.ODDSUM if "bme" in str(p) else Rules.CONSECUTIVE)
-            for p in puzzles
-        ]
+        official = Rules(rules) if rules else Rules.ODDSUM
+        other = Rules(rules) if rules else Rules.CONSECUTIVE
+        chosen = [(p, official if suite_label(p) == "official" else other) for p in puzzles]
     else:
         suite = default_suite()
         chosen = [(Path(p.format(suite=suite)), r) for p, r in DIAGNOSED]
