@@ -18,11 +18,11 @@
     2.  Redundant constraints.  Box-line confinement (box_lines/2 of
         sudoku_propagators.pl) on every band of the grid or half.
     3.  Lookahead where first-fail gets lost.  A small problem (under
-        64 open fields) is first labelled first-fail, which may fail as
-        often as the problem has open fields.  If it fails more, or if
-        the problem is large, it is labelled with lookahead: at each
-        node it
-        tries both sides of either-ors (a field with two values left,
+        64 open fields under `oddsum`, 200 under `consecutive`) is
+        first labelled first-fail, which may reach a dead end once
+        (`oddsum`) or three times (`consecutive`) per open field.  If
+        it reaches more, or if the problem is large, it is labelled
+        with lookahead: at each node it tries both sides of either-ors (a field with two values left,
         or a value with two places left in a unit), each trial with
         clpfd propagation at the strength of singles.  A side that
         fails is excluded (its negation posted), and the node branches
