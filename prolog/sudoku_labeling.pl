@@ -22,8 +22,9 @@
         first labelled first-fail, which may reach a dead end once
         (`oddsum`) or three times (`consecutive`) per open field.  If
         it reaches more, or if the problem is large, it is labelled
-        with lookahead: at each node it tries both sides of either-ors (a field with two values left,
-        or a value with two places left in a unit), each trial with
+        with lookahead: at each node it tries both sides of either-ors
+        (a field with two values left, or a value with two places left
+        in a unit), each trial with
         clpfd propagation at the strength of singles.  A side that
         fails is excluded (its negation posted), and the node branches
         on the either-or whose two trials narrowed the domains most.
