@@ -9,7 +9,8 @@ that the rules are written once:
   the terminal, a bidirectional override that reorders a line) as
   escapes instead of keeping them; `one_line` also escapes line breaks
   and tabs, and leaves out the middle of long text;
-- `spreadsheet_cell` keeps a CSV cell from being taken for a formula;
+- `spreadsheet_cell` keeps a CSV cell from being taken for a formula,
+  and `spreadsheet_csv` writes every CSV meant for spreadsheets with it;
 - `xml_text` drops what XML 1.0 cannot hold at all;
 - `md_fence` wraps it in a Markdown code fence that it cannot close.
 
@@ -19,8 +20,11 @@ consumers that paste it into pages is written by `json_for_pages`.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 #: Characters that change how text is shown rather than being shown: C0
@@ -74,15 +78,29 @@ def one_line(text: str, budget: int = 120) -> str:
     return f"{shown[:half]}\u2026{shown[-half:]} ({len(text):,} characters)"
 
 
-#: What makes a spreadsheet read a cell as a formula (OWASP, CSV injection).
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+#: What makes a spreadsheet read a cell as a formula (OWASP, CSV injection),
+#: with the full-width forms some spreadsheets take for the same.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d",
+                  "\uff20")  # fmt: skip
 
 
 def spreadsheet_cell(text: str) -> str:
     """A CSV cell from a submission that a spreadsheet shows as text: one
-    that would start a formula gets a leading apostrophe, which spreadsheets
-    take for "this is text" (OWASP's advice on CSV injection)."""
-    return f"'{text}" if text.startswith(_FORMULA_START) else text
+    that would start a formula, even after leading spaces (which some
+    imports trim), gets a leading apostrophe, which spreadsheets take for
+    "this is text" (OWASP's advice on CSV injection)."""
+    return f"'{text}" if text.lstrip(" ").startswith(_FORMULA_START) else text
+
+
+def spreadsheet_csv(rows: Iterable[Iterable[Any]]) -> str:
+    """CSV for spreadsheets with every text cell through `spreadsheet_cell`
+    (numbers stay numbers): every CSV a person may open in a spreadsheet is
+    written here, so that no column is left unguarded."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    for row in rows:
+        writer.writerow([spreadsheet_cell(c) if isinstance(c, str) else c for c in row])
+    return out.getvalue()
 
 
 def xml_text(text: str) -> str:

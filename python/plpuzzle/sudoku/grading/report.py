@@ -11,8 +11,6 @@ not, so a class graded locally and on a cluster gives the same CSVs.
 
 from __future__ import annotations
 
-import csv
-import io
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
@@ -22,7 +20,7 @@ from typing import Any
 from plpuzzle.runtime.sicstus_gaps import NOT_EMULATED
 from plpuzzle.sudoku.grading.model import Grade, GradeSettings, TestGrade
 from plpuzzle.sudoku.runs.suite_config import Points
-from plpuzzle.untrusted import json_for_pages, spreadsheet_cell
+from plpuzzle.untrusted import json_for_pages, spreadsheet_csv
 
 
 @dataclass
@@ -176,22 +174,20 @@ def to_json(report: dict[str, Any]) -> str:
 def to_csv(report: dict[str, Any]) -> str:
     """One row per student: id, score, max score, a count per grade, then
     the course requirements' columns when grading checked them, and the
-    student's feedback file (relative to the report) when it was written. An id
-    that a spreadsheet would take for a formula starts with an apostrophe
-    (the ids come from the names of the hand-ins)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    student's feedback file (relative to the report) when it was written. A
+    text cell that a spreadsheet would take for a formula starts with an
+    apostrophe (the ids come from the names of the hand-ins)."""
     grades = report["grades"]
     extra = list(REQUIREMENT_COLUMNS) if report.get("requirements") else []
     files = any("feedback" in s for s in report["students"])
-    writer.writerow(["id", "score", "max_score", *grades, *extra, *(["feedback"] if files else [])])
+    rows: list[list[Any]] = [["id", "score", "max_score", *grades, *extra,
+                              *(["feedback"] if files else [])]]  # fmt: skip
     for s in report["students"]:
         counts = (s["counts"][g] for g in grades)
         more = _requirement_cells(s) if extra else []
         feedback = [s.get("feedback", "")] if files else []
-        writer.writerow([spreadsheet_cell(s["id"]), s["score"], s["max_score"], *counts, *more,
-                         *feedback])  # fmt: skip
-    return out.getvalue()
+        rows.append([s["id"], s["score"], s["max_score"], *counts, *more, *feedback])
+    return spreadsheet_csv(rows)
 
 
 #: The course requirements' columns of both CSVs, after the grades (only
@@ -227,18 +223,14 @@ def to_wide_csv(report: dict[str, Any]) -> str:
     course requirements' columns (REQUIREMENT_COLUMNS) follow it when
     grading checked them.
     """
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
     tests = [t["name"] for t in report["tests"]]
     extra = list(REQUIREMENT_COLUMNS) if report.get("requirements") else []
-    writer.writerow(["id", *tests, "total", *extra])
+    rows: list[list[Any]] = [["id", *tests, "total", *extra]]
     for s in report["students"]:
         earned = {r["test"]: r["earned"] for r in s["results"]}
         more = _requirement_cells(s) if extra else []
-        writer.writerow(
-            [spreadsheet_cell(s["id"]), *(earned.get(t, 0) for t in tests), s["score"], *more]
-        )
-    return out.getvalue()
+        rows.append([s["id"], *(earned.get(t, 0) for t in tests), s["score"], *more])
+    return spreadsheet_csv(rows)
 
 
 def write_wide_csv(report: dict[str, Any], path: Path) -> Path:

@@ -11,36 +11,32 @@
   assignment.
 
 The score is the one of `grades.csv` (the counting upload's, with the
-course requirements' deductions).
+course requirements' deductions). Every cell goes through the
+spreadsheet guard (`spreadsheet_csv`): a login, an address, a subject or
+the course's name that would start a formula is written as text.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import Any
 
-from plpuzzle.untrusted import spreadsheet_cell
+from plpuzzle.untrusted import spreadsheet_csv
 
 
 def moodle_csv(report: dict[str, Any], item: str, emails: dict[str, str]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["username", "email", item])
-    for s in report["students"]:
-        writer.writerow([spreadsheet_cell(s["id"]), emails.get(s["id"], ""), s["score"]])
-    return out.getvalue()
+    rows: list[list[Any]] = [["username", "email", item]]
+    rows += [[s["id"], emails.get(s["id"], ""), s["score"]] for s in report["students"]]
+    return spreadsheet_csv(rows)
 
 
 def canvas_csv(report: dict[str, Any], item: str, subjects: dict[str, str]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", item])
-    writer.writerow(["    Points Possible", "", "", "", "", report["max_score"]])
+    rows: list[list[Any]] = [
+        ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", item],
+        ["    Points Possible", "", "", "", "", report["max_score"]],
+    ]
     for s in report["students"]:
-        login = spreadsheet_cell(s["id"])
-        writer.writerow([login, "", subjects.get(s["id"], ""), login, "", s["score"]])
-    return out.getvalue()
+        rows.append([s["id"], "", subjects.get(s["id"], ""), s["id"], "", s["score"]])
+    return spreadsheet_csv(rows)
 
 
 def class_json(report: dict[str, Any]) -> dict[str, Any]:

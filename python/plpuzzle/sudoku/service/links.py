@@ -10,7 +10,6 @@ keeps the links' digests), so the file is read back through it.
 from __future__ import annotations
 
 import csv
-import io
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 
 from plpuzzle.sudoku.service.accounts import NewAccount
+from plpuzzle.untrusted import spreadsheet_csv
 
 HEADER = ["login", "role", "link", "expires"]
 
@@ -31,11 +31,7 @@ class LinksFile:
     kept: int
 
     def text(self) -> str:
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(HEADER)
-        writer.writerows(self.rows)
-        return out.getvalue()
+        return spreadsheet_csv([HEADER, *self.rows])
 
 
 def link_of(url: str, token: str) -> str:

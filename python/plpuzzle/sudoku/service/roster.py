@@ -1,6 +1,7 @@
 """The service's roster: one student a line, `login` or `login address`
 (where mail reaches them), `#` comments; the logins as `sudoku grade
---roster` reads them."""
+--roster` reads them. A line that is neither is an error naming the
+file, the line and the column."""
 
 from __future__ import annotations
 
@@ -9,9 +10,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from plpuzzle.sudoku.grading.intake import id_problem
+from plpuzzle.untrusted import one_line
 
-#: An address good enough to mail: one @, no space, a dot in the domain.
-_ADDRESS = re.compile(r"[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+")
+#: The part before the @ that the service takes: letters, digits and
+#: . _ % + - ', starting with a letter, a digit or _ (never with what a
+#: spreadsheet takes for a formula), no two dots in a row, none at the end.
+_LOCAL = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_%+'-]|\.(?!\.))*(?<!\.)")
+#: One label of a domain: letters, digits and inner hyphens.
+_LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
+#: The top-level label: letters, or an internationalised one (xn--).
+_TOP = re.compile(r"[A-Za-z]{2,63}|xn--[A-Za-z0-9-]{1,59}")
+#: The longest address kept (the database's column).
+MAX_ADDRESS = 200
 
 
 class RosterError(Exception):
@@ -42,11 +52,43 @@ def read_roster(path: Path) -> list[Entry]:
                               f"{len(words)} words")  # fmt: skip
         login, address = words[0], words[1] if len(words) == 2 else None
         if (problem := id_problem(login)) is not None:
-            raise RosterError(f"{where}: {login!r} cannot be a login ({problem})")
-        if address is not None and not _ADDRESS.fullmatch(address):
-            raise RosterError(f"{where}: {address!r} is not a mail address")
+            raise RosterError(f"{where}:{line.index(login) + 1}: {login!r} cannot be a login "
+                              f"({problem})")  # fmt: skip
+        if address is not None and (problem := address_problem(address)) is not None:
+            column = line.index(address, line.index(login) + len(login)) + 1
+            raise RosterError(f"{where}:{column}: {one_line(address, 80)} is not a mail "
+                              f"address: {problem}")  # fmt: skip
         if login in seen:
             continue  # the first line of a student counts, as for `sudoku grade`
         seen.add(login)
         out.append(Entry(login, address))
     return out
+
+
+def address_problem(address: str) -> str | None:
+    """Why `address` is not one the service mails (None: it is). Stricter
+    than the RFCs on purpose: LOCAL@DOMAIN, plain ASCII, as course rosters
+    write addresses; what else may pass the RFCs (quotes, comments, a
+    leading = or +) is refused, so that no address is anything else."""
+    if len(address) > MAX_ADDRESS:
+        return f"longer than {MAX_ADDRESS} characters"
+    if not address.isascii() or not address.isprintable():
+        return (
+            "only plain ASCII letters, digits and . _ % + - ' are taken (a domain in its xn-- form)"
+        )
+    local, at, domain = address.rpartition("@")
+    if not at or not local:
+        return "it needs the form name@domain"
+    if "@" in local:
+        return "it has more than one @"
+    if len(local) > 64 or not _LOCAL.fullmatch(local):
+        return (
+            f"the part before the @ ({local!r}) may hold letters, digits and . _ % + - ' "
+            "only, start with a letter, a digit or _, and have no two dots in a row"
+        )
+    labels = domain.split(".")
+    if len(labels) < 2 or len(domain) > 253:
+        return f"the domain ({domain!r}) needs a dot, as in example.edu"
+    if not all(_LABEL.fullmatch(label) for label in labels) or not _TOP.fullmatch(labels[-1]):
+        return f"the domain ({domain!r}) is no host name (letters, digits, inner hyphens, dots)"
+    return None

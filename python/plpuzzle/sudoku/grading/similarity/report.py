@@ -7,15 +7,13 @@ of one file's fingerprints are found in another, and names no cause.
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from plpuzzle.sudoku.grading.similarity.compare import Compared, Similarity
 from plpuzzle.sudoku.grading.similarity.index import Pair
-from plpuzzle.untrusted import spreadsheet_cell
+from plpuzzle.untrusted import spreadsheet_csv
 
 #: The columns of similarity.csv.
 CSV_COLUMNS = (
@@ -43,16 +41,12 @@ def pair_row(sim: Similarity, pair: Pair) -> dict[str, Any]:
 
 def to_csv(sim: Similarity) -> str:
     """Every pair that shares a fingerprint, highest score first."""
-    out = io.StringIO()
-    writer = csv.DictWriter(out, CSV_COLUMNS, lineterminator="\n")
-    writer.writeheader()
+    rows: list[list[Any]] = [list(CSV_COLUMNS)]
     for pair in sim.pairs:
         row = pair_row(sim, pair)
         row["at_or_above_threshold"] = "yes" if row["at_or_above_threshold"] else "no"
-        for column in ("student_a", "student_b"):
-            row[column] = spreadsheet_cell(row[column])
-        writer.writerow(row)
-    return out.getvalue()
+        rows.append([row[column] for column in CSV_COLUMNS])
+    return spreadsheet_csv(rows)
 
 
 def summary(sim: Similarity) -> dict[str, Any]:
