@@ -104,10 +104,11 @@ class CourseRules:
         """The course's offset, named (UTC+01:00)."""
         return _offset_name(datetime.now(self.zone).utcoffset())
 
-    def parse_local(self, text: str) -> datetime:
-        """A date-time of a form (2026-12-20T23:59), in the course's
-        offset; ValueError if it is none."""
-        return datetime.fromisoformat(text).replace(tzinfo=self.zone).astimezone(UTC)
+    def parse_typed(self, text: str) -> datetime:
+        """A date-time a teacher typed (2026-12-20T23:59, in the course's
+        offset unless it gives its own: 2026-12-20T23:59+14:00), in UTC;
+        ValueError saying why it is none the service takes."""
+        return parse_moment(text, self.zone)
 
     def deadline_text(self, deadline: datetime | None = None) -> str | None:
         """The deadline (a student's own, if given) as the course writes it."""
@@ -125,6 +126,49 @@ class CourseRules:
         if days:
             return f"{days} day{'s' if days > 1 else ''} {hours} h"
         return f"{hours} h {mins} min" if hours else f"{mins} min"
+
+
+#: The years a deadline, a release or an extension may fall in: any
+#: course's, and far from the calendar's ends, where a time cannot be
+#: written in every offset (9999-12-31T23:59-05:00 is in the year 10000 in UTC).
+YEARS = (2000, 2999)
+#: The offsets a time may be written with: the world's, UTC-12:00 to UTC+14:00.
+OFFSETS = (timedelta(hours=-12), timedelta(hours=14))
+#: How a typed date-time looks: a date, a time, and maybe seconds and an offset.
+TYPED_SHAPE = "2026-12-20T23:59 (in the course's time) or 2026-12-20T23:59+01:00"
+
+
+def moment_problem(moment: datetime) -> str | None:
+    """Why an aware date-time cannot be a deadline, a release or an
+    extension (None: it can). The one rule for the file's and the pages'."""
+    offset = moment.utcoffset()
+    if offset is None:
+        return "it needs its offset"
+    if not OFFSETS[0] <= offset <= OFFSETS[1] or offset % timedelta(minutes=15):
+        return (f"its offset ({_offset_name(offset)}) is none of the world's (UTC-12:00 to "
+                "UTC+14:00, in quarter hours)")  # fmt: skip
+    if not YEARS[0] <= moment.year <= YEARS[1]:
+        return f"it is not in the years {YEARS[0]} to {YEARS[1]}"
+    return None
+
+
+def parse_moment(text: str, zone: tzinfo) -> datetime:
+    """A date-time as typed on a page or sent to the API, in UTC: its own
+    offset if it gives one, else `zone`'s. ValueError, saying why, for
+    text that is no date and time or one `moment_problem` refuses."""
+    typed = text.strip()
+    shown = f"'{typed[:40]}'"
+    try:
+        moment = datetime.fromisoformat(typed)
+    except ValueError:
+        raise ValueError(f"{shown} is no date and time such as {TYPED_SHAPE}") from None
+    if len(typed) <= len("2026-12-20"):
+        raise ValueError(f"{shown} has no time of day: give one, such as {TYPED_SHAPE}")
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=zone)
+    if (problem := moment_problem(moment)) is not None:
+        raise ValueError(f"{shown} cannot be a deadline: {problem}")
+    return moment.astimezone(UTC)
 
 
 def _offset_name(offset: timedelta | None) -> str:
@@ -205,6 +249,11 @@ def _mail(table: dict[str, Any], where_in: Any) -> MailSettings | None:
             raise SuiteError(f"{where_in(key)}: {key} must be text")
     if not texts["host"] or not texts["from"] or "@" not in texts["from"]:
         raise SuiteError(f"{where_in('host')}: [course.mail] needs host and from (an address)")
+    from plpuzzle.sudoku.service.roster import address_problem
+
+    for key, address in (("from", texts["from"]), ("domain", f"login@{texts['domain']}")):
+        if (key == "from" or texts["domain"]) and (problem := address_problem(address)):
+            raise SuiteError(f"{where_in(key)}: {key} makes no mail address: {problem}")
     port, starttls = value.get("port", 587), value.get("starttls", True)
     if type(port) is not int or not 1 <= port <= 65535:
         raise SuiteError(f"{where_in('port')}: port must be a whole number from 1 to 65535")
@@ -231,6 +280,9 @@ def _extensions(table: dict[str, Any], where: Any, where_in: Any) -> dict[str, d
                 f"{where_in(login)}: the extension of {login} must be a date-time with "
                 "its offset, unquoted, such as 2026-12-20T23:59:00+01:00"
             )
+        if (problem := moment_problem(until)) is not None:
+            raise SuiteError(f"{where_in(login)}: the extension of {login} cannot be "
+                             f"{until.isoformat()}: {problem}")  # fmt: skip
         out[login] = until.astimezone(UTC)
     return out
 
@@ -244,6 +296,8 @@ def _moment(table: dict[str, Any], key: str, where: Any) -> datetime | None:
             f"{where(key)}: {key} must be a date-time with its offset, unquoted, "
             f"such as 2026-12-15T23:59:00+01:00"
         )
+    if (problem := moment_problem(value)) is not None:
+        raise SuiteError(f"{where(key)}: {key} cannot be {value.isoformat()}: {problem}")
     return value.astimezone(UTC)
 
 

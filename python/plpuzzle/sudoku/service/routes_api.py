@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import anyio
 from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import JSONResponse, Response
+from sqlalchemy import select
 
 from plpuzzle.sudoku.service.accounts import AccountError, SignedIn
 from plpuzzle.sudoku.service.documents import receive_document
@@ -20,7 +21,7 @@ from plpuzzle.sudoku.service.routes_student import (
     status_json,
     visible_upload,
 )
-from plpuzzle.sudoku.service.routes_teacher import chosen_uploads, export_of
+from plpuzzle.sudoku.service.routes_teacher import chosen_uploads, export_of, typed_deadline
 from plpuzzle.sudoku.service.routing import api_user, deps, read_hand_in
 from plpuzzle.sudoku.service.store import Upload, User, WebSession
 from plpuzzle.sudoku.service.uploads import UploadRefused
@@ -184,3 +185,20 @@ def api_release(request: Request, teacher: ApiTeacher,
     service = deps(request).service
     service.release(not withdraw)
     return JSONResponse({"released": service.released()})
+
+
+@router.post("/students/{login}/extension")
+def api_extension(request: Request, login: str, teacher: ApiTeacher,
+                  until: Annotated[str, Form(max_length=40)] = "") -> Response:  # fmt: skip
+    """Give a student a deadline of their own, read as the page reads it
+    (empty: take it back); 400 for a date the service does not take."""
+    service = deps(request).service
+    with service.store.session() as db:
+        user = db.scalar(select(User).where(User.login == login, User.role == "student"))
+    if user is None:
+        raise HTTPException(404, "no such student")
+    when = typed_deadline(service, until)
+    service.grant_extension(user, when, teacher.login)
+    shown = service.course.deadline_text(service.deadline_for(user))
+    return JSONResponse({"login": login, "deadline": when.isoformat() if when else None,
+                         "shown": shown})  # fmt: skip

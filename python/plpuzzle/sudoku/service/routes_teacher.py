@@ -9,6 +9,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import quote
@@ -153,6 +154,15 @@ def chosen_uploads(request: Request, login: str) -> list[Upload]:
     return [u for k, u in everyone.items() if u is not None and (not login or k == login)]
 
 
+def typed_deadline(service: Service, until: str) -> datetime | None:
+    """An extension's date as typed on the page or sent to the API (empty:
+    none), or a 400 saying why it is none."""
+    try:
+        return service.course.parse_typed(until) if until.strip() else None
+    except ValueError as e:
+        raise HTTPException(400, one_line(str(e), 200)) from None
+
+
 @router.post("/students/{login}/extension", dependencies=[Depends(check_csrf)])
 def extension(request: Request, login: str, signed: Teacher,
               until: Annotated[str, Form(max_length=40)] = "") -> Response:  # fmt: skip
@@ -162,10 +172,7 @@ def extension(request: Request, login: str, signed: Teacher,
         user = db.scalar(select(User).where(User.login == login, User.role == "student"))
     if user is None:
         raise HTTPException(404, "no such student")
-    try:
-        when = service.course.parse_local(until) if until.strip() else None
-    except ValueError:
-        raise HTTPException(400, f"'{until[:40]}' is no date and time (2026-12-20T23:59)") from None
+    when = typed_deadline(service, until)
     service.grant_extension(user, when, signed.user.login)
     done = (f"{login}'s deadline is now {service.course.deadline_text(when)}" if when
             else f"{login}'s extension was taken back")  # fmt: skip
