@@ -68,8 +68,13 @@ class Blobs:
     def path(self, digest: str) -> Path:
         return self.folder / digest[:2] / digest
 
+    @staticmethod
+    def digest_of(data: bytes) -> str:
+        """The name a file is kept under: its SHA-256."""
+        return hashlib.sha256(data).hexdigest()
+
     def put(self, data: bytes) -> str:
-        digest = hashlib.sha256(data).hexdigest()
+        digest = self.digest_of(data)
         path = self.path(digest)
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)

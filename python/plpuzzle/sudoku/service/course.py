@@ -8,6 +8,8 @@ suite's suite.toml (the deadline, what students see before it, fair use).
     late = "ignored"                       # after the deadline: ignored, counted, refused
     uploads_per_hour = 12                  # per student
     max_upload_kb = 512
+    max_doc_kb = 4096                      # the largest documentation file
+    max_stored_mb = 64                     # the files kept of a student at most
     shrink_seconds = 10                    # counterexample search per upload
 
     [course.extensions]                    # students' own deadlines
@@ -39,7 +41,7 @@ from plpuzzle.sudoku.runs.suite_config import (
 LATE_POLICIES = ("ignored", "counted", "refused")
 
 KNOWN = ("name", "deadline", "public", "release", "late", "uploads_per_hour", "max_upload_kb",
-         "max_doc_kb", "shrink_seconds", "extensions", "mail")  # fmt: skip
+         "max_doc_kb", "max_stored_mb", "shrink_seconds", "extensions", "mail")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,9 @@ class CourseRules:
     max_upload_kb: int = 512
     #: The largest documentation file (HTML, PDF or text).
     max_doc_kb: int = 4096
+    #: The files kept of one student at most (programs and documentation,
+    #: each distinct file once, a small one as 4 KB).
+    max_stored_mb: int = 64
     shrink_seconds: float = 10.0
     #: The tests of the suite that `public` selects, in suite order.
     public_tests: tuple[str, ...] = field(default=(), compare=False)
@@ -212,6 +217,7 @@ def load_course(suite: Path) -> CourseRules:
         uploads_per_hour=_count(table, "uploads_per_hour", 12, where),
         max_upload_kb=_count(table, "max_upload_kb", 512, where),
         max_doc_kb=_count(table, "max_doc_kb", 4096, where),
+        max_stored_mb=_count(table, "max_stored_mb", 64, where),
         shrink_seconds=_seconds(table, "shrink_seconds", 10.0, where),
     )  # fmt: skip
     written = table.get("deadline") or table.get("release")

@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from plpuzzle.sudoku.service.core import Service
 from plpuzzle.sudoku.service.store import Document, User
-from plpuzzle.sudoku.service.uploads import NAME_CHARS, UploadRefused
+from plpuzzle.sudoku.service.uploads import NAME_CHARS, UploadRefused, within_limits
 from plpuzzle.untrusted import one_line
 
 #: What a documentation file may be, by the end of its name.
@@ -52,7 +52,8 @@ class Handed:
 def receive_document(service: Service, user: User, name: str, data: bytes,
                      arrived: datetime) -> Handed:  # fmt: skip
     """Keep a documentation file as arrived at `arrived`; UploadRefused
-    for one that is empty, too large or not of a kind taken."""
+    for one that is empty, too large, not of a kind taken, or past the
+    programs' limits (the hourly one, counted apart, and the storage cap)."""
     course = service.course
     if not data:
         raise UploadRefused(400, "the file is empty")
@@ -65,8 +66,11 @@ def receive_document(service: Service, user: User, name: str, data: bytes,
     if late and course.late == "refused":
         raise UploadRefused(403, f"the deadline ({course.deadline_text(deadline)}) has passed: "
                             "this course takes no late uploads")  # fmt: skip
-    digest = service.blobs.put(data)
-    with service.store.session() as db:
+    with service.student_lock(user.id), service.store.session() as db:
+        # The programs' rule, under the same lock and row lock (uploads.receive).
+        db.execute(select(User.id).where(User.id == user.id).with_for_update())
+        within_limits(db, service, user.id, Document, arrived, data)
+        digest = service.blobs.put(data)
         document = Document(user_id=user.id, created=arrived, name=one_line(name, NAME_CHARS),
                             size=len(data), blob=digest, late=late)  # fmt: skip
         db.add(document)

@@ -5,8 +5,9 @@ replaces, then its load check, after which it is queued for grading.
 The arrival time is the upload's time: the deadline, the late policy and
 the hourly limit go by it, whatever comes after (the load check may end
 after the deadline; the upload is on time all the same). The hourly
-limit is counted, and the upload written, under the student's own lock,
-so that a burst of uploads cannot pass it.
+limit and the student's storage cap (`within_limits`, the documentation's
+too) are counted, and the upload written, under the student's own lock,
+so that a burst of uploads cannot pass them.
 
 A refusal is an `UploadRefused` with an HTTP status and one sentence a
 student can act on; nothing of a refused upload is kept.
@@ -19,14 +20,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select, union_all, update
 from sqlalchemy.orm import Session
 
 from plpuzzle.sandbox.archives import archive_suffix
 from plpuzzle.sudoku.grading.load_check import check_load
 from plpuzzle.sudoku.grading.scheduling.local_pool import hidden_paths
-from plpuzzle.sudoku.service.core import Service, place_upload
-from plpuzzle.sudoku.service.store import Upload, User, now
+from plpuzzle.sudoku.service.core import Blobs, Service, place_upload
+from plpuzzle.sudoku.service.store import Document, Upload, User, now
 from plpuzzle.untrusted import one_line
 
 #: The shown name of an upload: at most this many characters.
@@ -93,17 +94,7 @@ def receive(service: Service, user: User, name: str, data: bytes, arrived: datet
         # Another service process on the same database (PostgreSQL) waits
         # here too: the student's row is locked until the upload is written.
         db.execute(select(User.id).where(User.id == user.id).with_for_update())
-        hour_ago = arrived - timedelta(hours=1)
-        recent = list(db.scalars(
-            select(Upload.created).where(Upload.user_id == user.id, Upload.created > hour_ago)
-            .order_by(Upload.created)
-        ))  # fmt: skip
-        if len(recent) >= course.uploads_per_hour:
-            again = recent[0] + timedelta(hours=1)
-            raise UploadRefused(
-                429, f"at most {course.uploads_per_hour} uploads an hour: the next one can be "
-                f"made at {course.local_text(again)}",
-            )  # fmt: skip
+        within_limits(db, service, user.id, Upload, arrived, data)
         digest = service.blobs.put(data)
         before = db.scalar(select(func.count()).where(Upload.user_id == user.id)) or 0
         upload = Upload(
@@ -117,6 +108,54 @@ def receive(service: Service, user: User, name: str, data: bytes, arrived: datet
         counts = not late or course.late == "counted"
         replaced = replace_older(db, upload) if counts else []
         return Taken(upload.id, late, replaced)
+
+
+#: What a kept file costs at least, counted against the student's storage:
+#: a file system's block, so that many small files fill it too.
+BLOCK_BYTES = 4096
+
+
+def within_limits(db: Session, service: Service, user_id: int, kind: type[Upload | Document],
+                  arrived: datetime, data: bytes) -> None:  # fmt: skip
+    """Refuse (UploadRefused) a program (`kind` Upload) or a documentation
+    file (Document) past the hourly limit of its kind, or one that would
+    take the files kept of the student past the course's storage cap.
+    The one rule for both; called with the student's lock and row held,
+    and the hand-in written in the same transaction, so no burst passes."""
+    course = service.course
+    hour_ago = arrived - timedelta(hours=1)
+    recent = list(db.scalars(
+        select(kind.created).where(kind.user_id == user_id, kind.created > hour_ago)
+        .order_by(kind.created)
+    ))  # fmt: skip
+    if len(recent) >= course.uploads_per_hour:
+        again = recent[0] + timedelta(hours=1)
+        what = "uploads" if kind is Upload else "documentation files"
+        raise UploadRefused(
+            429, f"at most {course.uploads_per_hour} {what} an hour: the next one can be "
+            f"made at {course.local_text(again)}",
+        )  # fmt: skip
+    kept = stored_files(db, user_id)
+    digest = Blobs.digest_of(data)
+    if digest in kept:
+        return  # kept already: it costs nothing more
+    used = sum(kept.values())
+    if used + max(len(data), BLOCK_BYTES) > course.max_stored_mb * 1024 * 1024:
+        raise UploadRefused(
+            413, f"your files kept here ({used / 1024 / 1024:.1f} MB) and this one would pass "
+            f"the {course.max_stored_mb} MB this course keeps of a student: ask your teacher",
+        )  # fmt: skip
+
+
+def stored_files(db: Session, user_id: int) -> dict[str, int]:
+    """The distinct files kept of a student (programs and documentation,
+    each file once, as the blobs keep it): digest -> what it costs."""
+    files = union_all(
+        select(Upload.blob, Upload.size).where(Upload.user_id == user_id),
+        select(Document.blob, Document.size).where(Document.user_id == user_id),
+    ).subquery()
+    rows = db.execute(select(files.c.blob, func.max(files.c.size)).group_by(files.c.blob))
+    return {blob: max(size, BLOCK_BYTES) for blob, size in rows}
 
 
 def replace_older(db: Session, new: Upload) -> list[int]:
