@@ -213,6 +213,11 @@ class Mail(Base):
     last_error: Mapped[str] = mapped_column(Text, default="")
     created: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
     sent: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    #: The process sending it now (HOST:RUN-ID), and until when that claim
+    #: holds: a mail is sent only by the one that claimed it in the
+    #: database, and a dead sender's claim lapses (mail.py).
+    claimed_by: Mapped[str | None] = mapped_column(String(100))
+    claimed_until: Mapped[datetime | None] = mapped_column(UtcDateTime())
 
 
 class CourseState(Base):
