@@ -20,6 +20,9 @@ from plpuzzle.sudoku.service.mail import Outbox
 from plpuzzle.sudoku.service.roster import Entry
 from plpuzzle.sudoku.service.store import User
 
+#: How long `accounts --send` sends at most, by default (seconds).
+SEND_WITHIN = 20.0
+
 
 @dataclass
 class Enrolled:
@@ -27,11 +30,14 @@ class Enrolled:
 
     made: list[NewAccount]
     links: LinksFile
-    #: Links mailed now, left in the outbox (the service tries again), and
-    #: accounts with a new link and no address to mail it to.
+    #: Links mailed now, left in the outbox (the service's postman sends
+    #: them), and accounts with a new link and no address to mail it to.
     mailed: int = 0
     waiting: int = 0
     no_address: list[str] = field(default_factory=list)
+    #: Why links wait: the server's last words about one, or that the
+    #: time for sending ran out first ("" when none waits).
+    why_waiting: str = ""
 
     @property
     def new(self) -> int:
@@ -44,11 +50,11 @@ class Enrolled:
 
 def enrol(service: Service, roster: list[Entry], students: tuple[str, ...],
           teachers: tuple[str, ...], renew: bool, url: str, output: Path | None,
-          send: bool = False) -> Enrolled:  # fmt: skip
+          send: bool = False, send_seconds: float = SEND_WITHIN) -> Enrolled:  # fmt: skip
     """Add the roster's students and the named ones (renewing the named
     with `renew`), keep the roster's addresses, write the links file
-    (`output`; None: no file) and, with `send`, mail the new links.
-    AccountError for a login that cannot be one."""
+    (`output`; None: no file) and, with `send`, mail the new links for
+    `send_seconds` at most. AccountError for a login that cannot be one."""
     made = service.accounts.create(list(teachers), "teacher", renew)
     made += service.accounts.create(list(students), "student", renew)
     others = [e.login for e in roster if e.login not in students]
@@ -64,13 +70,15 @@ def enrol(service: Service, roster: list[Entry], students: tuple[str, ...],
         write_private(output, links.text())
     done = Enrolled(made, links)
     if send:
-        mail_links(service, done, url)
+        mail_links(service, done, url, send_seconds)
     return done
 
 
-def mail_links(service: Service, done: Enrolled, url: str) -> None:
-    """Put each new link in the outbox and send what can be sent now."""
+def mail_links(service: Service, done: Enrolled, url: str, seconds: float) -> None:
+    """Put each new link in the outbox and send, for `seconds` at most,
+    what can be sent; the rest waits for the service's postman."""
     outbox = Outbox(service)
+    queued: list[int] = []
     with service.store.session() as db:
         users = {u.login: u for u in db.scalars(select(User))}
     for account in done.made:
@@ -83,7 +91,17 @@ def mail_links(service: Service, done: Enrolled, url: str) -> None:
         body = (f"Your account of {service.course.name} is {account.login}. Choose your "
                 f"password here (the link works once, for {WELCOME_DAYS} days):\n\n"
                 f"{link_of(url, account.token)}\n")  # fmt: skip
-        outbox.put(address, f"{service.course.name}: your sign-in link", body, "link")
-    counts = outbox.send_due()
-    done.mailed = sum(1 for a in done.made if a.token) - len(done.no_address) - counts.waiting
-    done.waiting = counts.waiting
+        mail_id = outbox.put_one(address, f"{service.course.name}: your sign-in link", body,
+                                 "link")  # fmt: skip
+        if mail_id is not None:
+            queued.append(mail_id)
+    if seconds > 0 and queued:
+        outbox.send_due(budget=seconds)
+    mails = outbox.states(queued).values()
+    done.mailed = sum(1 for m in mails if m.state == "sent")
+    done.waiting = len(queued) - done.mailed
+    words = [m.last_error for m in mails if m.state != "sent" and m.last_error]
+    if words:
+        done.why_waiting = words[0]
+    elif done.waiting:
+        done.why_waiting = f"not sent within {seconds:g} s" if seconds else "queued only"

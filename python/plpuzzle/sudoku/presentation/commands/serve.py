@@ -239,20 +239,30 @@ def _summary_text(summary: dict[str, Any]) -> str:
     "--send",
     is_flag=True,
     help="Mail each new (or renewed) link, through the course's [course.mail] server, to "
-    "the address the roster gives (`login address`), else LOGIN@ its mail domain; what "
-    "cannot be sent now, the running service tries again.",
+    "the address the roster gives (`login address`), else LOGIN@ its mail domain. The "
+    "links go into the service's outbox and are sent for --send-within seconds at most; "
+    "what is left waits there, and the running service's postman sends it (exit code 4 "
+    "says some wait).",
 )
+@click.option(
+    "--send-within", "send_within", type=click.FloatRange(min=0, max=600),
+    default=20.0, show_default=True, metavar="SECONDS",
+    help="With --send: how long to send at most, all mails together (a server that "
+    "does not answer is cut off then); 0 only queues them for the service's postman.",
+)  # fmt: skip
 @format_option(("text", "json"), "text: for people; json: the accounts on stdout (with their "
                "links when -o is '-').")  # fmt: skip
 def accounts(course: Path, data: Path, database_url: str | None, roster: Path | None,
              students_named: tuple[str, ...], teachers: tuple[str, ...], renew: bool, url: str,
-             output: Path, send: bool, fmt: str) -> None:  # fmt: skip
+             output: Path, send: bool, send_within: float, fmt: str) -> None:  # fmt: skip
     """Make the accounts of a course: one per student of the roster (a
     line is `login` or `login address`), per --student and per --teacher,
     each with a one-time sign-in link where the user sets a password (a
     link lasts 14 days). Accounts that exist are left alone; --renew
     gives the ones named by --student and --teacher a new link; --send
-    mails the new links. Exit code 2 for bad input.
+    mails the new links (for --send-within seconds at most; the running
+    service sends what is left). Exit code 2 for bad input, 4 when
+    accounts and links were made but some links still wait to be mailed.
     """
     if roster is None and not teachers and not students_named:
         raise InputError("give --roster FILE, --student LOGIN and/or --teacher LOGIN: there is "
@@ -277,7 +287,7 @@ def accounts(course: Path, data: Path, database_url: str | None, roster: Path | 
     to_stdout = str(output) == "-"
     try:
         done = enrol(service, listed, students_named, teachers, renew, url,
-                     None if to_stdout else output, send)  # fmt: skip
+                     None if to_stdout else output, send, send_within)  # fmt: skip
     except AccountError as e:
         raise InputError(str(e)) from None
     finally:
@@ -288,7 +298,7 @@ def accounts(course: Path, data: Path, database_url: str | None, roster: Path | 
             "output": None if to_stdout else str(output),
             "new": done.new, "renewed": done.renewed, "unchanged": untouched,
             "links_kept": done.links.kept, "mailed": done.mailed, "mail_waiting": done.waiting,
-            "no_address": done.no_address,
+            "mail_waiting_why": done.why_waiting, "no_address": done.no_address,
             "accounts": [{"login": a.login, "role": a.role, "new_link": bool(a.token),
                           "renewed": a.renewed}
                          | ({"link": f"{url.rstrip('/')}/welcome/{a.token}"}
@@ -296,6 +306,7 @@ def accounts(course: Path, data: Path, database_url: str | None, roster: Path | 
                          for a in done.made],
         })  # fmt: skip
         if to_stdout:
+            _mail_exit(done)
             return
     if to_stdout:
         links = done.links
@@ -308,11 +319,25 @@ def accounts(course: Path, data: Path, database_url: str | None, roster: Path | 
     count = done.links.new if to_stdout else len(done.links.rows)
     note(f"{count} sign-in link(s) in {where}: {done.links.new} new{kept}{expiry}")
     if send:
-        note(f"{done.mailed} link(s) mailed; {done.waiting} waiting (the service tries again; "
-             "its status page lists what failed)")  # fmt: skip
+        note(f"{done.mailed} link(s) mailed; {done.waiting} waiting")
+        if done.waiting:
+            warn(f"{done.waiting} link(s) not mailed yet ({one_line(done.why_waiting, 200)}): "
+                 "they wait in the outbox, and the running service's postman sends them "
+                 "(its status page lists what failed); they are in the links file too")  # fmt: skip
         if done.no_address:
             warn(f"no address for {', '.join(done.no_address)}: their links are only in the "
                  "file (give `login address` on the roster, or [course.mail] domain)")  # fmt: skip
+    _mail_exit(done)
+
+
+#: The exit code of `accounts --send` when links wait to be mailed.
+MAIL_WAITING_EXIT = 4
+
+
+def _mail_exit(done: Any) -> None:
+    """Exit code 4 when some links wait in the outbox (all else was done)."""
+    if done.waiting:
+        sys.exit(MAIL_WAITING_EXIT)
 
 
 #: Exit codes of `submit` beyond 0 (every test shown correct), 1 (one is
