@@ -283,3 +283,24 @@ def test_ipv6_addresses_count_by_their_64_prefix() -> None:
 
     said = asyncio.run(guesses())
     assert said == ["failed"] * BY_CLIENT.free + ["too many failed sign-ins from your address"]
+
+
+def test_what_the_guard_keeps_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A flood of made-up logins from made-up addresses: no record kind
+    grows past its bound, and none of those tries computed a hash."""
+    from plpuzzle.sudoku.service import guard as guard_module
+
+    monkeypatch.setattr(guard_module, "MAX_RECORDS", 50)
+
+    async def flood() -> SignInGuard:
+        guard = SignInGuard(b"k" * 32, check_seconds=0.001)
+        for n in range(400):
+            await guard.check(f"10.0.{n // 250}.{n % 250}", f"made-up-{n}", None,
+                              lambda: False, lambda: None)  # fmt: skip
+        guard.close()
+        return guard
+
+    guard = asyncio.run(flood())
+    sizes = {kind: len(f.records) for kind, f in guard._failures.items()}
+    assert sizes == {"client": 50, "pair": 50, "login": 50, "device": 0}, sizes
+    assert guard.counts == {"checked": 0, "pretended": 400, "refused": 0}

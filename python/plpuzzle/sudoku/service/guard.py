@@ -351,7 +351,8 @@ class SignInGuard:
         if left > 0 or self.lane.full(t.trusted):
             self.counts["refused"] += 1
             raise Busy(left, why) if left > 0 else Busy(5, BUSY)
-        self._trusted_now[t.login] = self._trusted_now.get(t.login, 0) + t.trusted
+        if t.trusted:
+            self._trusted_now[t.login] = self._trusted_now.get(t.login, 0) + 1
         try:
             if await asyncio.to_thread(exists):
                 found = await self._run(t, verify)
@@ -369,9 +370,17 @@ class SignInGuard:
         self._count(t, found is not None)
         return found
 
+    def _still(self, t: Try) -> None:
+        """Busy if failures counted while this try waited now hold it (tries
+        sent at once are not all checked on the count they started with)."""
+        left, why = self._wait(t, time.monotonic())
+        if left > 0:
+            raise Busy(left, why)
+
     async def _run(self, t: Try, verify: Callable[[], T | None]) -> T | None:
         await self.lane.enter(t.trusted)
         try:
+            self._still(t)
             self.counts["checked"] += 1
             start = time.perf_counter()
             found = await asyncio.get_running_loop().run_in_executor(self.pool, verify)
@@ -394,6 +403,7 @@ class SignInGuard:
             await asyncio.sleep(turns * self.check_seconds * random.uniform(0.85, 1.15))
         finally:
             self.lane.pretending[t.trusted] -= 1
+        self._still(t)
 
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
