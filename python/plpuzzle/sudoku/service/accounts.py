@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -34,9 +35,13 @@ MIN_PASSWORD = 10
 #: lanes runs threads), so that the password pool of one thread (guard.py)
 #: leaves the other cores to the pages whatever the flood of tries.
 _hasher = PasswordHasher(parallelism=1)
-#: Verified against when a login is unknown, so that a wrong login costs
-#: what a wrong password costs.
+_started = time.perf_counter()
+#: Verified against when a login turns out unknown in the middle of a
+#: check (the guard answers unknown logins without a hash: see has_password).
 _DUMMY = _hasher.hash(secrets.token_urlsafe(16))
+#: What one hash takes here (what the guard's answer for an unknown login
+#: waits until real checks have been measured).
+HASH_SECONDS = time.perf_counter() - _started
 
 
 class AccountError(Exception):
@@ -129,6 +134,13 @@ class Accounts:
             user.password_hash = _hasher.hash(password)
             user.welcome_digest = None
             user.welcome_expires = None
+
+    def has_password(self, login: str) -> bool:
+        """Whether `login` is an account with a password (a cheap look-up:
+        a try for any other login needs no hash)."""
+        with self.store.session() as db:
+            stored = db.scalar(select(User.password_hash).where(User.login == login))
+            return bool(stored)
 
     def check_password(self, login: str, password: str) -> User | None:
         """The user, when `password` is theirs (a hash made with other

@@ -127,9 +127,12 @@ def wait(
         time.sleep(poll_seconds)
 
 
-def new_token(server: str, login: str, password: str, label: str) -> dict[str, Any]:
-    """A new API token for the account, by its password."""
-    form = {"login": login, "password": password, "label": label}
+def new_token(server: str, login: str, password: str, label: str,
+              device: str = "") -> dict[str, Any]:  # fmt: skip
+    """A new API token for the account, by its password; `device` is what
+    the last sign-in from here answered (lets this terminal through when
+    the login is guessed at from elsewhere)."""
+    form = {"login": login, "password": password, "label": label, "device": device}
     return _call("POST", f"{server}/api/tokens", None, data=form)
 
 
@@ -150,7 +153,7 @@ def tokens_file() -> Path:
 
 
 def saved() -> dict[str, dict[str, str]]:
-    """server -> {"token", "login"} of the tokens kept (none: {})."""
+    """server -> {"token", "login", "device"} of the tokens kept (none: {})."""
     try:
         data = json.loads(tokens_file().read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -160,12 +163,13 @@ def saved() -> dict[str, dict[str, str]]:
             if isinstance(v, dict) and isinstance(v.get("token"), str)}  # fmt: skip
 
 
-def save(server: str, token: str, login: str) -> Path:
-    """Keep a token for a server, readable by its owner only; the file."""
+def save(server: str, token: str, login: str, device: str = "") -> Path:
+    """Keep a token for a server, readable by its owner only, with the
+    device value of that sign-in (for the next one); the file."""
     path = tokens_file()
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     kept = saved()
-    kept[server] = {"token": token, "login": login}
+    kept[server] = {"token": token, "login": login, "device": device}
     tmp = path.with_name(".tokens.json.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:

@@ -22,7 +22,7 @@ from plpuzzle.sudoku.service.routes_student import (
     visible_upload,
 )
 from plpuzzle.sudoku.service.routes_teacher import chosen_uploads, export_of, typed_deadline
-from plpuzzle.sudoku.service.routing import api_user, deps, read_hand_in
+from plpuzzle.sudoku.service.routing import api_user, check_sign_in, deps, read_hand_in
 from plpuzzle.sudoku.service.store import Upload, User, WebSession
 from plpuzzle.sudoku.service.uploads import UploadRefused
 
@@ -94,23 +94,24 @@ async def api_new_token(
     login: Annotated[str, Form(max_length=64)],
     password: Annotated[str, Form(max_length=1000)],
     label: Annotated[str, Form(max_length=100)] = "",
+    device: Annotated[str, Form(max_length=300)] = "",
 ) -> Response:
     """A new API token for a login and its password (`plpuzzle sudoku
-    login`), checked as the sign-in form checks it: in the password pool,
-    slowed after failures."""
-    d, name = deps(request), login.strip()
-    address = request.client.host if request.client else ""
+    login`), checked as the sign-in form checks it: in the password lane,
+    slowed after failures. `device` is what a terminal kept of its last
+    sign-in (the answer's "device", as a browser keeps its device cookie):
+    it lets the terminal through when the login is guessed at elsewhere."""
+    d = deps(request)
     try:
-        found = await d.guard.check(
-            address, name, lambda: d.service.accounts.check_password(name, password)
-        )
+        found = await check_sign_in(request, login, password, device)
     except Busy as e:
         return JSONResponse({"error": f"{e}: wait {e.seconds} s and try again"},
                             status_code=429, headers={"Retry-After": str(e.seconds)})  # fmt: skip
     if found is None:
         return JSONResponse({"error": "wrong login or password"}, status_code=401)
     token = d.service.accounts.new_token(found.id, label or "terminal")
-    return JSONResponse({"login": found.login, "token": token}, status_code=201)
+    return JSONResponse({"login": found.login, "token": token,
+                         "device": d.guard.new_device(found.login)}, status_code=201)  # fmt: skip
 
 
 @router.post("/welcome/{token}")
@@ -131,7 +132,9 @@ def api_first_sign_in(
     except AccountError as e:
         raise HTTPException(400, str(e)) from None
     api_token = accounts.new_token(user.id, label or "terminal")
-    return JSONResponse({"login": user.login, "token": api_token}, status_code=201)
+    return JSONResponse({"login": user.login, "token": api_token,
+                         "device": deps(request).guard.new_device(user.login)},
+                        status_code=201)  # fmt: skip
 
 
 @router.post("/documents")

@@ -12,13 +12,16 @@ from plpuzzle.sudoku.grading.pages import asset_text
 from plpuzzle.sudoku.service.accounts import MIN_PASSWORD, WELCOME_DAYS, AccountError, SignedIn
 from plpuzzle.sudoku.service.guard import Busy
 from plpuzzle.sudoku.service.routing import (
+    DEVICE_COOKIE,
     SESSION_COOKIE,
     check_csrf,
     check_pre_token,
+    check_sign_in,
     deps,
     grade_styles,
     render,
     server_url,
+    set_device,
     set_pre_cookie,
     set_session,
     signed_in,
@@ -85,12 +88,8 @@ async def sign_in(
 ) -> Response:
     if not check_pre_token(request, pre):
         return _sign_in_page(request, 403, "the sign-in form expired: please try again")
-    d, name = deps(request), login.strip()
-    address = request.client.host if request.client else ""
     try:
-        user = await d.guard.check(
-            address, name, lambda: d.service.accounts.check_password(name, password)
-        )
+        user = await check_sign_in(request, login, password, request.cookies.get(DEVICE_COOKIE, ""))
     except Busy as e:
         page = _sign_in_page(request, 429, f"{e}: please wait {e.seconds} s and try again")
         page.headers["Retry-After"] = str(e.seconds)
@@ -100,6 +99,7 @@ async def sign_in(
     cookie, _ = deps(request).service.accounts.open_session(user)
     response = RedirectResponse("/", status_code=303)
     set_session(request, response, cookie)
+    set_device(request, response, user.login)
     return response
 
 
@@ -150,6 +150,7 @@ def welcome(
     cookie, _ = accounts.open_session(user)
     response = RedirectResponse("/", status_code=303)
     set_session(request, response, cookie)
+    set_device(request, response, user.login)
     return response
 
 

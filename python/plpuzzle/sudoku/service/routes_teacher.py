@@ -359,4 +359,4 @@ def status(request: Request, signed: Teacher) -> Response:
                   mail_troubles=d.outbox.troubles() if d.service.mail else [],
                   rate=d.queue.rate(), disk=d.service.disk_used(),
                   running=dict(d.queue.progress), queue=d.queue.queue_by_student(),
-                  share=d.queue.share.snapshot())  # fmt: skip
+                  share=d.queue.share.snapshot(), sign_ins=d.guard.counts)  # fmt: skip

@@ -19,7 +19,7 @@ from starlette.convertors import Convertor, register_url_convertor
 from plpuzzle.sudoku.grading.report_html import GRADE_COLOURS, grade_slug, verdict_matrix
 from plpuzzle.sudoku.service.accounts import SignedIn, same
 from plpuzzle.sudoku.service.core import Service
-from plpuzzle.sudoku.service.guard import SignInGuard
+from plpuzzle.sudoku.service.guard import TRUST_DAYS, SignInGuard
 from plpuzzle.sudoku.service.intake import Intake
 from plpuzzle.sudoku.service.mail import Outbox
 from plpuzzle.sudoku.service.queue import GradingQueue
@@ -42,6 +42,8 @@ class RowId(Convertor[int]):
 register_url_convertor("rowid", RowId())
 
 SESSION_COOKIE = "plpuzzle_session"
+#: A browser that signed in before (guard.py): sent to the sign-in form only.
+DEVICE_COOKIE = "plpuzzle_device"
 #: Before signing in: the double-submitted token of the sign-in form.
 PRE_COOKIE = "plpuzzle_pre"
 #: What a page may load: our style sheet and script, nothing inline, no frames.
@@ -154,6 +156,24 @@ def set_session(request: Request, response: Response, cookie: str) -> None:
     response.set_cookie(SESSION_COOKIE, cookie, httponly=True, samesite="lax",
                         secure=_secure(request), max_age=12 * 3600)  # fmt: skip
     response.delete_cookie(PRE_COOKIE)
+
+
+def set_device(request: Request, response: Response, login: str) -> None:
+    """A new device cookie for the browser that just signed in to `login`."""
+    response.set_cookie(DEVICE_COOKIE, deps(request).guard.new_device(login), path="/signin",
+                        httponly=True, samesite="strict", secure=_secure(request),
+                        max_age=TRUST_DAYS * 86400)  # fmt: skip
+
+
+async def check_sign_in(request: Request, login: str, password: str, device: str) -> User | None:
+    """The user of a login and password, checked by the guard (Busy when
+    the try must wait); the client is the connection's (or the proxy's
+    X-Forwarded-For, only from a proxy uvicorn trusts)."""
+    d, name = deps(request), login.strip()
+    accounts = d.service.accounts
+    address = request.client.host if request.client else ""
+    return await d.guard.check(address, name, device, lambda: accounts.has_password(name),
+                               lambda: accounts.check_password(name, password))  # fmt: skip
 
 
 def server_url(request: Request) -> str:

@@ -21,6 +21,7 @@ from itsdangerous import TimestampSigner
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from plpuzzle.sudoku.service import routes_api, routes_people, routes_student, routes_teacher
+from plpuzzle.sudoku.service.accounts import HASH_SECONDS
 from plpuzzle.sudoku.service.core import Service
 from plpuzzle.sudoku.service.guard import SignInGuard
 from plpuzzle.sudoku.service.intake import Intake
@@ -132,7 +133,7 @@ def create_app(service: Service, queue: GradingQueue | None = None, grade: bool 
     pages = page_environment()
     pages.globals["course_time"] = service.course.local_text  # times as the course writes them
     intake = Intake(service, queue, max(CHECK_SLOTS, service.settings.jobs))
-    guard = SignInGuard()
+    guard = SignInGuard(service.accounts.signer.secret_keys[-1], check_seconds=HASH_SECONDS)
     app.state.deps = Deps(service, queue, pages,
                           TimestampSigner(service.accounts.signer.secret_keys[-1], salt="pre"),
                           intake, guard, outbox)  # fmt: skip

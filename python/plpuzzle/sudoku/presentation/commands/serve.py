@@ -571,12 +571,13 @@ def login(server: str, label: str, fmt: str) -> None:
         else:
             name = click.prompt("Login", err=True)
             password = click.prompt("Password", hide_input=True, err=True)
-            got = client.new_token(address, name, password, label)
+            device = client.saved().get(address, {}).get("device", "")
+            got = client.new_token(address, name, password, label, str(device))
     except client.ClientError as e:
         if e.status == 0:
             raise SetupError(one_line(str(e), 300)) from None
         raise InputError(one_line(str(e), 300)) from None
-    path = client.save(address, str(got["token"]), str(got["login"]))
+    path = client.save(address, str(got["token"]), str(got["login"]), str(got.get("device", "")))
     if fmt == "json":
         write_json({"login": str(got["login"]), "server": address, "kept_in": str(path)})
         return
