@@ -21,7 +21,7 @@ from plpuzzle.sudoku.service.routes_student import (
     visible_upload,
 )
 from plpuzzle.sudoku.service.routes_teacher import chosen_uploads, export_of
-from plpuzzle.sudoku.service.routing import api_user, deps, read_hand_in
+from plpuzzle.sudoku.service.routing import api_user, arrival, deps, read_hand_in
 from plpuzzle.sudoku.service.store import Upload, User, WebSession
 from plpuzzle.sudoku.service.uploads import UploadRefused
 
@@ -68,7 +68,7 @@ async def api_upload(
     d = deps(request)
     data = await read_hand_in(user, file, d.service.course.max_upload_kb)
     try:
-        taken = await d.intake.take(user, file.filename or "", data, request.state.arrived)
+        taken = await d.intake.take(user, file.filename or "", data, arrival(request))
     except UploadRefused as e:
         return JSONResponse({"error": str(e)}, status_code=e.status)
     upload, owner = visible_upload(d.service, _as_signed(user), taken.upload_id)
@@ -141,7 +141,7 @@ async def api_document(
     d = deps(request)
     data = await read_hand_in(user, file, d.service.course.max_doc_kb)
     try:
-        name, arrived = file.filename or "", request.state.arrived
+        name, arrived = file.filename or "", arrival(request)
         handed = await anyio.to_thread.run_sync(receive_document, d.service, user, name, data,
                                                 arrived)  # fmt: skip
     except UploadRefused as e:
