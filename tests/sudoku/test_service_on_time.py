@@ -42,6 +42,7 @@ from plpuzzle.sudoku.service.core import Service, ServiceSettings
 from plpuzzle.sudoku.service.documents import counting_document, documents_of
 from plpuzzle.sudoku.service.results import counting_uploads
 from plpuzzle.sudoku.service.store import User
+
 BODY_SECONDS = 15.0
 
 pytestmark = pytest.mark.sandbox
@@ -459,3 +460,103 @@ def test_an_upload_written_after_one_that_arrived_later_is_the_older_one(
         assert [d.name for d in documents_of(service, alice)] == ["b.txt", "a.txt"]
     finally:
         service.close()
+
+
+# -- behind nginx ---------------------------------------------------------------------------
+
+NGINX = """\
+daemon off;
+master_process off;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log;
+events {{}}
+http {{
+    access_log off;
+    client_body_temp_path {dir}/body;
+    proxy_temp_path {dir}/proxy;
+    fastcgi_temp_path {dir}/fastcgi;
+    uwsgi_temp_path {dir}/uwsgi;
+    scgi_temp_path {dir}/scgi;
+    server {{
+        listen 127.0.0.1:{port};
+        client_max_body_size 1m;
+        location / {{
+            proxy_pass http://127.0.0.1:{upstream};
+            proxy_request_buffering on;
+            proxy_set_header Host $host;
+            proxy_set_header X-Forwarded-For $remote_addr;
+        }}
+    }}
+}}
+"""
+
+
+@pytest.fixture
+def nginx_in_front(tmp_path: Path) -> Iterator[Any]:
+    """Start Debian's nginx in front of a port (the callable's argument);
+    skips when nginx is missing, unless PLPUZZLE_REQUIRE_BROWSER=1 (CI)."""
+    import shutil
+    import subprocess
+
+    from service_kit import free_port
+
+    binary = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin")
+    if binary is None:
+        if os.environ.get("PLPUZZLE_REQUIRE_BROWSER") == "1":
+            raise AssertionError("nginx is not installed (the Debian package nginx)")
+        pytest.skip("nginx is not installed (the Debian package nginx)")
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(upstream: int) -> str:
+        folder = tmp_path / "nginx"
+        folder.mkdir()
+        port = free_port()
+        conf = folder / "nginx.conf"
+        conf.write_text(NGINX.format(dir=folder, port=port, upstream=upstream))
+        log = (folder / "out.log").open("ab")
+        started.append(subprocess.Popen([binary, "-c", str(conf), "-p", str(folder)],
+                                        stdout=log, stderr=subprocess.STDOUT))  # fmt: skip
+        url = f"http://127.0.0.1:{port}"
+
+        def up() -> bool:
+            try:
+                return httpx.get(f"{url}/signin", timeout=2).status_code == 200
+            except httpx.HTTPError:
+                return False
+
+        wait_for("nginx answering", 60, up, every=0.2)
+        return url
+
+    yield start
+    for proc in started:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_behind_nginx_a_file_that_arrives_after_the_deadline_is_late(
+    tmp_path: Path, nginx_in_front: Any
+) -> None:
+    """nginx reads the whole body before it passes it on: the upload
+    opened before the deadline and finished after it reaches the service
+    after the deadline, and is refused; a whole upload before it is on time.
+    (The service's stamp is then when nginx passes the body: this holds
+    by nginx's buffering, and shows that the bound does not get in its way.)"""
+    deadline = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=30)
+    more = f'deadline = {deadline.isoformat()}\nlate = "refused"'
+    course = make_course(tmp_path / "course", COURSE.format(more=more))
+    data = tmp_path / "data"
+    tokens = api_tokens(course, data, ["alice", "carol"])
+    with Server(course, data, 1) as server:
+        front = nginx_in_front(server.port)
+        assert (deadline - datetime.now(UTC)).total_seconds() > 12, "the service was slow to start"
+        on_time = api_upload(front, tokens["carol"], ALICE)
+        assert on_time.status_code == 201 and on_time.json()["late"] is False, on_time.text
+        until(deadline - timedelta(seconds=4))
+        raw = Raw(front, "/api/uploads", tokens["alice"], padded(ALICE, 400))
+        raw.send(len(raw.body) - 100)
+        until(deadline + timedelta(seconds=1))
+        raw.send()
+        status, _, body = raw.response()
+        raw.close()
+        assert status == 403 and b"has passed" in body, (status, body)
+        assert uploads_of(server.url, tokens["alice"]) == []
