@@ -82,6 +82,8 @@ class BodyClock:
         until = anyio.current_time() + seconds
         state = scope.setdefault("state", {})
         ended = not stated and b"transfer-encoding" not in headers
+        if ended:  # no body: all of it arrived with the headers
+            state[ARRIVED] = now()
         refused = False
 
         async def timed() -> Message:
