@@ -12,7 +12,7 @@ from datetime import datetime
 from sqlalchemy import select
 
 from plpuzzle.sudoku.service.core import Service
-from plpuzzle.sudoku.service.store import Document, User
+from plpuzzle.sudoku.service.store import Document, User, by_arrival
 from plpuzzle.sudoku.service.uploads import NAME_CHARS, UploadRefused, within_limits
 from plpuzzle.untrusted import one_line
 
@@ -79,10 +79,10 @@ def receive_document(service: Service, user: User, name: str, data: bytes,
 
 
 def documents_of(service: Service, user_id: int) -> list[Document]:
-    """A student's documentation files, newest first."""
+    """A student's documentation files, the last to arrive first."""
     with service.store.session() as db:
         return list(db.scalars(select(Document).where(Document.user_id == user_id)
-                               .order_by(Document.id.desc())))  # fmt: skip
+                               .order_by(*by_arrival(Document, newest_first=True))))  # fmt: skip
 
 
 def counting_document(service: Service, user_id: int) -> Document | None:

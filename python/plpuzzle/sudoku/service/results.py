@@ -19,7 +19,7 @@ from sqlalchemy import select
 from plpuzzle.sudoku.grading.model import Grade, TestGrade
 from plpuzzle.sudoku.grading.report import StudentGrades, build
 from plpuzzle.sudoku.service.core import Service
-from plpuzzle.sudoku.service.store import Document, Upload, User
+from plpuzzle.sudoku.service.store import Document, Upload, User, arrival_key, by_arrival
 
 
 @dataclass
@@ -100,9 +100,10 @@ def results_for(service: Service, upload: Upload, login: str, everything: bool) 
 
 
 def counting(service: Service, uploads: list[Upload]) -> Upload | None:
-    """The upload that counts among one student's (newest first or not)."""
+    """The upload that counts among one student's (in any order): the last
+    to arrive of those that may count."""
     kept = [u for u in uploads if not u.late or service.course.late == "counted"]
-    return max(kept, key=lambda u: u.id, default=None)
+    return max(kept, key=arrival_key, default=None)
 
 
 def counting_uploads(service: Service) -> dict[str, Upload | None]:
@@ -127,7 +128,7 @@ def late_only(service: Service) -> dict[str, Upload]:
     mine: dict[str, list[Upload]] = {}
     for upload, login in rows:
         mine.setdefault(login, []).append(upload)
-    return {login: max(ups, key=lambda u: u.id) for login, ups in mine.items()
+    return {login: max(ups, key=arrival_key) for login, ups in mine.items()
             if all(u.late for u in ups)}  # fmt: skip
 
 
@@ -178,9 +179,9 @@ def counting_documents(service: Service) -> dict[str, tuple[str, int]]:
     login: (name, bytes)."""
     with service.store.session() as db:
         rows = db.execute(select(Document, User.login).join(User, User.id == Document.user_id)
-                          .order_by(Document.id)).all()  # fmt: skip
+                          .order_by(*by_arrival(Document))).all()  # fmt: skip
     out: dict[str, tuple[str, int]] = {}
-    for document, login in rows:  # the last that counts wins
+    for document, login in rows:  # the last to arrive that counts wins
         if not document.late or service.course.late == "counted":
             out[login] = (document.name, document.size)
     return out

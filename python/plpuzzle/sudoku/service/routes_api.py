@@ -22,7 +22,7 @@ from plpuzzle.sudoku.service.routes_student import (
     visible_upload,
 )
 from plpuzzle.sudoku.service.routes_teacher import chosen_uploads, export_of, typed_deadline
-from plpuzzle.sudoku.service.routing import api_user, check_sign_in, deps, read_hand_in
+from plpuzzle.sudoku.service.routing import api_user, arrival, check_sign_in, deps, read_hand_in
 from plpuzzle.sudoku.service.store import Upload, User, WebSession
 from plpuzzle.sudoku.service.uploads import UploadRefused
 
@@ -69,7 +69,7 @@ async def api_upload(
     d = deps(request)
     data = await read_hand_in(user, file, d.service.course.max_upload_kb)
     try:
-        taken = await d.intake.take(user, file.filename or "", data, request.state.arrived)
+        taken = await d.intake.take(user, file.filename or "", data, arrival(request))
     except UploadRefused as e:
         return JSONResponse({"error": str(e)}, status_code=e.status)
     upload, owner = visible_upload(d.service, _as_signed(user), taken.upload_id)
@@ -145,7 +145,7 @@ async def api_document(
     d = deps(request)
     data = await read_hand_in(user, file, d.service.course.max_doc_kb)
     try:
-        name, arrived = file.filename or "", request.state.arrived
+        name, arrived = file.filename or "", arrival(request)
         handed = await anyio.to_thread.run_sync(receive_document, d.service, user, name, data,
                                                 arrived)  # fmt: skip
     except UploadRefused as e:

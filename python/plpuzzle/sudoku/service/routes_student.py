@@ -26,18 +26,31 @@ from plpuzzle.sudoku.service.documents import (
     receive_document,
 )
 from plpuzzle.sudoku.service.results import counting, results_for
-from plpuzzle.sudoku.service.routing import check_csrf, deps, read_hand_in, render, signed_in
-from plpuzzle.sudoku.service.store import Document, Upload, User, now
+from plpuzzle.sudoku.service.routing import (
+    arrival,
+    check_csrf,
+    deps,
+    read_hand_in,
+    render,
+    signed_in,
+)
+from plpuzzle.sudoku.service.store import Document, Upload, User, arrival_key, by_arrival, now
 from plpuzzle.sudoku.service.uploads import UploadRefused
 
 router = APIRouter()
 
 
 def history(service: Service, user: User) -> list[Upload]:
+    """A student's uploads, the last to arrive first."""
     with service.store.session() as db:
-        return list(
-            db.scalars(select(Upload).where(Upload.user_id == user.id).order_by(Upload.id.desc()))
-        )
+        return list(db.scalars(select(Upload).where(Upload.user_id == user.id)
+                               .order_by(*by_arrival(Upload, newest_first=True))))  # fmt: skip
+
+
+def previous_of(uploads: list[Upload], upload: Upload) -> Upload | None:
+    """The upload that arrived just before `upload`, of its student's
+    (`history`, the last to arrive first)."""
+    return next((u for u in uploads if arrival_key(u) < arrival_key(upload)), None)
 
 
 def visible_upload(service: Service, signed: SignedIn, upload_id: int) -> tuple[Upload, User]:
@@ -59,14 +72,15 @@ def upload_context(
     progress = d.queue.progress.get(upload.id)
     mine = history(d.service, owner)
     status = status_json(request, upload)
+    chosen = counting(d.service, mine)
     return {
         "upload": upload,
         "owner": owner,
         "results": results_for(d.service, upload, owner.login, everything),
         "progress": progress,
         "place": status["queue"],
-        "counts": counting(d.service, mine) is upload,
-        "previous": next((u for u in mine if u.id < upload.id), None),
+        "counts": chosen is not None and chosen.id == upload.id,
+        "previous": previous_of(mine, upload),
         "version": status["version"],
     }
 
@@ -102,7 +116,7 @@ async def hand_in_document(
     d = deps(request)
     data = await read_hand_in(signed.user, file, d.service.course.max_doc_kb)
     try:
-        name, arrived = file.filename or "", request.state.arrived
+        name, arrived = file.filename or "", arrival(request)
         await anyio.to_thread.run_sync(receive_document, d.service, signed.user, name, data,
                                        arrived)  # fmt: skip
     except UploadRefused as e:
@@ -151,7 +165,7 @@ async def upload(
     d = deps(request)
     data = await read_hand_in(signed.user, file, d.service.course.max_upload_kb)
     try:
-        taken = await d.intake.take(signed.user, file.filename or "", data, request.state.arrived)
+        taken = await d.intake.take(signed.user, file.filename or "", data, arrival(request))
     except UploadRefused as e:
         return student_page(request, signed.user, "me.html.j2", e.status, str(e))
     return RedirectResponse(f"/uploads/{taken.upload_id}", status_code=303)
@@ -245,7 +259,7 @@ def diff(
     """The upload's difference from the same student's upload before it."""
     d = deps(request)
     upload, owner = visible_upload(d.service, signed, upload_id)
-    previous = next((u for u in history(d.service, owner) if u.id < upload.id), None)
+    previous = previous_of(history(d.service, owner), upload)
     lines, more = difference(d.service, previous, upload)
     return render(request, "diff.html.j2", upload=upload, owner=owner, previous=previous,
                   lines=lines, more=more)  # fmt: skip

@@ -8,6 +8,7 @@ modules import this and web.py imports them, never the other way.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from fastapi import HTTPException, Request, UploadFile
@@ -53,6 +54,8 @@ PAGE_POLICY = (
 )
 #: Bytes of a request beyond the largest upload (the form's other fields).
 FORM_SLACK = 64 * 1024
+#: Where web.BodyClock keeps the moment a request's body arrived in full.
+ARRIVED = "arrived"
 
 
 @dataclass
@@ -199,6 +202,16 @@ def api_user(request: Request) -> User:
             "'Sign-ins and API tokens' page, or run `plpuzzle sudoku login SERVER`",
         )  # fmt: skip
     return user
+
+
+def arrival(request: Request) -> datetime:
+    """A hand-in's time: when its request's last byte arrived (web.BodyClock
+    stamps it), not when the request began, so that a file that arrives
+    after the deadline is late however early its upload was opened."""
+    stamp = request.scope.get("state", {}).get(ARRIVED)
+    if not isinstance(stamp, datetime):  # a route asked before reading its body: a bug
+        raise RuntimeError("a hand-in's time asked before its body arrived")
+    return stamp
 
 
 async def read_hand_in(user: User, file: UploadFile, limit_kb: int) -> bytes:

@@ -14,16 +14,20 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import (
+    ColumnElement,
     DateTime,
     Engine,
     ForeignKey,
     String,
     Text,
     TypeDecorator,
+    and_,
     create_engine,
     event,
+    or_,
 )
 from sqlalchemy.engine.interfaces import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
@@ -119,7 +123,8 @@ class Upload(Base):
     __tablename__ = "uploads"
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
-    #: When the request arrived: the deadline and the hourly limit go by it.
+    #: When its file had arrived in full (the request's last byte): the
+    #: deadline, the hourly limit and the order of uploads go by it.
     created: Mapped[datetime] = mapped_column(UtcDateTime(), default=now, index=True)
     #: The student's own number for it: their first upload is 1.
     number: Mapped[int | None]
@@ -178,11 +183,42 @@ class Document(Base):
     __tablename__ = "documents"
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    #: When its file had arrived in full, as an upload's.
     created: Mapped[datetime] = mapped_column(UtcDateTime(), default=now)
     name: Mapped[str] = mapped_column(String(300))
     size: Mapped[int]
     blob: Mapped[str] = mapped_column(String(64))
     late: Mapped[bool] = mapped_column(default=False)
+
+
+#: A student's hand-ins: their uploads, or their documentation files.
+HandIn = Upload | Document
+
+
+def arrival_key(row: HandIn) -> tuple[datetime, int]:
+    """The one order of a student's hand-ins: by arrival, the id breaking a
+    tie. Not by id alone: a file that arrived first may be written last
+    (its writer waited for a lock, or another process wrote first)."""
+    return row.created, row.id
+
+
+def by_arrival(table: type[HandIn], newest_first: bool = False) -> tuple[Any, Any]:
+    """`arrival_key` as an ORDER BY."""
+    if newest_first:
+        return table.created.desc(), table.id.desc()
+    return table.created, table.id
+
+
+def arrived_before(table: type[HandIn], row: HandIn) -> ColumnElement[bool]:
+    """The rows of `table` that arrived before `row` (by `arrival_key`)."""
+    return or_(table.created < row.created,
+               and_(table.created == row.created, table.id < row.id))  # fmt: skip
+
+
+def arrived_after(table: type[HandIn], row: HandIn) -> ColumnElement[bool]:
+    """The rows of `table` that arrived after `row` (by `arrival_key`)."""
+    return or_(table.created > row.created,
+               and_(table.created == row.created, table.id > row.id))  # fmt: skip
 
 
 class Extension(Base):

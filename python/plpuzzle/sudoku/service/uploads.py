@@ -2,12 +2,15 @@
 the upload written at once with its arrival time, the older uploads it
 replaces, then its load check, after which it is queued for grading.
 
-The arrival time is the upload's time: the deadline, the late policy and
-the hourly limit go by it, whatever comes after (the load check may end
-after the deadline; the upload is on time all the same). The hourly
-limit and the student's storage cap (`within_limits`, the documentation's
-too) are counted, and the upload written, under the student's own lock,
-so that a burst of uploads cannot pass them.
+The arrival time (when the file's last byte arrived: web.BodyClock) is
+the upload's time: the deadline, the late policy, the hourly limit and
+the order of a student's uploads go by it, whatever comes after (the
+load check may end after the deadline; the upload is on time all the
+same). The hourly limit and the student's storage cap (`within_limits`,
+the documentation's too) are counted, and the upload written, under the
+student's own lock, so that a burst of uploads cannot pass them. Uploads
+may be written in another order than they arrived (one waited for the
+lock longer): numbering and replacing follow arrival all the same.
 
 A refusal is an `UploadRefused` with an HTTP status and one sentence a
 student can act on; nothing of a refused upload is kept.
@@ -20,14 +23,22 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from sqlalchemy import func, select, union_all, update
+from sqlalchemy import func, select, true, union_all, update
 from sqlalchemy.orm import Session
 
 from plpuzzle.sandbox.archives import archive_suffix
 from plpuzzle.sudoku.grading.load_check import check_load
 from plpuzzle.sudoku.grading.scheduling.local_pool import hidden_paths
 from plpuzzle.sudoku.service.core import Blobs, Service, place_upload
-from plpuzzle.sudoku.service.store import Document, Upload, User, now
+from plpuzzle.sudoku.service.store import (
+    Document,
+    Upload,
+    User,
+    arrived_after,
+    arrived_before,
+    by_arrival,
+    now,
+)
 from plpuzzle.untrusted import one_line
 
 #: The shown name of an upload: at most this many characters.
@@ -96,15 +107,21 @@ def receive(service: Service, user: User, name: str, data: bytes, arrived: datet
         db.execute(select(User.id).where(User.id == user.id).with_for_update())
         within_limits(db, service, user.id, Upload, arrived, data)
         digest = service.blobs.put(data)
-        before = db.scalar(select(func.count()).where(Upload.user_id == user.id)) or 0
         upload = Upload(
             user_id=user.id, created=arrived, name=one_line(name, NAME_CHARS), suffix=suffix,
             size=len(data), blob=digest, late=late, state="checking",
-            stage=service.stages()[0], loaded=None, number=before + 1,
-            claimed_by=service.owner, heartbeat=arrived,
+            stage=service.stages()[0], loaded=None, claimed_by=service.owner, heartbeat=arrived,
         )  # fmt: skip
         db.add(upload)
         db.flush()
+        number(db, upload)
+        counting = true() if course.late == "counted" else Upload.late.is_(False)
+        newer = db.scalar(
+            select(Upload.id).where(Upload.user_id == user.id, arrived_after(Upload, upload),
+                                    counting).order_by(*by_arrival(Upload)).limit(1)
+        )  # fmt: skip
+        if newer is not None:  # arrived before one that counts: it is the older one
+            upload.state, upload.replaced_by = "replaced", newer
         counts = not late or course.late == "counted"
         replaced = replace_older(db, upload) if counts else []
         return Taken(upload.id, late, replaced)
@@ -158,13 +175,25 @@ def stored_files(db: Session, user_id: int) -> dict[str, int]:
     return {blob: max(size, BLOCK_BYTES) for blob, size in rows}
 
 
+def number(db: Session, new: Upload) -> None:
+    """Number `new` by arrival among its student's uploads, and the ones
+    that arrived after it (written before it) one further."""
+    mine = Upload.user_id == new.user_id
+    before = db.scalar(select(func.count()).where(mine, arrived_before(Upload, new))) or 0
+    new.number = before + 1
+    db.execute(
+        update(Upload).where(mine, arrived_after(Upload, new))
+        .values(number=Upload.number + 1).execution_options(synchronize_session=False)
+    )  # fmt: skip
+
+
 def replace_older(db: Session, new: Upload) -> list[int]:
-    """The student's own older uploads still to grade give way to `new`
-    (a teacher's regrade of one does not); their ids."""
+    """The student's own uploads that arrived before `new` and are still
+    to grade give way to it (a teacher's regrade of one does not); their ids."""
     older = list(db.scalars(
         select(Upload.id).where(
-            Upload.user_id == new.user_id, Upload.id < new.id, Upload.regrade.is_(False),
-            Upload.state.in_(("checking", "queued", "running")),
+            Upload.user_id == new.user_id, arrived_before(Upload, new),
+            Upload.regrade.is_(False), Upload.state.in_(("checking", "queued", "running")),
         )
     ))  # fmt: skip
     if older:

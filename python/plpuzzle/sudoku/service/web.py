@@ -14,6 +14,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
+import anyio
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -28,6 +29,7 @@ from plpuzzle.sudoku.service.intake import Intake
 from plpuzzle.sudoku.service.mail import Outbox
 from plpuzzle.sudoku.service.queue import GradingQueue
 from plpuzzle.sudoku.service.routing import (
+    ARRIVED,
     FORM_SLACK,
     PAGE_POLICY,
     SESSION_COOKIE,
@@ -43,6 +45,92 @@ access_log = logging.getLogger("plpuzzle.service.access")
 
 #: Load checks at once at least (each a sandbox, most of them short).
 CHECK_SLOTS = 4
+
+#: How long a request's body may take to arrive, counted from its headers:
+#: BODY_SECONDS, or its size at BODY_RATE bytes a second if that is longer,
+#: BODY_MAX_SECONDS at most (and for a body of no stated size).
+BODY_SECONDS = 15.0
+BODY_RATE = 16 * 1024
+BODY_MAX_SECONDS = 60.0
+
+
+def body_seconds(length: int | None) -> float:
+    """How long a body of `length` bytes (None: not stated) may take."""
+    if length is None:
+        return BODY_MAX_SECONDS
+    return min(BODY_MAX_SECONDS, max(BODY_SECONDS, length / BODY_RATE))
+
+
+class BodyClock:
+    """Stamp the moment a request's body has arrived in full (its last
+    byte read: `routing.arrival`, a hand-in's time), and refuse with 408 a
+    body that has not arrived within `body_seconds` of the headers, however
+    it trickles; nothing of it is kept. A response to a request whose body
+    was not read to its end closes the connection, so that no client holds
+    one open with a body that never ends."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope["headers"])
+        length = headers.get(b"content-length", b"")
+        stated = int(length) if length.isdigit() else None
+        seconds = body_seconds(stated)
+        until = anyio.current_time() + seconds
+        state = scope.setdefault("state", {})
+        ended = not stated and b"transfer-encoding" not in headers
+        if ended:  # no body: all of it arrived with the headers
+            state[ARRIVED] = now()
+        refused = False
+
+        async def timed() -> Message:
+            nonlocal ended, refused
+            if ended:
+                return await receive()
+            with anyio.move_on_after(until - anyio.current_time()):
+                message = await receive()
+                if message["type"] != "http.request" or not message.get("more_body", False):
+                    ended = True
+                    if message["type"] == "http.request":
+                        state[ARRIVED] = now()
+                return message
+            # Too slow: answered here and now; to the application, the client
+            # has left (and what it answers to that is not sent).
+            words = (f"the request's body did not arrive within {seconds:.0f} s: nothing of it "
+                     "was kept; send it again")  # fmt: skip
+            await _refusal(scope, 408, words)(scope, _no_body, closing)
+            refused = True
+            return {"type": "http.disconnect"}
+
+        async def closing(message: Message) -> None:
+            if refused:
+                return
+            if message["type"] == "http.response.start" and not ended:
+                closed = [*message.get("headers", []), (b"connection", b"close")]
+                message = {**message, "headers": closed}
+            await send(message)
+
+        await self.app(scope, timed, closing)
+
+
+def _refusal(scope: Scope, status: int, words: str) -> Response:
+    """A refusal before the application answered: the site's error page,
+    or JSON for the API."""
+    if scope["path"].startswith("/api/"):
+        response: Response = JSONResponse({"error": words}, status_code=status)
+    else:
+        app = scope.get("app")
+        pages = app.state.deps.pages if app is not None else page_environment()
+        text = pages.get_template("error.html.j2").render(
+            me=None, csrf="", course=None, message=words, back="/me"
+        )
+        response = HTMLResponse(text, status_code=status,
+                                headers={"Content-Security-Policy": PAGE_POLICY})  # fmt: skip
+    return response
 
 
 class BodyLimit:
@@ -147,6 +235,7 @@ def create_app(service: Service, queue: GradingQueue | None = None, grade: bool 
     course = service.course
     app.add_middleware(BodyLimit, limit=course.max_upload_kb * 1024 + FORM_SLACK,
                        shown_kb=course.max_upload_kb, doc_kb=course.max_doc_kb)  # fmt: skip
+    app.add_middleware(BodyClock)  # outermost: the stamp and the bound see every byte
     return app
 
 
@@ -158,7 +247,6 @@ async def _every_request(
     if len(path) > 1 and path.endswith("/") and request.method in ("GET", "HEAD"):
         query = f"?{request.url.query}" if request.url.query else ""
         return RedirectResponse("/" + path.strip("/") + query, status_code=307)
-    request.state.arrived = now()  # an upload's time: before its body is read
     request.state.signed = deps(request).service.accounts.session_of(
         request.cookies.get(SESSION_COOKIE)
     )
