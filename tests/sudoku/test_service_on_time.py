@@ -265,6 +265,25 @@ def test_a_chunked_body_with_no_size_is_bounded_too(tmp_path: Path) -> None:
         assert uploads_of(server.url, tokens["mallory"]) == []
 
 
+def test_a_chunked_body_past_the_size_limit_gets_the_courses_words(tmp_path: Path) -> None:
+    """With no stated size, the limit is met as the body streams in: the
+    answer is the 413 that names the course's limit (not the form
+    parser's 400), and nothing is kept."""
+    course = make_course(tmp_path / "course", COURSE.format(more="max_upload_kb = 64"))
+    data = tmp_path / "data"
+    tokens = api_tokens(course, data, ["mallory"])
+    with Server(course, data, 1) as server:
+        raw = Raw(server.url, "/api/uploads", tokens["mallory"], padded(ALICE, 200), length=None)
+        for _ in range(len(raw.body) // 8192 + 1):
+            if raw.answered() or not raw.send(8192):
+                break
+        status, _, body = raw.response()
+        raw.close()
+        assert status == 413, body
+        assert b"larger than 64 KB" in body, body
+        assert uploads_of(server.url, tokens["mallory"]) == []
+
+
 # -- on time: the last byte before the deadline ----------------------------------------------
 
 

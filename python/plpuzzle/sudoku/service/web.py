@@ -153,47 +153,40 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        limit, _ = self._for(scope)
+        limit, shown_kb = self._for(scope)
+        too_large = _refusal(
+            scope, 413, f"the file is larger than {shown_kb} KB, the most this course takes"
+        )
         length = dict(scope["headers"]).get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > limit):
-            await self._too_large(scope, send)
+            await too_large(scope, _no_body, send)
             return
-        seen = 0
+        seen, refused = 0, False
 
         async def counted() -> Message:
-            nonlocal seen
+            # Past the limit (a body in chunks, of no stated size): answered
+            # here and now; to the application, the client has left. An
+            # exception would reach the form parser, which answers 400.
+            nonlocal seen, refused
+            if refused:
+                return {"type": "http.disconnect"}
             message = await receive()
             seen += len(message.get("body", b""))
             if seen > limit:
-                raise _TooLarge()
+                refused = True
+                await too_large(scope, _no_body, send)
+                return {"type": "http.disconnect"}
             return message
 
-        try:
-            await self.app(scope, counted, send)
-        except _TooLarge:
-            await self._too_large(scope, send)
+        async def unless_refused(message: Message) -> None:
+            if not refused:
+                await send(message)
 
-    async def _too_large(self, scope: Scope, send: Send) -> None:
-        words = f"the file is larger than {self._for(scope)[1]} KB, the most this course takes"
-        if scope["path"].startswith("/api/"):
-            response: Response = JSONResponse({"error": words}, status_code=413)
-        else:
-            app = scope.get("app")
-            pages = app.state.deps.pages if app is not None else page_environment()
-            text = pages.get_template("error.html.j2").render(
-                me=None, csrf="", course=None, message=words, back="/me"
-            )
-            response = HTMLResponse(text, status_code=413,
-                                    headers={"Content-Security-Policy": PAGE_POLICY})  # fmt: skip
-        await response(scope, _no_body, send)
+        await self.app(scope, counted, unless_refused)
 
 
 async def _no_body() -> Message:
     return {"type": "http.request", "body": b"", "more_body": False}
-
-
-class _TooLarge(Exception):
-    pass
 
 
 def create_app(service: Service, queue: GradingQueue | None = None, grade: bool = True) -> FastAPI:
