@@ -362,9 +362,12 @@ class GradingQueue:
         released, course = self.service.released(), self.service.course
         shown = [r for r in row["results"] if released or course.is_public(r["test"])]
         lines = [f"{r['test']}  {r['grade']}  {r['detail']}".rstrip() for r in shown[:300]]
-        number, page = upload.number or upload.id, f"/uploads/{upload.id}"
+        number = upload.number or upload.id
+        base = (self.service.settings.url or user.mail_base or "").rstrip("/")
+        page = (f"Its page: {base}/uploads/{upload.id}" if base else
+                f"Its page: upload #{number} on your page of the service")  # fmt: skip
         body = "\n".join([f"Your upload #{number} ({upload.name}) is graded:", "", *lines, "",
-                          f"Its page: {self.service.settings.url or ''}{page}"])  # fmt: skip
+                          page])  # fmt: skip
         self.outbox.put(
             self.service.address_of(user),
             f"{self.service.course.name}: upload #{number} graded",
