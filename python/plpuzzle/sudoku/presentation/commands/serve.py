@@ -178,16 +178,35 @@ def _now() -> Any:
 
 
 def _summary_text(summary: dict[str, Any]) -> str:
-    deadline = summary["deadline"] or "none"
+    deadline = summary["deadline_shown"] or "none"
     released = "released" if summary["released"] else "not released yet"
     accounts, uploads = summary["accounts"], summary["uploads"]
+    database, mail = summary["database"], summary["mail"]
+    extensions, policy = summary["extensions"], summary["requirements"]
+    if mail is None:
+        mailed = "none ([course.mail] not set: no sign-in links or results are mailed)"
+    else:
+        password = "$PLPUZZLE_SMTP_PASSWORD set" if mail["password_set"] else "no password"
+        mailed = (f"{mail['host']}:{mail['port']} from {mail['from'] or '?'}, "
+                  f"{'STARTTLS' if mail['starttls'] else 'no STARTTLS'}, {password}; "
+                  f"students at {mail['domain'] or 'their roster addresses only'}")  # fmt: skip
+    rules = ", ".join(
+        f"{key} {policy[key]}" + (f" ({policy[f'{key}_points']:g} points)"
+                                   if policy[key] == "deduct" else "")
+        for key in ("clpfd", "documentation", "head_comments", "layout")
+    )  # fmt: skip
     return "\n".join([
-        f"course    {summary['course']}",
+        f"course    {summary['name']} ({summary['course']})",
         f"data      {summary['data']}",
+        f"database  {database['kind']}, {database['url']} (schema {database['revision']})",
         f"deadline  {deadline} (late uploads: {summary['late']})",
+        f"extensions  {extensions['in_suite_toml']} in suite.toml, {extensions['granted']} "
+        "granted on the service",
         f"public    {', '.join(summary['public_tests']) or 'no test'}",
         f"release   {summary['release']} ({released})",
+        f"requirements  {rules}",
         f"limits    {summary['uploads_per_hour']} uploads an hour, {summary['max_upload_kb']} KB",
+        f"mail      {mailed}",
         f"accounts  {accounts['student']} student(s), {accounts['teacher']} teacher(s)",
         "uploads   " + ", ".join(f"{n} {state}" for state, n in uploads.items()),
     ])  # fmt: skip
@@ -205,11 +224,14 @@ def _summary_text(summary: dict[str, Any]) -> str:
 )
 @click.option(
     "--student", "students_named", multiple=True, metavar="LOGIN",
-    help="A student's login (repeatable): an account to add, or with --renew to renew.",
+    help="A student's login (repeatable): an account to add, or with --renew to renew; "
+    "LOGIN=ADDRESS gives where mail reaches them too.",
 )  # fmt: skip
 @click.option(
-    "--teacher", "teachers", multiple=True, metavar="LOGIN",
-    help="A teacher's login (repeatable): an account to add, or with --renew to renew.",
+    "--teacher", "teachers", multiple=True, metavar="LOGIN[=ADDRESS]",
+    help="A teacher's login (repeatable): an account to add, or with --renew to renew; "
+    "LOGIN=ADDRESS gives where mail reaches them (a teacher without one is not mailed: "
+    "the mail domain is the students').",
 )  # fmt: skip
 @click.option(
     "--renew",
@@ -276,6 +298,9 @@ def accounts(course: Path, data: Path, database_url: str | None, roster: Path | 
         listed = read_roster(roster) if roster else []
     except RosterError as e:
         raise InputError(str(e)) from None
+    students_named, given = _named(students_named, "--student")
+    teachers, given_teachers = _named(teachers, "--teacher")
+    listed += given + given_teachers
     service = _service(course, data, database_url)
     if send and service.mail is None:
         service.close()
@@ -328,6 +353,24 @@ def accounts(course: Path, data: Path, database_url: str | None, roster: Path | 
             warn(f"no address for {', '.join(done.no_address)}: their links are only in the "
                  "file (give `login address` on the roster, or [course.mail] domain)")  # fmt: skip
     _mail_exit(done)
+
+
+def _named(words: tuple[str, ...], option: str) -> tuple[tuple[str, ...], list[Any]]:
+    """The logins of --student/--teacher LOGIN[=ADDRESS], and the addresses
+    given (as roster entries; InputError for one that is no address)."""
+    from plpuzzle.sudoku.service.roster import Entry, address_problem
+
+    logins, given = [], []
+    for word in words:
+        login, _, address = word.partition("=")
+        logins.append(login)
+        if not address:
+            continue
+        if (problem := address_problem(address)) is not None:
+            raise InputError(f"{option} {one_line(word, 120)}: {one_line(address, 80)} is not "
+                             f"a mail address: {problem}")  # fmt: skip
+        given.append(Entry(login, address))
+    return tuple(logins), given
 
 
 #: The exit code of `accounts --send` when links wait to be mailed.
