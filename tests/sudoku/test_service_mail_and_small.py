@@ -75,7 +75,8 @@ def smtp() -> Iterator[list[Any]]:
 
 def _mails(received: list[Any]) -> list[tuple[Any, Any]]:
     """(connection, parsed mail) of each mail received."""
-    return [(peer, message_from_bytes(env.original_content, policy=policy.default)) for peer, env in received[1:]]
+    parse = lambda raw: message_from_bytes(raw, policy=policy.default)  # noqa: E731
+    return [(peer, parse(env.original_content)) for peer, env in received[1:]]
 
 
 class Browser:
