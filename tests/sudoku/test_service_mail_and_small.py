@@ -234,3 +234,15 @@ def test_serve_check_names_the_deadline_in_the_course_offset_and_every_part(
     assert summary["deadline"] == "2099-06-30T23:59:00+02:00"
     assert summary["database"]["revision"] == "0006"
     assert summary["requirements"]["clpfd"] == "deduct"
+
+
+def test_every_function_of_the_package_is_within_80_lines() -> None:
+    import ast
+
+    package = Path(__file__).resolve().parents[2] / "python" / "plpuzzle"
+    long = [(str(path.relative_to(package)), node.name, node.end_lineno - node.lineno + 1)
+            for path in sorted(package.rglob("*.py"))
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            and (node.end_lineno or 0) - node.lineno + 1 > 80]  # fmt: skip
+    assert long == []
