@@ -246,3 +246,34 @@ def test_every_function_of_the_package_is_within_80_lines() -> None:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
             and (node.end_lineno or 0) - node.lineno + 1 > 80]  # fmt: skip
     assert long == []
+
+
+def test_a_terminal_student_sees_results_after_submit_no_wait(tmp_path: Path) -> None:
+    from service_kit import api_tokens
+
+    course = make_course(tmp_path / "course", COURSE.format(more=""))
+    data = tmp_path / "data"
+    tokens = api_tokens(course, data, ["alice", "bob"])
+    with Server(course, data, 1) as server:
+        env = {"PLPUZZLE_TOKEN": tokens["alice"], "HOME": str(tmp_path),
+               "PATH": "/usr/bin:/bin"}  # fmt: skip
+
+        def run(*args: str) -> subprocess.CompletedProcess[str]:
+            return subprocess.run([sys.executable, "-m", "plpuzzle", "sudoku", *args,
+                                   "--server", server.url], env=env, cwd=tmp_path,
+                                  capture_output=True, text=True, timeout=300)  # fmt: skip
+
+        nothing = run("results")
+        assert nothing.returncode == 2 and "no upload" in nothing.stderr
+        (tmp_path / "sudoku.pl").write_bytes(ALICE)
+        handed = run("submit", "sudoku.pl", "--no-wait")
+        assert handed.returncode == 0, handed.stderr
+        done = wait_for("graded", 300, lambda: (r := run("results", "--format", "json"))
+                        .returncode != 5 and r, every=0.5)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        answer = json.loads(done.stdout)
+        assert answer["state"] in ("done", "queued", "running") and answer["results"]
+        text = run("results", str(answer["id"]))
+        assert text.returncode == 0 and "score: " in text.stdout
+        env["PLPUZZLE_TOKEN"] = tokens["bob"]  # not bob's upload
+        assert run("results", str(answer["id"])).returncode == 2

@@ -583,6 +583,55 @@ def _print_results(answer: dict[str, Any]) -> None:
         click.echo(f"{answer['hidden_tests']} more test(s) are shown once results are released")
 
 
+#: The exit code of `results` for an upload not graded yet.
+NOT_YET_EXIT = 5
+
+
+@click.command()
+@click.argument("upload_id", metavar="[ID]", required=False, type=click.IntRange(min=1))
+@server_option
+@click.option("--token", envvar="PLPUZZLE_TOKEN", metavar="TOKEN",
+              help="Your API token (as `login` keeps it), or $PLPUZZLE_TOKEN.")  # fmt: skip
+@format_option(("text", "json"), "text: for people; json: the service's answer about the "
+               "upload on stdout.")  # fmt: skip
+def results(upload_id: int | None, server: str | None, token: str | None, fmt: str) -> None:
+    """Print the results of your upload ID (default: your newest), as the
+    service shows them now: after `submit --no-wait`, or after the
+    release. Exit code 0 when every test shown is correct, 1 when one is
+    not or the file does not load, 2 for no such upload (or none at all),
+    3 when the service cannot be reached, 4 when the upload does not
+    count (late), 5 when it is not graded yet.
+    """
+    from plpuzzle.sudoku.service import client
+
+    server, token = _server_and_token(server, token)
+    try:
+        if upload_id is None:
+            mine = client.uploads(server, token)
+            if not mine:
+                raise InputError("you have no upload on this service yet: `plpuzzle sudoku "
+                                 "submit sudoku.pl` hands one in")  # fmt: skip
+            upload_id = max(int(u["id"]) for u in mine)
+        answer = client.upload(server, token, upload_id)
+    except client.ClientError as e:
+        if e.status == 0:
+            raise SetupError(one_line(str(e), 300)) from None
+        raise InputError(f"upload {upload_id}: {one_line(str(e), 300)}") from None
+    if fmt == "json":
+        write_json(answer)
+    else:
+        _print_upload(answer, True)
+        _print_results(answer)
+    if answer["state"] not in client.FINAL and not client.shown_in_full(answer):
+        if fmt == "text":
+            note(f"not graded in full yet ({answer['state']}); its page: {server}{answer['page']}")
+        sys.exit(NOT_YET_EXIT)
+    failed = answer.get("loaded") is False or answer["state"] == "failed" or any(
+        r["grade"] != "correct" for r in answer["results"]
+    )  # fmt: skip
+    sys.exit(1 if failed else 0 if answer.get("counts", True) else LATE_EXIT)
+
+
 @click.command()
 @click.argument("server", metavar="URL")
 @click.option("--label", default="terminal", show_default=True, metavar="TEXT",
