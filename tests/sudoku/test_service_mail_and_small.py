@@ -277,3 +277,36 @@ def test_a_terminal_student_sees_results_after_submit_no_wait(tmp_path: Path) ->
         assert text.returncode == 0 and "score: " in text.stdout
         env["PLPUZZLE_TOKEN"] = tokens["bob"]  # not bob's upload
         assert run("results", str(answer["id"])).returncode == 2
+
+
+def test_the_queue_estimate_comes_from_measured_run_times(tmp_path: Path) -> None:
+    from service_kit import make_service
+
+    from plpuzzle.sudoku.grading.gradebook import _TABLES
+    from plpuzzle.sudoku.service.queue import (
+        DEFAULT_STAGE_SECONDS,
+        DEFAULT_TEST_SECONDS,
+        OTHER,
+        PUBLIC,
+        GradingQueue,
+    )
+
+    service = make_service(tmp_path, COURSE.format(more=""), jobs=2)
+    try:
+        before = GradingQueue(service).stage_cost(PUBLIC)
+        assert before == (2 * DEFAULT_TEST_SECONDS, 2 * DEFAULT_TEST_SECONDS
+                          + DEFAULT_STAGE_SECONDS)  # fmt: skip
+        with sqlite3.connect(service.gradebook) as db:
+            db.execute(_TABLES["results"])
+            rows = [(f"s{n}", test, "t", "x", f"st{n}", "correct", "", "", 1, 1.0, seconds)
+                    for n in range(3) for test, seconds in
+                    (("test001", 4.0 + n), ("test002", 6.0), ("test003", 1.0))]  # fmt: skip
+            db.executemany(f"INSERT INTO results VALUES ({', '.join('?' * 11)})", rows)
+        queue = GradingQueue(service)
+        assert queue.stage_cost(PUBLIC) == (11.0, 11.0 + DEFAULT_STAGE_SECONDS)  # 5 + 6, 1 slot
+        work, wall = queue.stage_cost(OTHER)  # test003 measured, the others not yet
+        others = len(service.tests) - 3
+        assert work == 1.0 + others * DEFAULT_TEST_SECONDS
+        assert wall == work / 2 + DEFAULT_STAGE_SECONDS
+    finally:
+        service.close()

@@ -559,7 +559,7 @@ def _progress_printer() -> Callable[[dict[str, Any]], None]:
 
 def _about(seconds: float) -> str:
     return (
-        f"about {max(5, round(seconds))} s" if seconds < 90 else f"about {round(seconds / 60)} min"
+        f"about {max(1, round(seconds))} s" if seconds < 90 else f"about {round(seconds / 60)} min"
     )
 
 
