@@ -389,16 +389,10 @@ def grade(
      'similarity.csv']
     >>> shutil.rmtree(work)
     """
-    given = {"rules": rules, "time_limit": time_limit, "memory_mb": memory_mb}
-    settings = GradeSettings(
-        as_rules(rules) if rules is not None else DEFAULT_RULES, dialect,
-        time_limit if time_limit is not None else DEFAULT_TIME_LIMIT,
-        memory_mb if memory_mb is not None else DEFAULTS.memory_mb, wall_limit,
-    )  # fmt: skip
+    settings, given = _grade_settings(rules, dialect, time_limit, memory_mb, wall_limit)
     request = GradingRequest(
         Path(submissions), Path(suite), settings, Path(out), Path(db) if db else None,
-        Path(points) if points else None, jobs,
-        given=frozenset(k for k, v in given.items() if v is not None),
+        Path(points) if points else None, jobs, given=given,
         students=tuple(students), roster=Path(roster) if roster else None, feedback=feedback,
         tell_identical=tell_identical, shrink_seconds=shrink_seconds, scheduler=scheduler,
         only=only, similarity=similarity, base=tuple(Path(b) for b in base),
@@ -406,6 +400,20 @@ def grade(
         feedback_views=tuple((folder, tuple(tests)) for folder, tests in feedback_views),
     )  # fmt: skip
     return grade_request(request, on_start, on_phase, on_warning)
+
+
+def _grade_settings(rules: str | Rules | None, dialect: Dialect, time_limit: float | None,
+                    memory_mb: int | None, wall_limit: float | None,
+                    ) -> tuple[GradeSettings, frozenset[str]]:  # fmt: skip
+    """The settings `grade` was given, the defaults for the rest, and the
+    names of those given (the suite's suite.toml decides the others)."""
+    given = {"rules": rules, "time_limit": time_limit, "memory_mb": memory_mb}
+    settings = GradeSettings(
+        as_rules(rules) if rules is not None else DEFAULT_RULES, dialect,
+        time_limit if time_limit is not None else DEFAULT_TIME_LIMIT,
+        memory_mb if memory_mb is not None else DEFAULTS.memory_mb, wall_limit,
+    )  # fmt: skip
+    return settings, frozenset(k for k, v in given.items() if v is not None)
 
 
 def similar(

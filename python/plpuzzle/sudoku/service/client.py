@@ -90,6 +90,12 @@ def upload(server: str, token: str, upload_id: int) -> dict[str, Any]:
     return _call("GET", f"{server}/api/uploads/{upload_id}", token)
 
 
+def uploads(server: str, token: str) -> list[dict[str, Any]]:
+    """The user's uploads, each one's state (GET /api/uploads)."""
+    answer: list[dict[str, Any]] = _call("GET", f"{server}/api/uploads", token)
+    return answer
+
+
 #: States after which an upload's results change no more.
 FINAL = ("done", "failed", "replaced")
 

@@ -16,18 +16,18 @@ import secrets
 import shutil
 import socket
 import threading
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, select, text
 
 from plpuzzle.sandbox.workspace import new_run_id, run_is_alive
 from plpuzzle.sudoku.grading.grader import GradingRequest, resolve
 from plpuzzle.sudoku.grading.model import GradeSettings
 from plpuzzle.sudoku.runs.suite import SuiteError, discover
-from plpuzzle.sudoku.runs.suite_config import Points
+from plpuzzle.sudoku.runs.suite_config import Points, RequirementsPolicy, load_manifest
 from plpuzzle.sudoku.service.accounts import Accounts
 from plpuzzle.sudoku.service.course import CourseRules, MailSettings, load_course
 from plpuzzle.sudoku.service.store import (
@@ -166,10 +166,14 @@ class Service:
             return state is not None and state.value == "yes"
 
     def address_of(self, user: User) -> str:
-        """Where mail reaches a user: the roster's address, else LOGIN@ the
-        course's mail domain, else "" (no mail)."""
+        """Where mail reaches a user: the address given (the roster's, or
+        `accounts --teacher LOGIN=ADDRESS`), else for a student LOGIN@ the
+        course's mail domain (the students' domain, never a teacher's),
+        else "" (no mail)."""
         if user.email:
             return user.email
+        if user.teacher:
+            return ""
         domain = self.mail.domain if self.mail is not None else ""
         return f"{user.login}@{domain}" if domain else ""
 
@@ -252,8 +256,10 @@ class Service:
             )
         return {
             "course": str(self.suite),
+            "name": c.name,
             "data": str(self.data),
-            "deadline": c.deadline.isoformat() if c.deadline else None,
+            "deadline": c.deadline.astimezone(c.zone).isoformat() if c.deadline else None,
+            "deadline_shown": c.deadline_text(),
             "public_tests": list(c.public_tests),
             "release": c.release.isoformat() if c.release else "manual",
             "released": self.released(),
@@ -263,6 +269,28 @@ class Service:
             "accounts": {role: roles.get(role, 0) for role in ("student", "teacher")},
             "uploads": {state: states.get(state, 0) for state in
                         ("checking", "queued", "running", "done", "failed", "replaced")},
+            **self._parts(),
+        }  # fmt: skip
+
+    def _parts(self) -> dict[str, Any]:
+        """What `serve --check` says of the database, the mail, the
+        extensions and the requirements policy."""
+        url = self.store.engine.url
+        with self.store.session() as db:
+            granted = db.scalar(select(func.count(Extension.user_id))) or 0
+            revision = db.execute(text("SELECT version_num FROM alembic_version")).scalar()
+        mail = self.mail
+        manifest = load_manifest(self.suite)
+        policy = (manifest.requirements if manifest else None) or RequirementsPolicy()
+        return {
+            "database": {"url": url.render_as_string(hide_password=True),
+                         "kind": url.get_backend_name(), "revision": revision},
+            "mail": None if mail is None else {
+                "host": mail.host, "port": mail.port, "from": mail.sender,
+                "domain": mail.domain, "starttls": mail.starttls, "user": mail.user,
+                "password_set": bool(os.environ.get("PLPUZZLE_SMTP_PASSWORD"))},
+            "extensions": {"in_suite_toml": len(self.course.extensions), "granted": granted},
+            "requirements": asdict(policy),
         }  # fmt: skip
 
     def close(self) -> None:

@@ -52,12 +52,13 @@ def enrol(service: Service, roster: list[Entry], students: tuple[str, ...],
           teachers: tuple[str, ...], renew: bool, url: str, output: Path | None,
           send: bool = False, send_seconds: float = SEND_WITHIN) -> Enrolled:  # fmt: skip
     """Add the roster's students and the named ones (renewing the named
-    with `renew`), keep the roster's addresses, write the links file
+    with `renew`), keep the roster's addresses (and those given with
+    --student/--teacher, as roster entries), write the links file
     (`output`; None: no file) and, with `send`, mail the new links for
     `send_seconds` at most. AccountError for a login that cannot be one."""
     made = service.accounts.create(list(teachers), "teacher", renew)
     made += service.accounts.create(list(students), "student", renew)
-    others = [e.login for e in roster if e.login not in students]
+    others = [e.login for e in roster if e.login not in students and e.login not in teachers]
     made += service.accounts.create(others, "student", renew=False)
     addresses = {e.login: e.address for e in roster if e.address}
     if addresses:

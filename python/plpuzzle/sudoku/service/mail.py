@@ -13,8 +13,13 @@ Whoever sends a mail (the postman of any service process, or `accounts
 one sender can win, so that a mail is sent once however many senders
 run; a claim holds for CLAIM_LEASE, longer than a sending can take
 (SEND_SECONDS), so that only a sender that died loses its claims. A
-server that does not answer ends the round: the mails after it wait for
-the next one instead of each waiting out the server.
+round of sending uses one SMTP connection for all its mails (400 links
+are not 400 connections, which servers throttle). A server that does not
+answer ends the round: the mails after it wait for the next one instead
+of each waiting out the server.
+
+Every mail has Date: and a Message-ID: (made once, at its queuing, in
+the course's mail domain), as RFC 5322 wants and spam filters check.
 
 The SMTP password, if the server wants one, comes from
 $PLPUZZLE_SMTP_PASSWORD, never from a file of the course.
@@ -30,11 +35,14 @@ import socket
 import ssl
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email.message import EmailMessage
+from email.utils import formatdate, make_msgid
 
 from sqlalchemy import ColumnElement, func, or_, select, update
+from sqlalchemy.exc import IntegrityError
 
 from plpuzzle.sudoku.service.core import Service
 from plpuzzle.sudoku.service.course import MailSettings
@@ -47,8 +55,8 @@ log = logging.getLogger("plpuzzle.service.mail")
 TRIES = 10
 WAITS = (timedelta(minutes=1), timedelta(minutes=5), timedelta(minutes=15), timedelta(hours=1))
 PASSWORD_VARIABLE = "PLPUZZLE_SMTP_PASSWORD"
-#: One mail's whole exchange with the server at most (connecting, the
-#: greeting, STARTTLS, the login, the message): the connection is cut then.
+#: One step with the server at most (connecting with the greeting,
+#: STARTTLS and the login; or one message): the connection is cut then.
 SEND_SECONDS = 60.0
 #: How long a sender's claim on a mail holds: well past SEND_SECONDS.
 CLAIM_LEASE = timedelta(minutes=5)
@@ -56,41 +64,110 @@ CLAIM_LEASE = timedelta(minutes=5)
 _MAIL_ONLY = (smtplib.SMTPRecipientsRefused, smtplib.SMTPDataError, ValueError)
 
 
-def smtp_send(settings: MailSettings, to: str, subject: str, body: str,
-              seconds: float = SEND_SECONDS) -> None:  # fmt: skip
-    """One mail through the server (smtplib's errors and OSError raise),
-    the whole exchange within `seconds`: a server that accepts and never
-    answers, or answers a byte at a time, is cut off then (TimeoutError)."""
+def mail_domain(settings: MailSettings) -> str:
+    """The domain a Message-ID names: the course's mail domain, else the
+    sender's."""
+    return settings.domain or settings.sender.rpartition("@")[2] or "localhost"
+
+
+def message_of(settings: MailSettings, to: str, subject: str, body: str,
+               message_id: str | None = None) -> EmailMessage:  # fmt: skip
+    """A mail as RFC 5322 wants it: Date and Message-ID with the rest (a
+    mail without them is one spam filters mark down)."""
     message = EmailMessage()
     message["From"], message["To"], message["Subject"] = settings.sender, to, subject
+    message["Date"] = formatdate(localtime=False, usegmt=True)
+    message["Message-ID"] = message_id or make_msgid("plpuzzle", domain=mail_domain(settings))
     message.set_content(body)
-    smtp = smtplib.SMTP(timeout=max(0.1, min(30.0, seconds)))
-    fired = threading.Event()
-    cut = threading.Timer(seconds, _cut, (smtp, fired))
-    cut.daemon = True
-    cut.start()
+    return message
+
+
+class Connection:
+    """One SMTP connection for a round of mails. Each step (connecting with
+    the greeting, STARTTLS and the login; then each mail) is cut off after
+    the seconds it is given: a server that accepts and never answers, or
+    answers a byte at a time, fails with TimeoutError then."""
+
+    def __init__(self, settings: MailSettings) -> None:
+        self.settings = settings
+        self.smtp: smtplib.SMTP | None = None
+
+    def _within(self, seconds: float, step: Callable[[smtplib.SMTP], object]) -> None:
+        smtp = self.smtp
+        assert smtp is not None
+        smtp.timeout = max(0.1, min(30.0, seconds))
+        if smtp.sock is not None:
+            smtp.sock.settimeout(smtp.timeout)
+        fired = threading.Event()
+        cut = threading.Timer(seconds, _cut, (smtp, fired))
+        cut.daemon = True
+        cut.start()
+        try:
+            step(smtp)
+        except (smtplib.SMTPException, OSError) as e:
+            if fired.is_set():
+                self.smtp = None
+                smtp.close()
+                raise TimeoutError(f"the mail server did not finish within {seconds:.0f} s") from e
+            raise
+        finally:
+            cut.cancel()
+
+    def open(self, seconds: float) -> None:
+        """Connect, STARTTLS and log in, within `seconds`."""
+        settings = self.settings
+        self.smtp = smtplib.SMTP(timeout=max(0.1, min(30.0, seconds)))
+
+        def hello(smtp: smtplib.SMTP) -> None:
+            smtp.connect(settings.host, settings.port)
+            if settings.starttls:
+                smtp.starttls(context=ssl.create_default_context())
+            password = os.environ.get(PASSWORD_VARIABLE)
+            if password:
+                smtp.login(settings.user or settings.sender, password)
+
+        try:
+            self._within(seconds, hello)
+        except BaseException:
+            self.close()
+            raise
+
+    def send(self, message: EmailMessage, seconds: float) -> None:
+        """One mail on the open connection, within `seconds`."""
+        if self.smtp is None:
+            raise ConnectionError("the connection to the mail server is closed")
+        self._within(seconds, lambda smtp: smtp.send_message(message))
+
+    def close(self) -> None:
+        """QUIT (the mails are sent: a QUIT the server does not answer
+        changes nothing)."""
+        smtp, self.smtp = self.smtp, None
+        if smtp is None:
+            return
+        try:
+            if smtp.sock is not None:
+                smtp.sock.settimeout(5.0)
+                smtp.quit()
+        except (smtplib.SMTPException, OSError):
+            smtp.close()
+
+
+def smtp_send(settings: MailSettings, to: str, subject: str, body: str,
+              seconds: float = SEND_SECONDS) -> None:  # fmt: skip
+    """One mail on a connection of its own, the whole exchange within
+    `seconds` (smtplib's errors, OSError and TimeoutError raise)."""
+    end = time.monotonic() + seconds
+    connection = Connection(settings)
+    connection.open(seconds)
     try:
-        smtp.connect(settings.host, settings.port)
-        if settings.starttls:
-            smtp.starttls(context=ssl.create_default_context())
-        password = os.environ.get(PASSWORD_VARIABLE)
-        if password:
-            smtp.login(settings.user or settings.sender, password)
-        smtp.send_message(message)
-    except (smtplib.SMTPException, OSError) as e:
-        if fired.is_set():
-            raise TimeoutError(f"the mail server did not finish within {seconds:.0f} s") from e
-        raise
+        connection.send(message_of(settings, to, subject, body),
+                        max(0.1, end - time.monotonic()))  # fmt: skip
     finally:
-        cut.cancel()
-    try:  # the mail is sent: a QUIT the server does not answer changes nothing
-        smtp.quit()
-    except (smtplib.SMTPException, OSError):
-        smtp.close()
+        connection.close()
 
 
 def _cut(smtp: smtplib.SMTP, fired: threading.Event) -> None:
-    """End a sending that took too long: what waits on the socket fails."""
+    """End a step that took too long: what waits on the socket fails."""
     fired.set()
     sock = getattr(smtp, "sock", None)
     if sock is not None:
@@ -122,16 +199,46 @@ class Outbox:
         if self.service.mail is None or not to:
             return None
         with self.service.store.session() as db:
-            mail = Mail(to_addr=to[:200], subject=subject[:200], body=body, kind=kind[:20],
-                        next_try=now())  # fmt: skip
+            mail = self._new(to, subject, body, kind, None)
             db.add(mail)
             db.flush()
             return mail.id
 
+    def put_once(self, mails: list[tuple[str, str, str, str]], kind: str) -> int:
+        """Queue each (once, to, subject, body) whose `once` no mail has had
+        yet: the key a mail goes out once for (unique in the database, so
+        that two senders at once queue it once too). How many were queued."""
+        settings = self.service.mail
+        wanted = {once: (to, subject, body) for once, to, subject, body in mails if to}
+        if settings is None or not wanted:
+            return 0
+        with self.service.store.session() as db:
+            had = set(db.scalars(select(Mail.once).where(Mail.once.in_(wanted))))
+        fresh = [key for key in wanted if key not in had]
+        try:
+            with self.service.store.session() as db:
+                db.add_all(self._new(*wanted[key], kind, key) for key in fresh)
+            return len(fresh)
+        except IntegrityError:  # queued meanwhile by another request: one at a time
+            queued = 0
+            for key in fresh:
+                with contextlib.suppress(IntegrityError), self.service.store.session() as db:
+                    db.add(self._new(*wanted[key], kind, key))
+                    db.flush()
+                    queued += 1
+            return queued
+
+    def _new(self, to: str, subject: str, body: str, kind: str, once: str | None) -> Mail:
+        settings = self.service.mail
+        assert settings is not None
+        message_id = make_msgid("plpuzzle", domain=mail_domain(settings))
+        return Mail(to_addr=to[:200], subject=subject[:200], body=body, kind=kind[:20],
+                    next_try=now(), message_id=message_id[:200], once=once)  # fmt: skip
+
     def send_due(self, budget: float | None = None) -> Sent:
-        """Send every mail that is due, one claimed mail at a time, until
-        none is left, the server fails (the rest wait for the next round)
-        or `budget` seconds have passed; what is left."""
+        """Send every mail that is due on one connection, one claimed mail
+        at a time, until none is left, the server fails (the rest wait for
+        the next round) or `budget` seconds have passed; what is left."""
         settings = self.service.mail
         if settings is None:
             return self.counts()
@@ -139,17 +246,21 @@ class Outbox:
         at = now()
         with self.service.store.session() as db:
             due = list(db.scalars(select(Mail.id).where(*_due(at)).order_by(Mail.id)))
-        for mail_id in due:
-            seconds = SEND_SECONDS if end is None else min(SEND_SECONDS, end - time.monotonic())
-            if self._stop.is_set() or seconds < 0.5:
-                break
-            if not self._send_one(settings, mail_id, seconds):
-                break
+        connection = Connection(settings)
+        try:
+            for mail_id in due:
+                seconds = SEND_SECONDS if end is None else min(SEND_SECONDS, end - time.monotonic())
+                if self._stop.is_set() or seconds < 0.5:
+                    break
+                if not self._send_one(connection, mail_id, seconds):
+                    break
+        finally:
+            connection.close()
         return self.counts()
 
-    def _claim(self, mail_id: int) -> tuple[str, str, str] | None:
+    def _claim(self, mail_id: int) -> Mail | None:
         """Claim a due mail for this process in the database (one UPDATE:
-        of two senders, one wins); its address, subject and body."""
+        of two senders, one wins); the mail."""
         at = now()
         with self.service.store.session() as db:
             won = db.execute(
@@ -158,38 +269,45 @@ class Outbox:
             )  # fmt: skip
             if won.rowcount != 1:  # type: ignore[attr-defined]
                 return None
-            mail = db.get(Mail, mail_id)
-            assert mail is not None
-            return mail.to_addr, mail.subject, mail.body
+            return db.get(Mail, mail_id)
 
-    def _send_one(self, settings: MailSettings, mail_id: int, seconds: float) -> bool:
-        """Claim and send one mail; False when the server failed (not the mail)."""
-        claimed = self._claim(mail_id)
-        if claimed is None:
+    def _send_one(self, connection: Connection, mail_id: int, seconds: float) -> bool:
+        """Claim and send one mail, on the round's connection (opened for
+        the first mail claimed); False when the server failed (not the mail)."""
+        mail = self._claim(mail_id)
+        if mail is None:
             return True  # another sender has it, or sent it
-        to, subject, body = claimed
+        end = time.monotonic() + seconds
         try:
-            smtp_send(settings, to, subject, body, seconds)
+            message = message_of(connection.settings, mail.to_addr, mail.subject, mail.body,
+                                 mail.message_id)  # fmt: skip
+            if connection.smtp is None:
+                connection.open(seconds)
+            connection.send(message, max(0.1, end - time.monotonic()))
         except (smtplib.SMTPException, OSError, ValueError) as e:
-            error = one_line(f"{type(e).__name__}: {e}", 300)
-            log.warning("mail %d to %s not sent: %s", mail_id, to, error)
-            with self.service.store.session() as db:
-                mail = db.get(Mail, mail_id)
-                if mail is not None and mail.claimed_by == self.service.owner:
-                    mail.tries += 1
-                    mail.last_error = error
-                    wait = WAITS[min(mail.tries - 1, len(WAITS) - 1)]
-                    mail.next_try = now() + wait
-                    if mail.tries >= TRIES:
-                        mail.state = "failed"
-                    mail.claimed_by, mail.claimed_until = None, None
+            self._not_sent(mail, e)
             return isinstance(e, _MAIL_ONLY)
         with self.service.store.session() as db:
-            mail = db.get(Mail, mail_id)
-            if mail is not None:
-                mail.state, mail.sent, mail.tries = "sent", now(), mail.tries + 1
-                mail.claimed_by, mail.claimed_until = None, None
+            sent = db.get(Mail, mail_id)
+            if sent is not None:
+                sent.state, sent.sent, sent.tries = "sent", now(), sent.tries + 1
+                sent.claimed_by, sent.claimed_until = None, None
         return True
+
+    def _not_sent(self, mail: Mail, e: Exception) -> None:
+        """A try that failed: counted, and the next one's time set."""
+        error = one_line(f"{type(e).__name__}: {e}", 300)
+        log.warning("mail %d to %s not sent: %s", mail.id, mail.to_addr, error)
+        with self.service.store.session() as db:
+            row = db.get(Mail, mail.id)
+            if row is not None and row.claimed_by == self.service.owner:
+                row.tries += 1
+                row.last_error = error
+                wait = WAITS[min(row.tries - 1, len(WAITS) - 1)]
+                row.next_try = now() + wait
+                if row.tries >= TRIES:
+                    row.state = "failed"
+                row.claimed_by, row.claimed_until = None, None
 
     def states(self, ids: list[int]) -> dict[int, Mail]:
         """The mails of `ids` as they are now."""

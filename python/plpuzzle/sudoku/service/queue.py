@@ -25,10 +25,12 @@ of an upload; a grading of an older attempt is not recorded over it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
 import shutil
+import sqlite3
 import tempfile
 import threading
 import time
@@ -60,6 +62,12 @@ OPEN_OTHER_PER_TURN = 2
 #: Upload states of work still to do, and the ranks of the stages.
 PENDING = ("checking", "queued", "running")
 PUBLIC, OTHER, TEACHER = 0, 1, 2
+#: A test's seconds before the gradebook has measured any of this
+#: course's tests, and a stage's own seconds beyond its tests (placing the
+#: hand-in, loading it, writing the feedback) before one was measured.
+DEFAULT_TEST_SECONDS, DEFAULT_STAGE_SECONDS = 2.0, 3.0
+#: The gradebook's newest results the measured costs are the mean of.
+RECENT_RESULTS = 500
 
 
 @dataclass(frozen=True)
@@ -123,8 +131,11 @@ class GradingQueue:
         self._opened: dict[str, float] = {}
         #: (upload, attempt) -> gradings of it that raised.
         self._failures: dict[tuple[int, int], int] = {}
-        #: Seconds of turns a stage took, by rank (a running mean), for estimates.
+        #: Seconds of turns a stage took, and its seconds from start to end,
+        #: by rank (running means of this process's gradings), for estimates.
         self._work: dict[int, float] = {}
+        self._wall: dict[int, float] = {}
+        self._test_costs: tuple[float, dict[str, float]] = (-math.inf, {})
         self._threads: list[threading.Thread] = []
         self._hidden = hidden_paths(service.suite, service.data)
         #: Where results are mailed to the students who asked (set by the web app).
@@ -264,8 +275,9 @@ class GradingQueue:
 
     def _run(self, job: Job, ticket: Ticket) -> None:
         try:
+            started = time.monotonic()
             self.grade(job, ticket)
-            self._learn(job.rank, ticket.used)
+            self._learn(job.rank, ticket.used, time.monotonic() - started)
         except Cancelled:
             pass  # replaced, regraded or stopped: the row says which already
         except Exception as e:  # plpuzzle's fault: said on the upload, the queue goes on
@@ -280,11 +292,50 @@ class GradingQueue:
             self.progress.pop(job.upload_id, None)
             self.wake()
 
-    def _learn(self, rank: int, seconds: float) -> None:
-        """A running mean of the turn-seconds a stage of that rank takes."""
+    def _learn(self, rank: int, seconds: float, wall: float) -> None:
+        """Running means of the turn-seconds a stage of that rank takes
+        (what it costs the others) and of its seconds from start to end."""
         with self._lock:
-            old = self._work.get(rank)
-            self._work[rank] = seconds if old is None else 0.8 * old + 0.2 * seconds
+            for kept, value in ((self._work, seconds), (self._wall, wall)):
+                old = kept.get(rank)
+                kept[rank] = value if old is None else 0.8 * old + 0.2 * value
+
+    def stage_cost(self, rank: int) -> tuple[float, float]:
+        """What a stage of `rank` costs: its turn-seconds (the slots it
+        holds) and its seconds from start to end. Measured on this
+        process's gradings once there are some; before, from the
+        gradebook's recent run times of the stage's tests (the mean of
+        each test's, DEFAULT_TEST_SECONDS for a test never run)."""
+        with self._lock:
+            work, wall = self._work.get(rank), self._wall.get(rank)
+        if work is not None and wall is not None:
+            return work, wall
+        public = set(self.service.course.public_tests)
+        tests = [t for t in self.service.tests
+                 if rank == TEACHER or (t in public) == (rank == PUBLIC)
+                 or self.service.stages() == ("rest",)]  # fmt: skip
+        costs = self._measured_tests()
+        work = sum(costs.get(t, DEFAULT_TEST_SECONDS) for t in tests)
+        slots = 1 if rank == PUBLIC else max(1, self.service.settings.jobs)
+        return work, work / slots + DEFAULT_STAGE_SECONDS
+
+    def _measured_tests(self) -> dict[str, float]:
+        """Each test's mean wall seconds in the gradebook's newest results
+        (read again at most once a minute)."""
+        read, costs = self._test_costs
+        if time.monotonic() - read < 60:
+            return costs
+        costs = {}
+        query = ("SELECT test, AVG(wall_seconds) FROM (SELECT test, wall_seconds FROM results "
+                 "ORDER BY rowid DESC LIMIT ?) GROUP BY test")  # fmt: skip
+        try:
+            where = f"file:{self.service.gradebook}?mode=ro"
+            with contextlib.closing(sqlite3.connect(where, uri=True, timeout=5)) as db:
+                costs = {t: float(s) for t, s in db.execute(query, (RECENT_RESULTS,))}
+        except sqlite3.Error:
+            pass  # no gradebook yet: the defaults
+        self._test_costs = (time.monotonic(), costs)
+        return costs
 
     def _failed(self, job: Job, error: str) -> None:
         """Queue a grading that raised again, RETRIES times; then mark it failed."""
@@ -362,9 +413,12 @@ class GradingQueue:
         released, course = self.service.released(), self.service.course
         shown = [r for r in row["results"] if released or course.is_public(r["test"])]
         lines = [f"{r['test']}  {r['grade']}  {r['detail']}".rstrip() for r in shown[:300]]
-        number, page = upload.number or upload.id, f"/uploads/{upload.id}"
+        number = upload.number or upload.id
+        base = (self.service.settings.url or user.mail_base or "").rstrip("/")
+        page = (f"Its page: {base}/uploads/{upload.id}" if base else
+                f"Its page: upload #{number} on your page of the service")  # fmt: skip
         body = "\n".join([f"Your upload #{number} ({upload.name}) is graded:", "", *lines, "",
-                          f"Its page: {self.service.settings.url or ''}{page}"])  # fmt: skip
+                          page])  # fmt: skip
         self.outbox.put(
             self.service.address_of(user),
             f"{self.service.course.name}: upload #{number} graded",
@@ -439,7 +493,7 @@ class GradingQueue:
             ).all()  # fmt: skip
         mine = (self.rank(upload), upload.created)
         with self._lock:
-            work, opened = dict(self._work), {h.job.upload_id: h for h in self._open.values()}
+            opened = {h.job.upload_id: h for h in self._open.values()}
         ahead_ranks = []
         firsts: dict[str, tuple[int, Any]] = {}
         for other, login in rows:
@@ -451,10 +505,10 @@ class GradingQueue:
             running = held is not None and held.ticket.used > 0
             if running or key < mine:
                 ahead_ranks.append(key[0])
-        known = [work.get(r) for r in [*ahead_ranks, mine[0]]]
         seconds = None
-        if all(k is not None for k in known) and self.share.capacity > 0:
-            seconds = sum(k for k in known if k is not None) / self.share.capacity
+        if self.share.capacity > 0:
+            ahead = sum(self.stage_cost(r)[0] for r in ahead_ranks)
+            seconds = ahead / self.share.capacity + self.stage_cost(mine[0])[1]
         return Place(len(ahead_ranks), seconds, upload.stage)
 
     def queue_by_student(self) -> list[dict[str, Any]]:

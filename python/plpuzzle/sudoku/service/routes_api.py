@@ -21,7 +21,12 @@ from plpuzzle.sudoku.service.routes_student import (
     status_json,
     visible_upload,
 )
-from plpuzzle.sudoku.service.routes_teacher import chosen_uploads, export_of, typed_deadline
+from plpuzzle.sudoku.service.routes_teacher import (
+    chosen_uploads,
+    export_of,
+    release_and_mail,
+    typed_deadline,
+)
 from plpuzzle.sudoku.service.routing import api_user, arrival, check_sign_in, deps, read_hand_in
 from plpuzzle.sudoku.service.store import Upload, User, WebSession
 from plpuzzle.sudoku.service.uploads import UploadRefused
@@ -186,8 +191,12 @@ def api_release(request: Request, teacher: ApiTeacher,
                 withdraw: Annotated[bool, Form()] = False) -> Response:  # fmt: skip
     """Release every test's results to the students (or withdraw it)."""
     service = deps(request).service
-    service.release(not withdraw)
-    return JSONResponse({"released": service.released()})
+    mailed = 0
+    if withdraw:
+        service.release(False)
+    else:
+        mailed = release_and_mail(request)
+    return JSONResponse({"released": service.released(), "mailed": mailed})
 
 
 @router.post("/students/{login}/extension")

@@ -32,6 +32,7 @@ from plpuzzle.sudoku.service.routing import (
     deps,
     read_hand_in,
     render,
+    server_url,
     signed_in,
 )
 from plpuzzle.sudoku.service.store import Document, Upload, User, arrival_key, by_arrival, now
@@ -93,14 +94,14 @@ def me(request: Request, signed: Annotated[SignedIn, Depends(signed_in)]) -> Res
 
 
 def student_page(request: Request, user: User, template: str, status: int = 200,
-                 error: str = "", done: str = "") -> Response:  # fmt: skip
+                 error: str = "") -> Response:  # fmt: skip
     service = deps(request).service
     uploads = history(service, user)
     deadline = service.deadline_for(user)
     return render(request, template, status=status, student=user, uploads=uploads,
                   counting=counting(service, uploads), released=service.released(),
                   error=error, deadline=deadline, extension=service.extension_of(user),
-                  left=service.course.time_left(now(), deadline), done=done,
+                  left=service.course.time_left(now(), deadline),
                   mail=service.mail is not None and bool(service.address_of(user)),
                   documents=documents_of(service, user.id),
                   document=counting_document(service, user.id))  # fmt: skip
@@ -153,6 +154,9 @@ def mail_choice(
         user = db.get(User, signed.user.id)
         if user is not None:
             user.mail_results = results == "yes"
+            # The address this student's own browser reached (a CSRF-checked
+            # form: nobody else's request), for the links of their mails.
+            user.mail_base = server_url(request)[:200]
     return RedirectResponse("/me", status_code=303)
 
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
-from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -30,8 +29,15 @@ from plpuzzle.sudoku.service.core import Service, place_upload
 from plpuzzle.sudoku.service.exports import canvas_csv, class_json, moodle_csv
 from plpuzzle.sudoku.service.results import class_report, counting_uploads, late_only
 from plpuzzle.sudoku.service.routes_student import student_page
-from plpuzzle.sudoku.service.routing import check_csrf, deps, render, server_url, teacher
-from plpuzzle.sudoku.service.store import Document, Extension, Upload, User, now
+from plpuzzle.sudoku.service.routing import (
+    check_csrf,
+    deps,
+    done_redirect,
+    render,
+    server_url,
+    teacher,
+)
+from plpuzzle.sudoku.service.store import Document, Extension, Mail, Upload, User, now
 from plpuzzle.untrusted import one_line
 
 router = APIRouter()
@@ -110,12 +116,11 @@ def _queued(service: Service) -> int:
 
 
 @router.get("/class")
-def class_page(request: Request, signed: Teacher, done: str = "") -> Response:
+def class_page(request: Request, signed: Teacher) -> Response:
     view = class_view(request)
     service = deps(request).service
     return render(request, "class.html.j2", live=view.live, version=view.version,
-                  released=service.released(), manual=service.course.release is None,
-                  done=done[:200])  # fmt: skip
+                  released=service.released(), manual=service.course.release is None)  # fmt: skip
 
 
 @router.get("/class/live")
@@ -138,12 +143,12 @@ def class_report_page(request: Request, signed: Teacher) -> Response:
 
 
 @router.get("/students/{login}")
-def student(request: Request, login: str, signed: Teacher, done: str = "") -> Response:
+def student(request: Request, login: str, signed: Teacher) -> Response:
     with deps(request).service.store.session() as db:
         user = db.scalar(select(User).where(User.login == login))
     if user is None:
         raise HTTPException(404, "no such student")
-    return student_page(request, user, "student.html.j2", done=done[:200])
+    return student_page(request, user, "student.html.j2")
 
 
 def chosen_uploads(request: Request, login: str) -> list[Upload]:
@@ -176,7 +181,7 @@ def extension(request: Request, login: str, signed: Teacher,
     service.grant_extension(user, when, signed.user.login)
     done = (f"{login}'s deadline is now {service.course.deadline_text(when)}" if when
             else f"{login}'s extension was taken back")  # fmt: skip
-    return RedirectResponse(f"/students/{login}?done={quote(done)}", status_code=303)
+    return done_redirect(request, f"/students/{login}", done)
 
 
 @router.get("/regrade")
@@ -200,7 +205,7 @@ def regrade(request: Request, signed: Teacher,
     count = deps(request).queue.regrade([u.id for u in chosen_uploads(request, login)])
     done = f"{count} counting upload(s) queued to be graded again"
     target = f"/students/{login}" if login else "/class"
-    return RedirectResponse(f"{target}?done={quote(done)}", status_code=303)
+    return done_redirect(request, target, done)
 
 
 @router.post("/uploads/{upload_id:rowid}/grade", dependencies=[Depends(check_csrf)])
@@ -215,34 +220,64 @@ def grade_one(request: Request, upload_id: int, signed: Teacher) -> Response:
 
 @router.get("/release")
 def release_confirm(request: Request, signed: Teacher) -> Response:
-    students = sum(1 for u in counting_uploads(deps(request).service).values() if u)
+    service = deps(request).service
+    students = sum(1 for u in counting_uploads(service).values() if u)
+    mails = len(release_mails(service, server_url(request)))
+    mailing = (
+        f" It mails the {mails} of them with an address who were not mailed about "
+        "that upload yet; students without an upload that counts get no mail."
+        if service.mail is not None
+        else " The course has no mail: nobody is mailed."
+    )
     return render(request, "confirm.html.j2", action="/release", login="",
                   title="Release full results",
                   words=f"Show every student every test's result and feedback ({students} "
-                  "student(s) have an upload that counts). You can withdraw the release "
-                  "later, but students may have seen the results by then.",
-                  button="Release")  # fmt: skip
+                  "student(s) have an upload that counts)." + mailing + " You can withdraw "
+                  "the release later, but students may have seen the results by then.",
+                  button="Release" + (f" and mail {mails}" if mails else ""))  # fmt: skip
 
 
 @router.post("/release", dependencies=[Depends(check_csrf)])
 def release(request: Request, signed: Teacher) -> Response:
-    d = deps(request)
-    d.service.release()
-    mailed = mail_everyone(request, f"{d.service.course.name}: results released",
-                           "Every test's result and the feedback of your upload that counts "
-                           f"are on your page now: {server_url(request)}/me")  # fmt: skip
+    mailed = release_and_mail(request)
     done = "results released: students see every test's result and feedback"
     if mailed:
         done += f"; {mailed} student(s) will be mailed"
-    return RedirectResponse(f"/class?done={quote(done)}", status_code=303)
+    return done_redirect(request, "/class", done)
 
 
-def mail_everyone(request: Request, subject: str, body: str) -> int:
-    """Put a mail to every student with an address in the outbox; how many."""
+def release_and_mail(request: Request) -> int:
+    """Release the results, and mail each student whose upload counts
+    that it is released, once per counting upload (a release withdrawn
+    and made again mails nobody twice); how many mails were queued."""
     d = deps(request)
-    with d.service.store.session() as db:
-        students = list(db.scalars(select(User).where(User.role == "student")))
-    return sum(d.outbox.put(d.service.address_of(u), subject, body, "release") for u in students)
+    d.service.release()
+    mails = release_mails(d.service, server_url(request))
+    return d.outbox.put_once([(key, *mail) for key, mail in mails.items()], "release")
+
+
+def release_mails(service: Service, base: str) -> dict[str, tuple[str, str, str]]:
+    """The release's mails not queued yet, by what they are about
+    (release:LOGIN:UPLOAD): (address, subject, body) for each student with
+    an upload that counts and an address."""
+    if service.mail is None:
+        return {}
+    counting = {login: u for login, u in counting_uploads(service).items() if u is not None}
+    with service.store.session() as db:
+        users = {u.login: u for u in db.scalars(select(User).where(User.login.in_(counting)))}
+        had = set(db.scalars(select(Mail.once).where(Mail.once.like("release:%"))))
+    subject = f"{service.course.name}: results released"
+    out = {}
+    for login, upload in counting.items():
+        key, address = f"release:{login}:{upload.id}", service.address_of(users[login])
+        if key in had or not address:
+            continue
+        number = upload.number or upload.id
+        out[key] = (address, subject,
+                    f"Every test's result and the feedback of your upload that counts "
+                    f"(#{number}, {upload.name}) are on its page now: "
+                    f"{base}/uploads/{upload.id}\n\nAll your uploads: {base}/me\n")  # fmt: skip
+    return out
 
 
 @router.post("/release/withdraw", dependencies=[Depends(check_csrf)])
@@ -252,7 +287,7 @@ def withdraw_release(request: Request, signed: Teacher) -> Response:
     done = "release withdrawn: students see the public tests' results only"
     if service.released():  # a release date in suite.toml decides
         done = "the release date of suite.toml has passed: results stay released"
-    return RedirectResponse(f"/class?done={quote(done)}", status_code=303)
+    return done_redirect(request, "/class", done)
 
 
 #: The exports of the class, by file name.
@@ -291,15 +326,38 @@ _similarity_lock = threading.Lock()
 @router.get("/similarity")
 def similarity(request: Request, signed: Teacher) -> Response:
     """The latest comparison's pairs at or above the threshold, its groups,
-    and the whole report's link."""
-    data = deps(request).service.data
+    and the whole report's link; the part that changes is kept current by
+    the page's script (service.js), while a comparison runs and after."""
+    version, context = _similarity_state(deps(request).service)
+    live = deps(request).pages.get_template("similarity_live.html.j2").render(**context)
+    return render(request, "similarity.html.j2", live=Markup(live), version=version)
+
+
+@router.get("/similarity/live")
+def similarity_live(request: Request, signed: Teacher) -> Response:
+    _, context = _similarity_state(deps(request).service)
+    return render(request, "similarity_live.html.j2", **context)
+
+
+@router.get("/similarity/status.json")
+def similarity_status(request: Request, signed: Teacher) -> Response:
+    return JSONResponse({"version": _similarity_state(deps(request).service)[0]})
+
+
+def _similarity_state(service: Service) -> tuple[str, dict[str, Any]]:
+    """The comparison as the page shows it, and a version that changes
+    with it (a comparison started, ended or failed)."""
+    data = service.data
     state = data / "similarity.state"
     try:
         found = json.loads((data / "similarity.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        found = None
-    return render(request, "similarity.html.j2", ready=(data / "similarity.html").is_file(),
-                  found=found, state=state.read_text() if state.is_file() else "")  # fmt: skip
+        made = datetime.fromisoformat(found["made"])
+    except (OSError, ValueError, KeyError, TypeError):
+        found, made = None, None
+    words = state.read_text() if state.is_file() else ""
+    ready = (data / "similarity.html").is_file()
+    version = f"{words}|{made.isoformat() if made else ''}|{ready}"
+    return version, {"ready": ready, "found": found, "made": made, "state": words}
 
 
 @router.get("/similarity/report")

@@ -12,8 +12,8 @@ from datetime import datetime
 from typing import Any
 
 from fastapi import HTTPException, Request, UploadFile
-from fastapi.responses import HTMLResponse, Response
-from itsdangerous import BadSignature, TimestampSigner
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from itsdangerous import BadSignature, TimestampSigner, URLSafeTimedSerializer
 from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined, select_autoescape
 from starlette.convertors import Convertor, register_url_convertor
 
@@ -25,6 +25,7 @@ from plpuzzle.sudoku.service.intake import Intake
 from plpuzzle.sudoku.service.mail import Outbox
 from plpuzzle.sudoku.service.queue import GradingQueue
 from plpuzzle.sudoku.service.store import User
+from plpuzzle.untrusted import one_line
 
 
 class RowId(Convertor[int]):
@@ -47,6 +48,9 @@ SESSION_COOKIE = "plpuzzle_session"
 DEVICE_COOKIE = "plpuzzle_device"
 #: Before signing in: the double-submitted token of the sign-in form.
 PRE_COOKIE = "plpuzzle_pre"
+#: A success message for the next page of the session (done_redirect).
+FLASH_COOKIE = "plpuzzle_done"
+FLASH_SECONDS = 120
 #: What a page may load: our style sheet and script, nothing inline, no frames.
 PAGE_POLICY = (
     "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; "
@@ -95,16 +99,53 @@ def page_environment() -> Environment:
 
 
 def render(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
-    """A page, with the signed-in user and their CSRF token when there is one."""
+    """A page, with the signed-in user and their CSRF token when there is
+    one, and the flash message left for it (shown once)."""
     signed: SignedIn | None = getattr(request.state, "signed", None)
     d = deps(request)
+    done = _flash_of(request, signed)
     text = d.pages.get_template(template).render(
         me=signed.user if signed else None,
         csrf=signed.session.csrf if signed else "",
         course=d.service.course,
+        done=done,
         **context,
     )
-    return HTMLResponse(text, status_code=status)
+    response = HTMLResponse(text, status_code=status)
+    if FLASH_COOKIE in request.cookies:
+        response.delete_cookie(FLASH_COOKIE)
+    return response
+
+
+def _flasher(request: Request) -> URLSafeTimedSerializer:
+    secret = deps(request).service.accounts.signer.secret_keys[-1]
+    return URLSafeTimedSerializer(secret, salt="plpuzzle-flash")
+
+
+def done_redirect(request: Request, target: str, done: str) -> Response:
+    """To `target` (a path of ours), which says `done` once as a success:
+    the words travel in a cookie the service signs for this session, so
+    that no link can make a page say anything."""
+    response = RedirectResponse(target, status_code=303)
+    signed: SignedIn | None = getattr(request.state, "signed", None)
+    if signed is not None:
+        value = _flasher(request).dumps([signed.session.digest[:16], one_line(done, 300)])
+        response.set_cookie(FLASH_COOKIE, value, max_age=FLASH_SECONDS, httponly=True,
+                            samesite="strict", secure=_secure(request))  # fmt: skip
+    return response
+
+
+def _flash_of(request: Request, signed: SignedIn | None) -> str:
+    """The success words left for this session's next page ("" : none)."""
+    cookie = request.cookies.get(FLASH_COOKIE)
+    if not cookie or signed is None:
+        return ""
+    try:
+        session, words = _flasher(request).loads(cookie, max_age=FLASH_SECONDS)
+    except (BadSignature, ValueError, TypeError):
+        return ""
+    mine = isinstance(session, str) and same(session, signed.session.digest[:16])
+    return words if mine and isinstance(words, str) else ""
 
 
 class NeedSignIn(Exception):

@@ -79,6 +79,10 @@ class User(Base):
     subject: Mapped[str | None] = mapped_column(String(200))
     #: Mail the user their results as they come (their choice).
     mail_results: Mapped[bool] = mapped_column(default=False)
+    #: The service's address as the user's browser reached it when they
+    #: asked for their results by mail: the links of those mails, when
+    #: serve has no --url.
+    mail_base: Mapped[str | None] = mapped_column(String(200))
 
     @property
     def teacher(self) -> bool:
@@ -254,6 +258,11 @@ class Mail(Base):
     #: database, and a dead sender's claim lapses (mail.py).
     claimed_by: Mapped[str | None] = mapped_column(String(100))
     claimed_until: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    #: Its Message-ID, made when it is queued: the same on every try.
+    message_id: Mapped[str | None] = mapped_column(String(200))
+    #: What it is about, for a mail that goes out once only (the release
+    #: of one counting upload: release:LOGIN:UPLOAD); unique.
+    once: Mapped[str | None] = mapped_column(String(120), unique=True)
 
 
 class CourseState(Base):

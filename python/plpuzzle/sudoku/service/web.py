@@ -15,10 +15,11 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 import anyio
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from itsdangerous import TimestampSigner
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from plpuzzle.sudoku.service import routes_api, routes_people, routes_student, routes_teacher
@@ -224,7 +225,7 @@ def create_app(service: Service, queue: GradingQueue | None = None, grade: bool 
         app.include_router(module.router)
     app.middleware("http")(_every_request)
     app.add_exception_handler(NeedSignIn, _to_sign_in)  # type: ignore[arg-type]
-    app.add_exception_handler(HTTPException, _error_page)  # type: ignore[arg-type]
+    app.add_exception_handler(StarletteHTTPException, _error_page)  # type: ignore[arg-type]
     course = service.course
     app.add_middleware(BodyLimit, limit=course.max_upload_kb * 1024 + FORM_SLACK,
                        shown_kb=course.max_upload_kb, doc_kb=course.max_doc_kb)  # fmt: skip
@@ -263,7 +264,19 @@ async def _to_sign_in(request: Request, exc: NeedSignIn) -> Response:
     return RedirectResponse("/signin", status_code=303)
 
 
-async def _error_page(request: Request, exc: HTTPException) -> Response:
-    if request.url.path.startswith("/api/"):
-        return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
-    return render(request, "error.html.j2", status=exc.status_code, message=exc.detail)
+async def _error_page(request: Request, exc: StarletteHTTPException) -> Response:
+    """An error as its reader takes it: JSON for the API and for a client
+    that asks for JSON (not HTML), else the site's page; a path no route
+    has (Starlette's 404, which is no FastAPI exception) too."""
+    accept = request.headers.get("accept", "")
+    wants_json = "application/json" in accept and "text/html" not in accept
+    if request.url.path.startswith("/api/") or wants_json:
+        return JSONResponse({"error": exc.detail}, status_code=exc.status_code,
+                            headers=exc.headers)  # fmt: skip
+    if not hasattr(request.state, "signed"):  # refused before the middleware
+        request.state.signed = None
+    words = "no such page" if exc.detail == "Not Found" else exc.detail
+    page = render(request, "error.html.j2", status=exc.status_code, message=words)
+    for name, value in (exc.headers or {}).items():
+        page.headers[name] = value
+    return page

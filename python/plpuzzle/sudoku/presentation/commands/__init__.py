@@ -12,7 +12,7 @@ from plpuzzle.sudoku.presentation.commands.check import check
 from plpuzzle.sudoku.presentation.commands.generate import generate_puzzles
 from plpuzzle.sudoku.presentation.commands.grade import grade
 from plpuzzle.sudoku.presentation.commands.requirements import requirements
-from plpuzzle.sudoku.presentation.commands.serve import accounts, login, serve, submit
+from plpuzzle.sudoku.presentation.commands.serve import accounts, login, results, serve, submit
 from plpuzzle.sudoku.presentation.commands.similar import similar
 from plpuzzle.sudoku.presentation.commands.solve import solve
 from plpuzzle.sudoku.presentation.commands.test import run_suite
@@ -30,5 +30,5 @@ def sudoku() -> None:
 
 for command in (solve, check, generate_puzzles, run_suite, grade, similar, requirements):
     sudoku.add_command(command)
-for command in (serve, accounts, submit, login):
+for command in (serve, accounts, submit, login, results):
     sudoku.add_command(command)

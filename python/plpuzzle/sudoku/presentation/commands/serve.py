@@ -178,16 +178,35 @@ def _now() -> Any:
 
 
 def _summary_text(summary: dict[str, Any]) -> str:
-    deadline = summary["deadline"] or "none"
+    deadline = summary["deadline_shown"] or "none"
     released = "released" if summary["released"] else "not released yet"
     accounts, uploads = summary["accounts"], summary["uploads"]
+    database, mail = summary["database"], summary["mail"]
+    extensions, policy = summary["extensions"], summary["requirements"]
+    if mail is None:
+        mailed = "none ([course.mail] not set: no sign-in links or results are mailed)"
+    else:
+        password = "$PLPUZZLE_SMTP_PASSWORD set" if mail["password_set"] else "no password"
+        mailed = (f"{mail['host']}:{mail['port']} from {mail['from'] or '?'}, "
+                  f"{'STARTTLS' if mail['starttls'] else 'no STARTTLS'}, {password}; "
+                  f"students at {mail['domain'] or 'their roster addresses only'}")  # fmt: skip
+    rules = ", ".join(
+        f"{key} {policy[key]}" + (f" ({policy[f'{key}_points']:g} points)"
+                                   if policy[key] == "deduct" else "")
+        for key in ("clpfd", "documentation", "head_comments", "layout")
+    )  # fmt: skip
     return "\n".join([
-        f"course    {summary['course']}",
+        f"course    {summary['name']} ({summary['course']})",
         f"data      {summary['data']}",
+        f"database  {database['kind']}, {database['url']} (schema {database['revision']})",
         f"deadline  {deadline} (late uploads: {summary['late']})",
+        f"extensions  {extensions['in_suite_toml']} in suite.toml, {extensions['granted']} "
+        "granted on the service",
         f"public    {', '.join(summary['public_tests']) or 'no test'}",
         f"release   {summary['release']} ({released})",
+        f"requirements  {rules}",
         f"limits    {summary['uploads_per_hour']} uploads an hour, {summary['max_upload_kb']} KB",
+        f"mail      {mailed}",
         f"accounts  {accounts['student']} student(s), {accounts['teacher']} teacher(s)",
         "uploads   " + ", ".join(f"{n} {state}" for state, n in uploads.items()),
     ])  # fmt: skip
@@ -205,11 +224,14 @@ def _summary_text(summary: dict[str, Any]) -> str:
 )
 @click.option(
     "--student", "students_named", multiple=True, metavar="LOGIN",
-    help="A student's login (repeatable): an account to add, or with --renew to renew.",
+    help="A student's login (repeatable): an account to add, or with --renew to renew; "
+    "LOGIN=ADDRESS gives where mail reaches them too.",
 )  # fmt: skip
 @click.option(
-    "--teacher", "teachers", multiple=True, metavar="LOGIN",
-    help="A teacher's login (repeatable): an account to add, or with --renew to renew.",
+    "--teacher", "teachers", multiple=True, metavar="LOGIN[=ADDRESS]",
+    help="A teacher's login (repeatable): an account to add, or with --renew to renew; "
+    "LOGIN=ADDRESS gives where mail reaches them (a teacher without one is not mailed: "
+    "the mail domain is the students').",
 )  # fmt: skip
 @click.option(
     "--renew",
@@ -276,6 +298,9 @@ def accounts(course: Path, data: Path, database_url: str | None, roster: Path | 
         listed = read_roster(roster) if roster else []
     except RosterError as e:
         raise InputError(str(e)) from None
+    students_named, given = _named(students_named, "--student")
+    teachers, given_teachers = _named(teachers, "--teacher")
+    listed += given + given_teachers
     service = _service(course, data, database_url)
     if send and service.mail is None:
         service.close()
@@ -328,6 +353,24 @@ def accounts(course: Path, data: Path, database_url: str | None, roster: Path | 
             warn(f"no address for {', '.join(done.no_address)}: their links are only in the "
                  "file (give `login address` on the roster, or [course.mail] domain)")  # fmt: skip
     _mail_exit(done)
+
+
+def _named(words: tuple[str, ...], option: str) -> tuple[tuple[str, ...], list[Any]]:
+    """The logins of --student/--teacher LOGIN[=ADDRESS], and the addresses
+    given (as roster entries; InputError for one that is no address)."""
+    from plpuzzle.sudoku.service.roster import Entry, address_problem
+
+    logins, given = [], []
+    for word in words:
+        login, _, address = word.partition("=")
+        logins.append(login)
+        if not address:
+            continue
+        if (problem := address_problem(address)) is not None:
+            raise InputError(f"{option} {one_line(word, 120)}: {one_line(address, 80)} is not "
+                             f"a mail address: {problem}")  # fmt: skip
+        given.append(Entry(login, address))
+    return tuple(logins), given
 
 
 #: The exit code of `accounts --send` when links wait to be mailed.
@@ -516,7 +559,7 @@ def _progress_printer() -> Callable[[dict[str, Any]], None]:
 
 def _about(seconds: float) -> str:
     return (
-        f"about {max(5, round(seconds))} s" if seconds < 90 else f"about {round(seconds / 60)} min"
+        f"about {max(1, round(seconds))} s" if seconds < 90 else f"about {round(seconds / 60)} min"
     )
 
 
@@ -538,6 +581,55 @@ def _print_results(answer: dict[str, Any]) -> None:
         click.echo(f"score: {answer['score']:g} / {answer['max_score']:g}{scope}")
     if answer["hidden_tests"]:
         click.echo(f"{answer['hidden_tests']} more test(s) are shown once results are released")
+
+
+#: The exit code of `results` for an upload not graded yet.
+NOT_YET_EXIT = 5
+
+
+@click.command()
+@click.argument("upload_id", metavar="[ID]", required=False, type=click.IntRange(min=1))
+@server_option
+@click.option("--token", envvar="PLPUZZLE_TOKEN", metavar="TOKEN",
+              help="Your API token (as `login` keeps it), or $PLPUZZLE_TOKEN.")  # fmt: skip
+@format_option(("text", "json"), "text: for people; json: the service's answer about the "
+               "upload on stdout.")  # fmt: skip
+def results(upload_id: int | None, server: str | None, token: str | None, fmt: str) -> None:
+    """Print the results of your upload ID (default: your newest), as the
+    service shows them now: after `submit --no-wait`, or after the
+    release. Exit code 0 when every test shown is correct, 1 when one is
+    not or the file does not load, 2 for no such upload (or none at all),
+    3 when the service cannot be reached, 4 when the upload does not
+    count (late), 5 when it is not graded yet.
+    """
+    from plpuzzle.sudoku.service import client
+
+    server, token = _server_and_token(server, token)
+    try:
+        if upload_id is None:
+            mine = client.uploads(server, token)
+            if not mine:
+                raise InputError("you have no upload on this service yet: `plpuzzle sudoku "
+                                 "submit sudoku.pl` hands one in")  # fmt: skip
+            upload_id = max(int(u["id"]) for u in mine)
+        answer = client.upload(server, token, upload_id)
+    except client.ClientError as e:
+        if e.status == 0:
+            raise SetupError(one_line(str(e), 300)) from None
+        raise InputError(f"upload {upload_id}: {one_line(str(e), 300)}") from None
+    if fmt == "json":
+        write_json(answer)
+    else:
+        _print_upload(answer, True)
+        _print_results(answer)
+    if answer["state"] not in client.FINAL and not client.shown_in_full(answer):
+        if fmt == "text":
+            note(f"not graded in full yet ({answer['state']}); its page: {server}{answer['page']}")
+        sys.exit(NOT_YET_EXIT)
+    failed = answer.get("loaded") is False or answer["state"] == "failed" or any(
+        r["grade"] != "correct" for r in answer["results"]
+    )  # fmt: skip
+    sys.exit(1 if failed else 0 if answer.get("counts", True) else LATE_EXIT)
 
 
 @click.command()
