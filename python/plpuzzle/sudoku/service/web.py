@@ -40,9 +40,6 @@ from plpuzzle.sudoku.service.store import now
 
 access_log = logging.getLogger("plpuzzle.service.access")
 
-#: Load checks at once at least (each a sandbox, most of them short).
-CHECK_SLOTS = 4
-
 
 class BodyLimit:
     """Refuse a request whose body is larger than `limit` bytes, by its
@@ -116,13 +113,12 @@ def create_app(service: Service, queue: GradingQueue | None = None, grade: bool 
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        queue.start(grading=grade)  # without grading, uploads are checked only
         if grade:
-            queue.start()
             outbox.start()
         yield
         outbox.stop()
         queue.stop()
-        intake.close()
         guard.close()
 
     # No redirect of Starlette's for a trailing slash: it names the host the
@@ -131,7 +127,7 @@ def create_app(service: Service, queue: GradingQueue | None = None, grade: bool 
                   redirect_slashes=False)  # fmt: skip
     pages = page_environment()
     pages.globals["course_time"] = service.course.local_text  # times as the course writes them
-    intake = Intake(service, queue, max(CHECK_SLOTS, service.settings.jobs))
+    intake = Intake(service, queue)
     guard = SignInGuard()
     app.state.deps = Deps(service, queue, pages,
                           TimestampSigner(service.accounts.signer.secret_keys[-1], salt="pre"),
