@@ -13,13 +13,18 @@ durations.
 
 from __future__ import annotations
 
+import sqlite3
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from service_kit import CLASS, Server, api_shown, api_tokens, api_upload, make_course, wait_for
 
 from plpuzzle.sudoku.grading.scheduling.fair_share import Cancelled, FairShare, Request, Turn
 
@@ -161,3 +166,97 @@ def test_a_kept_turn_goes_on_unless_it_is_over() -> None:
     late.cancel()
     with pytest.raises(Cancelled):
         late.wait_turn()
+
+
+# -- the bound, on a real service -------------------------------------------------------------
+
+ALICE = (CLASS / "alice.pl").read_bytes()
+#: Files that never end loading: one on the CPU, one asleep.
+BUSY = b":- repeat, fail.\n"
+ASLEEP = b":- sleep(600).\n"
+
+COURSE = """\
+time_limit = 3
+
+[course]
+public = ["test001", "test002"]
+uploads_per_hour = 30
+shrink_seconds = 0
+"""
+
+
+def turns(url: str, token: str) -> list[dict[str, Any]]:
+    """The share's record of asks and turns, as a teacher reads it."""
+    r = httpx.get(f"{url}/api/turns", headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    assert r.status_code == 200, r.text
+    return r.json()["events"]  # type: ignore[no-any-return]
+
+
+def others_between(events: list[dict[str, Any]], login: str, upload: int) -> Counter[str]:
+    """Rank-0 turns of other students from the upload's first ask to its
+    last rank-0 turn (its check's, then its public stage's if it needed
+    one more): what it waited for."""
+    mine = [e for e in events if e["login"] == login and e["upload"] == upload and e["rank"] == 0]
+    first = min(e["number"] for e in mine if e["kind"] == "ask")
+    last = max(e["number"] for e in mine if e["kind"] == "turn")
+    return Counter(e["login"] for e in events if e["kind"] == "turn" and e["rank"] == 0
+                   and e["login"] != login and first < e["number"] < last)  # fmt: skip
+
+
+@pytest.mark.sandbox
+def test_slow_loading_uploads_hold_anothers_check_and_public_results_one_turn_each_at_most(
+    tmp_path: Path,
+) -> None:
+    """Six students send files that never end loading (on the CPU, or
+    asleep), two each, on a one-core service; bob then sends a good file.
+    The share's record says what bob waited for between his upload and
+    its last turn for its check and public tests: at most one turn of
+    each of them. Their checks took their own turns (charged to them),
+    and said "not known"; bob's public results are right."""
+    course = make_course(tmp_path / "course", COURSE)
+    data = tmp_path / "data"
+    slow = [f"slow{n}" for n in range(6)]
+    tokens = api_tokens(course, data, [*slow, "bob"])
+    with Server(course, data, 1) as server:
+
+        def flood(n: int) -> None:
+            for k in range(2):
+                body = (BUSY if n % 2 else ASLEEP) + f"% {k}\n".encode()
+                assert api_upload(server.url, tokens[slow[n]], body).status_code == 201
+
+        senders = [threading.Thread(target=flood, args=(n,)) for n in range(len(slow))]
+        for sender in senders:
+            sender.start()
+        wait_for("two slow checks under way", 120, lambda: sum(
+            1 for e in turns(server.url, tokens["tina"])
+            if e["kind"] == "turn" and e["login"] in slow) >= 2)  # fmt: skip
+        mine = api_upload(server.url, tokens["bob"], ALICE).json()["id"]
+
+        def bobs_public_results() -> dict[str, Any] | None:
+            shown = api_shown(server.url, tokens["bob"], mine)
+            return shown if shown["public_ready"] else None
+
+        bob = wait_for("bob's public results", 600, bobs_public_results, every=0.2)
+        for sender in senders:
+            sender.join(timeout=120)
+
+        def every_slow_check_ran() -> list[dict[str, Any]]:
+            events = turns(server.url, tokens["tina"])
+            ran = {e["login"] for e in events if e["kind"] == "turn" and e["rank"] == 0}
+            return events if ran >= set(slow) else []
+
+        events = wait_for("every slow check's turn", 600, every_slow_check_ran, every=0.5)
+    assert [r["grade"] for r in bob["results"]] == ["correct", "correct"]
+    asked = min(e["number"] for e in events if e["login"] == "bob" and e["kind"] == "ask")
+    before = [e for e in events if e["number"] < asked and e["rank"] == 0]
+    queued = {login for login in slow
+              if sum(1 for e in before if e["login"] == login and e["kind"] == "ask")
+              > sum(1 for e in before if e["login"] == login and e["kind"] == "turn")}  # fmt: skip
+    assert queued, "nobody's check waited when bob uploaded: the case is not made"
+    waited = others_between(events, "bob", mine)
+    assert all(n <= 1 for n in waited.values()), waited
+    with sqlite3.connect(data / "service.sqlite") as db:
+        checked = db.execute("SELECT loaded FROM uploads u JOIN users s ON s.id = u.user_id "
+                             "WHERE s.login LIKE 'slow%' AND u.checked IS NOT NULL "
+                             "AND u.state != 'replaced'").fetchall()  # fmt: skip
+    assert checked and all(row[0] is None for row in checked)  # "not known": cut at the budget

@@ -184,3 +184,14 @@ def api_release(request: Request, teacher: ApiTeacher,
     service = deps(request).service
     service.release(not withdraw)
     return JSONResponse({"released": service.released()})
+
+
+@router.get("/turns")
+def api_turns(request: Request, teacher: ApiTeacher, after: int = 0) -> Response:
+    """The fair share's last asks and turns (the most recent 2,000), in
+    the order they happened: who waited and who ran, to check the bound."""
+    events = deps(request).queue.share.events(after)
+    return JSONResponse({"capacity": deps(request).queue.share.capacity,
+                         "events": [{"number": e.number, "kind": e.kind, "login": e.student,
+                                     "rank": e.rank, "upload": e.order, "round": e.round}
+                                    for e in events]})  # fmt: skip

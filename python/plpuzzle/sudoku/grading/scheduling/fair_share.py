@@ -32,10 +32,11 @@ A turn is given back when the job has no more work for it, or when
 and after `quantum` seconds when any other job of the same rank or
 better waits. A running test is never cut short. So that a better rank
 never waits for a whole test of a worse one, `reserve` turns beyond the
-capacity are for rank 0 only (a machine briefly runs one more process
-than it has cores; time limits are CPU time, so no verdict changes). A
-job may keep its turn for its next runs (`Ticket.keep`: an upload's
-public tests go on in the turn of its load check).
+capacity are for rank 0 only, held as any other turn of theirs (a
+machine runs one more process than it has cores while rank-0 work
+waits; time limits are CPU time, so no verdict changes). A job may keep
+its turn for its next runs (`Ticket.keep`): an upload's public tests,
+and then its reports, go on in the turn of its load check.
 
 A cancelled ticket (its upload replaced by a newer one) gets no turn
 more: waiting for one raises `Cancelled`, and `Turn.over` says yes.
@@ -101,7 +102,9 @@ class Ticket:
         with self.share._lock:
             if self.kept is not None and self.kept is not turn:
                 self.share._end(self.kept)
-            self.kept = turn
+            self.kept = None if self.cancelled else turn
+            if self.cancelled:
+                self.share._end(turn)
 
     def release(self) -> None:
         """Give back a kept turn (the job is done)."""
@@ -288,8 +291,6 @@ class FairShare:
                 return True
             mine = turn.ticket
             others = [r.ticket for r in self._waiting if r.ticket is not mine]
-            if turn.reserved and any(t.rank == 0 for t in others):
-                return True  # the reserve is lent for one run at a time
             if any(t.rank < mine.rank for t in others):
                 return True
             held_long = self.clock() - turn.started >= self.quantum
