@@ -595,6 +595,8 @@ class Beside:
     loopers: int
     alone: float | None
     beside: float | None
+    #: The first upload's wait beside the loopers (they had just uploaded).
+    first: float | None
     #: Turns of other students it waited for, in all and from one student at most.
     turns: int | None
     most: int | None
@@ -651,30 +653,29 @@ def run_beside(work: Path, course_for: object, found: dict[str, Puzzle],
                                          service_costs.COURSE_LIMIT)  # fmt: skip
     with serving(course, data, settings.jobs, log) as url:
 
-        def twice(note: str) -> tuple[float | None, tuple[int, int] | None]:
-            last: int | None = None
+        def twice(note: str) -> tuple[list[float | None], tuple[int, int] | None]:
+            waits: list[float | None] = []
             for n in (1, 2):
                 r = post_upload(url, people.tokens["tidy"], (nothing + f"% {note} {n}\n").encode())
                 if r.status_code != 201:
-                    return None, None
+                    return [None, None], None
                 last = int(r.json()["id"])
                 wait_until(lambda upload=last: upload_rows(data)[upload]["public_graded"]
                            is not None, settings.timeout, 0.1)  # fmt: skip
-            assert last is not None
-            row = upload_rows(data)[last]
-            return (seconds_between(row["created"], row["public_graded"]),
-                    waited_turns(url, token, "tidy", last))  # fmt: skip
+                row = upload_rows(data)[last]
+                waits.append(seconds_between(row["created"], row["public_graded"]))
+            return waits, waited_turns(url, token, "tidy", last)
 
         _say("beside loopers: the well-behaved student alone")
-        alone, _ = twice("alone")
+        (_, alone), _ = twice("alone")
         _say(f"beside loopers: {len(loopers)} looping students upload")
         with ThreadPoolExecutor(max_workers=len(loopers)) as pool:
             list(pool.map(lambda login: post_upload(url, people.tokens[login],
                                                     (LOOPS + f"% {login}\n").encode()),
                           loopers))  # fmt: skip
         _say("beside loopers: the well-behaved student again")
-        beside, turns = twice("beside")
-    return Beside(len(loopers), alone, beside, None if turns is None else turns[0],
+        (first, beside), turns = twice("beside")
+    return Beside(len(loopers), alone, beside, first, None if turns is None else turns[0],
                   None if turns is None else turns[1], settings.jobs)  # fmt: skip
 
 
@@ -1039,6 +1040,8 @@ def beside_lines(f: Figures) -> list[str]:
         f"| alone | {_s(b.alone)} | 0 |",
         f"| beside {b.loopers} looping students | {_s(b.beside)} | {turns} |",
         "",
+        f"The first upload beside the loopers (sent right after theirs) took {_s(b.first)}.",
+        "",
         (
             f"Beside the loopers it took {ratio:.1f} times as long"
             if ratio is not None
@@ -1209,4 +1212,5 @@ def with_section(text: str, section: str) -> str:
                    len(lines))  # fmt: skip
     else:
         start = end = lines.index("## Goals") if "## Goals" in lines else len(lines)
-    return "\n".join([*lines[:start], *section.rstrip("\n").splitlines(), "", *lines[end:]])
+    joined = "\n".join([*lines[:start], *section.rstrip("\n").splitlines(), "", *lines[end:]])
+    return joined + "\n" if text.endswith("\n") else joined
