@@ -255,9 +255,14 @@ def similarity_eval(jobs: int) -> None:
 @click.option("--no-dask", is_flag=True, help="Leave out the burst on a local Dask cluster.")
 @click.option("--no-flood", is_flag=True, help="Leave out the student who floods.")
 @click.option("--no-signin", is_flag=True, help="Leave out the sign-in flood.")
+@click.option("--loopers", type=click.IntRange(min=0), default=10, show_default=True,
+              help="Looping students beside a well-behaved one (0: leave that out).")  # fmt: skip
+@click.option("--only-beside", is_flag=True,
+              help="Run only the well-behaved student beside the loopers, and rewrite only "
+              "that section of OUT.")  # fmt: skip
 def service(out: Path, students: int, suite: Path | None, jobs: int, scale: float, public: str,
             probers: int, pause: float, timeout: float, no_dask: bool, no_flood: bool,
-            no_signin: bool) -> None:  # fmt: skip
+            no_signin: bool, loopers: int, only_beside: bool) -> None:  # fmt: skip
     """Replay the deadline rush at the course's cost: a class uploads at
     once (here, then on a local Dask cluster) while pages are asked for,
     `sudoku grade` grades the same files; one student floods; anonymous
@@ -269,7 +274,8 @@ def service(out: Path, students: int, suite: Path | None, jobs: int, scale: floa
 
     settings = service_bench.BenchSettings(
         suite or default_suite(), students, jobs, scale, public, probers, pause, timeout,
-        dask=not no_dask, flood=not no_flood, signin=not no_signin,
+        dask=not no_dask, flood=not no_flood, signin=not no_signin, loopers=loopers,
+        only_beside=only_beside,
     )  # fmt: skip
     sys.exit(service_bench.main(settings, out))
 

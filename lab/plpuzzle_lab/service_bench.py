@@ -111,6 +111,13 @@ class BenchSettings:
     #: Anonymous clients flooding /signin, and for how long.
     flooders: int = 32
     flood_seconds: float = 30.0
+    #: Run only the scenario of a well-behaved student beside loopers, and
+    #: write only its section of the report.
+    only_beside: bool = False
+    #: Looping students beside a well-behaved one (0: leave it out).
+    loopers: int = 10
+    #: The CPU limit a test for that scenario (the loopers spend it all).
+    loop_limit: float = 1.0
 
     #: The bench course's CPU limit a test: above any replayed cost (at most
     #: 120 s times the scale), with room for a sandbox to start.
@@ -576,6 +583,102 @@ def run_flood(work: Path, course_for: object, found: dict[str, Puzzle],
     return Flood(idle, flooded, len(codes), codes.count(201), check, public, rest)
 
 
+# -- a well-behaved student beside looping students -----------------------------------------
+
+
+@dataclass
+class Beside:
+    """The well-behaved student's second upload: its wait to public
+    results, alone and beside the loopers, in seconds and in turns of
+    others (from the scheduler's record, GET /api/turns)."""
+
+    loopers: int
+    alone: float | None
+    beside: float | None
+    #: The first upload's wait beside the loopers (they had just uploaded).
+    first: float | None
+    #: Turns of other students it waited for, in all and from one student at most.
+    turns: int | None
+    most: int | None
+    #: --jobs of the service: its turns, one more kept for rank 0.
+    jobs: int = 1
+
+
+def teacher_token(course: Path, data: Path) -> str:
+    """An API token of the bench's teacher (made by make_people)."""
+    service = Service(ServiceSettings(course, data))
+    try:
+        with service.store.session() as db:
+            teacher = db.scalar(select(User).where(User.login == TEACHER))
+            assert teacher is not None
+            teacher_id = teacher.id
+        return service.accounts.new_token(teacher_id, "bench")
+    finally:
+        service.close()
+
+
+def waited_turns(url: str, token: str, login: str, upload: int) -> tuple[int, int] | None:
+    """Turns of others in the rank-0 lane from the upload's first ask to its
+    last rank-0 turn: (all of them, the most from one student)."""
+    r = httpx.get(f"{url}/api/turns", headers={"Authorization": f"Bearer {token}"}, timeout=60)
+    if r.status_code != 200:
+        return None
+    events = r.json()["events"]
+    mine = [e for e in events if e["login"] == login and e["upload"] == upload and e["rank"] == 0]
+    asks = [e["number"] for e in mine if e["kind"] == "ask"]
+    turns = [e["number"] for e in mine if e["kind"] == "turn"]
+    if not asks or not turns:
+        return None
+    others: dict[str, int] = {}
+    for e in events:
+        if (e["kind"] == "turn" and e["rank"] == 0 and e["login"] != login
+                and min(asks) < e["number"] < max(turns)):  # fmt: skip
+            others[e["login"]] = others.get(e["login"], 0) + 1
+    return sum(others.values()), max(others.values(), default=0)
+
+
+def run_beside(work: Path, course_for: object, found: dict[str, Puzzle],
+               settings: BenchSettings) -> Beside:  # fmt: skip
+    """A student whose file spends nothing on its tests uploads twice on an
+    idle service (the second after the first's public results): the
+    second's wait. Then `loopers` students upload files that loop on
+    every test, and the same student uploads twice again beside them."""
+    loop_settings = replace(settings, time_limit=settings.loop_limit)
+    course = course_for(work / "course", loop_settings)  # type: ignore[operator]
+    data, log = work / "data", work / "service.log"
+    loopers = [f"loop{n + 1:02d}" for n in range(settings.loopers)]
+    people = make_people(course, data, ["tidy", *loopers])
+    token = teacher_token(course, data)
+    nothing = service_replay.solver_text("nothing", {}, settings.scale, found,
+                                         service_costs.COURSE_LIMIT)  # fmt: skip
+    with serving(course, data, settings.jobs, log) as url:
+
+        def twice(note: str) -> tuple[list[float | None], tuple[int, int] | None]:
+            waits: list[float | None] = []
+            for n in (1, 2):
+                r = post_upload(url, people.tokens["tidy"], (nothing + f"% {note} {n}\n").encode())
+                if r.status_code != 201:
+                    return [None, None], None
+                last = int(r.json()["id"])
+                wait_until(lambda upload=last: upload_rows(data)[upload]["public_graded"]
+                           is not None, settings.timeout, 0.1)  # fmt: skip
+                row = upload_rows(data)[last]
+                waits.append(seconds_between(row["created"], row["public_graded"]))
+            return waits, waited_turns(url, token, "tidy", last)
+
+        _say("beside loopers: the well-behaved student alone")
+        (_, alone), _ = twice("alone")
+        _say(f"beside loopers: {len(loopers)} looping students upload")
+        with ThreadPoolExecutor(max_workers=len(loopers)) as pool:
+            list(pool.map(lambda login: post_upload(url, people.tokens[login],
+                                                    (LOOPS + f"% {login}\n").encode()),
+                          loopers))  # fmt: skip
+        _say("beside loopers: the well-behaved student again")
+        (first, beside), turns = twice("beside")
+    return Beside(len(loopers), alone, beside, first, None if turns is None else turns[0],
+                  None if turns is None else turns[1], settings.jobs)  # fmt: skip
+
+
 # -- anonymous clients flood the sign-in form ------------------------------------------------
 
 
@@ -691,6 +794,7 @@ class Figures:
     loads: dict[str, str]
     machine: list[str]
     code: str
+    beside: Beside | None = None
 
 
 def run(settings: BenchSettings) -> Figures:
@@ -703,29 +807,34 @@ def run(settings: BenchSettings) -> Figures:
     public = {t for t in found if fnmatch.fnmatchcase(t, settings.public)}
     files = class_files(settings, profiles, found)
     loads: dict[str, str] = {}
+    local = graded = cluster = flood = signin = model = None
     with tempfile.TemporaryDirectory(prefix="plpuzzle-service-bench-") as tmp:
         work = Path(tmp)
         course = make_course(work / "course", settings)
-        local = run_burst(work / "local", course, files, settings, "this machine")
-        loads["after the burst here"] = load_text(load_average())
-        graded = run_grade(work / "grade", course, files, settings)
-        cluster = None
-        if settings.dask:
-            with dask_cluster(settings.jobs) as address:
-                cluster = run_burst(work / "dask", course, files, settings,
-                                    f"a local Dask cluster of {settings.jobs} workers",
-                                    "--scheduler", address)  # fmt: skip
-            loads["after the burst on Dask"] = load_text(load_average())
-        flood = run_flood(work / "flood", make_course, found, settings) if settings.flood else None
-        signin = (run_signin_flood(work / "signin", course, files, settings)
-                  if settings.signin else None)  # fmt: skip
+        if not settings.only_beside:
+            local = run_burst(work / "local", course, files, settings, "this machine")
+            loads["after the burst here"] = load_text(load_average())
+            graded = run_grade(work / "grade", course, files, settings)
+            if settings.dask:
+                with dask_cluster(settings.jobs) as address:
+                    cluster = run_burst(work / "dask", course, files, settings,
+                                        f"a local Dask cluster of {settings.jobs} workers",
+                                        "--scheduler", address)  # fmt: skip
+                loads["after the burst on Dask"] = load_text(load_average())
+            flood = (run_flood(work / "flood", make_course, found, settings)
+                     if settings.flood else None)  # fmt: skip
+            signin = (run_signin_flood(work / "signin", course, files, settings)
+                      if settings.signin else None)  # fmt: skip
+        beside = (run_beside(work / "beside", make_course, found, settings)
+                  if settings.loopers else None)  # fmt: skip
         loads["at the end"] = load_text(load_average())
-    model = fit_model(settings, profiles, files, set(found), public, graded, flood)
+    if not settings.only_beside:
+        model = fit_model(settings, profiles, files, set(found), public, graded, flood)
     mix: dict[str, int] = {}
     for hand in files.values():
         mix[hand.kind] = mix.get(hand.kind, 0) + 1
     return Figures(settings, profiles, mix, len(found), len(public), local, graded, cluster,
-                   flood, signin, model, loads, machine, code)  # fmt: skip
+                   flood, signin, model, loads, machine, code, beside)  # fmt: skip
 
 
 def code_version() -> str:
@@ -904,6 +1013,45 @@ def flood_lines(f: Figures) -> list[str]:
     ]
 
 
+BESIDE_TITLE = "## A well-behaved student beside looping students"
+
+
+def beside_lines(f: Figures) -> list[str]:
+    b = f.beside
+    if b is None:
+        return []
+    ratio = (b.beside / b.alone) if b.alone and b.beside is not None else None
+    turns = "-" if b.turns is None else f"{b.turns} (at most {b.most} of one student)"
+    return [
+        BESIDE_TITLE,
+        "",
+        "A student whose file spends nothing on its tests uploads twice, the second time "
+        "right after the first's public results (so the scheduler served them a moment ago), "
+        f"on an idle `serve --jobs {b.jobs}`; then {b.loopers} students upload files that "
+        f"loop on every test ({f.settings.loop_limit:g} s of CPU a test, so each public "
+        "stage takes its whole limit on every public test), and the same student uploads "
+        "twice again. The second upload's wait from its arrival to its public results, and "
+        "the turns of other students it waited for (checks and public tests, from the "
+        "scheduler's record `GET /api/turns`: from its request to its last turn of rank 0). "
+        f"The bound: one turn of each other student, {b.loopers} here.",
+        "",
+        "| the second upload | to public results | turns of others waited for |",
+        "|---|---:|---:|",
+        f"| alone | {_s(b.alone)} | 0 |",
+        f"| beside {b.loopers} looping students | {_s(b.beside)} | {turns} |",
+        "",
+        f"The first upload beside the loopers (sent right after theirs) took {_s(b.first)}.",
+        "",
+        (
+            f"Beside the loopers it took {ratio:.1f} times as long"
+            if ratio is not None
+            else "No ratio (an upload was not graded in time)"
+        )
+        + f"; code: {f.code}; load average at the end: {f.loads.get('at the end', '-')}.",
+        "",
+    ]
+
+
 def signin_lines(f: Figures) -> list[str]:
     if f.signin is None:
         return []
@@ -1021,6 +1169,7 @@ def markdown(f: Figures) -> str:
         *settings_lines(f),
         *burst_lines(f),
         *flood_lines(f),
+        *beside_lines(f),
         *signin_lines(f),
         *model_lines(f),
         *goal_lines(f),
@@ -1034,11 +1183,34 @@ def graded_once(f: Figures) -> bool:
 
 def main(settings: BenchSettings, out: Path | None) -> int:
     """Run, print the report, write it to `out`; 0 when every upload was
-    graded exactly once (goals missed are reported, not failed)."""
+    graded exactly once (goals missed are reported, not failed). With
+    `only_beside`, only that scenario's section of `out` is written anew."""
     figures = run(settings)
+    if settings.only_beside:
+        section = "\n".join(beside_lines(figures))
+        sys.stdout.write(section)
+        if out is not None:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(with_section(out.read_text() if out.exists() else "", section))
+        return 0
     text = markdown(figures)
     sys.stdout.write(text)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text)
     return 0 if graded_once(figures) else 1
+
+
+def with_section(text: str, section: str) -> str:
+    """`text` with its scenario section (from its title to the next "## ")
+    replaced by `section`, or `section` put before the goals (at the end
+    when there are none)."""
+    lines = text.splitlines()
+    if BESIDE_TITLE in lines:
+        start = lines.index(BESIDE_TITLE)
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")),
+                   len(lines))  # fmt: skip
+    else:
+        start = end = lines.index("## Goals") if "## Goals" in lines else len(lines)
+    joined = "\n".join([*lines[:start], *section.rstrip("\n").splitlines(), "", *lines[end:]])
+    return joined + "\n" if text.endswith("\n") else joined

@@ -80,18 +80,22 @@ def test_a_student_who_waits_goes_before_one_who_holds_turns() -> None:
     assert again.got()
 
 
-def test_the_student_served_longest_ago_goes_first() -> None:
+def test_a_student_who_comes_back_enters_the_current_round() -> None:
+    """Carol was served a moment ago and has nothing left: coming back,
+    she enters the current round in her order of arrival, not behind
+    every student who has not been served since."""
     share = FairShare(1, reserve=0)
     first = share.ticket("carol", 1)
     first.wait_turn().end()  # carol was served just now
     holder = share.ticket("dave", 1).wait_turn()
     carol = Waiter(first)
-    erin = Waiter(share.ticket("erin", 1))  # never served
+    waiting(share, 1)
+    erin = Waiter(share.ticket("erin", 1))  # never served, but came after her
     waiting(share, 2)
     holder.end()
-    assert holders(share) == {"erin": 1}
-    erin.thread.join(timeout=30)
-    assert erin.got() and not carol.got()
+    assert holders(share) == {"carol": 1}
+    carol.thread.join(timeout=30)
+    assert carol.got() and not erin.got()
 
 
 def test_a_better_rank_goes_first_and_a_teachers_regrade_last() -> None:

@@ -2,19 +2,24 @@
 uses, on this machine's cores or a Dask cluster, with the student as the
 unit of scheduling.
 
-An upload is graded in two stages: its public tests first (what its
-student sees before the release), then every other test (the public
-ones come from the gradebook). A course whose tests are all public, or
-none, has the second stage only. Each stage is one grading, opened when
-its turn to start comes:
+An upload is first checked (does it load?), then graded in two stages:
+its public tests first (what its student sees before the release), then
+every other test (the public ones come from the gradebook). A course
+whose tests are all public, or none, has the second stage only. The
+check and each stage are jobs of this one queue, in turns of one fair
+share (grading.scheduling.fair_share), so one rule decides who runs:
 
-- a student has one stage open at a time, their newest upload's first;
-- stages open by rank: public stages (0) before the other stages (1)
-  before a teacher's regrades (2), and within a rank the student who
-  last had one opened longest ago first;
-- an open stage's runs share the machine's turns with every other open
-  stage's (grading.scheduling.fair_share): round-robin between students,
-  a better rank first, one more turn kept for public tests.
+- the load check is a job of rank 0, like the public tests: it takes a
+  turn of its student's, and the public stage goes on in that turn; a
+  student has one check open at a time, their newest upload's;
+- a student has one stage open at a time besides, their newest upload's
+  first;
+- jobs open by rank: checks and public stages (0) before the other
+  stages (1) before a teacher's regrades (2), and within a rank in the
+  order of the share's rotation between students;
+- an open job's runs share the machine's turns with every other's:
+  a rotation between students in rounds, a better rank first, one more
+  turn kept for rank 0.
 
 The queue is the uploads table itself, so it survives the service: at
 start, uploads left checking or running by a service that died are
@@ -48,6 +53,7 @@ from plpuzzle.sudoku.grading.scheduling.protocol import Scheduler
 from plpuzzle.sudoku.service.core import Service, place_upload
 from plpuzzle.sudoku.service.mail import Outbox
 from plpuzzle.sudoku.service.store import Upload, User, now
+from plpuzzle.sudoku.service.uploads import check, queue_unchecked
 from plpuzzle.untrusted import one_line
 
 log = logging.getLogger("plpuzzle.service")
@@ -82,6 +88,8 @@ class Job:
     fresh: bool
     stage: str
     rank: int
+    #: A load check first (then the public stage, in the same turn).
+    check: bool = False
 
 
 @dataclass
@@ -127,8 +135,10 @@ class GradingQueue:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._open: dict[int, Open] = {}
-        #: login -> when a stage of theirs was last opened (round-robin).
-        self._opened: dict[str, float] = {}
+        #: Whether stages are graded (else only load checks run).
+        self.grading = True
+        #: upload -> what to call when its load check ends (see when_checked).
+        self._waiters: dict[int, list[Callable[[], None]]] = {}
         #: (upload, attempt) -> gradings of it that raised.
         self._failures: dict[tuple[int, int], int] = {}
         #: Seconds of turns a stage took, and its seconds from start to end,
@@ -149,9 +159,12 @@ class GradingQueue:
         if self.service.settings.scheduler is not None and self.cluster is None:
             self._connect()
 
-    def start(self) -> None:
+    def start(self, grading: bool = True) -> None:
+        """Run the queue; without `grading`, uploads are checked and stay queued."""
+        self.grading = grading
         self.requeue()
-        self.connect()
+        if grading:
+            self.connect()
         targets = [self._dispatch] + ([self._watch_cluster] if self.cluster is not None else [])
         self._threads = [threading.Thread(target=t, name=t.__name__, daemon=True)
                          for t in targets]  # fmt: skip
@@ -167,6 +180,10 @@ class GradingQueue:
             running = list(self._open.values())
         for held in running:
             held.ticket.cancel()
+        with self._lock:
+            waited = list(self._waiters)
+        for upload_id in waited:
+            self._checked(upload_id)
         for thread in [*self._threads, *(h.thread for h in running)]:
             thread.join(timeout=10)
         if self.cluster is not None:
@@ -221,61 +238,135 @@ class GradingQueue:
         return PUBLIC if first else OTHER
 
     def open_ready(self) -> list[int]:
-        """Open the stages whose turn to start has come; their uploads."""
+        """Open the jobs whose turn to start has come: the load checks of
+        this process's new uploads, and the stages queued; their uploads."""
         with self.service.store.session() as db:
             rows = db.execute(
                 select(Upload, User.login).join(User, User.id == Upload.user_id)
-                .where(Upload.state == "queued").order_by(Upload.id)
+                .where((Upload.state == "queued") | ((Upload.state == "checking")
+                                                     & (Upload.claimed_by == self.service.owner)))
+                .order_by(Upload.id)
             ).all()  # fmt: skip
         with self._lock:
-            busy = {held.job.login for held in self._open.values()}
+            busy = {held.job.login for held in self._open.values() if not held.job.check}
+            checking = {held.job.login for held in self._open.values() if held.job.check}
+            opened_ids = set(self._open)
             counts = [sum(1 for h in self._open.values() if (h.job.rank == PUBLIC) == public)
                       for public in (True, False)]  # fmt: skip
-        best: dict[str, tuple[int, Upload]] = {}
+        best: dict[tuple[str, bool], tuple[int, Upload]] = {}
         for upload, login in rows:
-            if login in busy:
+            check = upload.state == "checking"
+            if upload.id in opened_ids or login in (checking if check else busy):
                 continue
-            rank = self.rank(upload)
-            if login not in best or (rank, -upload.id) < (best[login][0], -best[login][1].id):
-                best[login] = (rank, upload)
+            if not check and not self.grading:
+                continue
+            rank = PUBLIC if check else self.rank(upload)
+            mine = best.get((login, check))
+            if mine is None or (rank, -upload.id) < (mine[0], -mine[1].id):
+                best[(login, check)] = (rank, upload)
         order = sorted(best.items(), key=lambda item: (
-            item[1][0], self._opened.get(item[0], -math.inf), item[1][1].id))  # fmt: skip
+            item[1][0], self.share.standing(item[0][0], item[1][0]), item[1][1].id))  # fmt: skip
         limits = (OPEN_PUBLIC, max(2, OPEN_OTHER_PER_TURN * self.share.capacity))
         opened = []
-        for login, (rank, upload) in order:
+        for (login, check), (rank, upload) in order:
             kind = 0 if rank == PUBLIC else 1
             if counts[kind] >= limits[kind] or self._stop.is_set():
                 continue
-            if self._claim(upload, login, rank):
+            if self._claim(upload, login, rank, check):
                 counts[kind] += 1
                 opened.append(upload.id)
         return opened
 
-    def _claim(self, upload: Upload, login: str, rank: int) -> bool:
-        """Mark a queued upload running and start its stage's thread."""
-        with self.service.store.session() as db:
-            claimed = db.execute(
-                update(Upload).where(Upload.id == upload.id, Upload.state == "queued",
-                                     Upload.attempt == upload.attempt)
-                .values(state="running", claimed_by=self.service.owner, heartbeat=now())
-            ).rowcount  # type: ignore[attr-defined]  # fmt: skip
-        if not claimed:
+    def _claim(self, upload: Upload, login: str, rank: int, check: bool = False) -> bool:
+        """Mark a queued upload running (a checking one stays so: its
+        process owns it) and start its job's thread."""
+        if not check and not self._mark_running(upload.id, upload.attempt):
             return False
-        stage = upload.stage if upload.stage in self.service.stages() else "rest"
-        job = Job(upload.id, upload.attempt, login, upload.blob, upload.suffix, upload.fresh,
-                  stage, rank)  # fmt: skip
+        job = self._job(upload, login, rank, check)
         ticket = self.share.ticket(login, rank, order=upload.id)
         thread = threading.Thread(target=self._run, args=(job, ticket),
                                   name=f"grading-{upload.id}", daemon=True)  # fmt: skip
         with self._lock:
             self._open[upload.id] = Open(job, ticket, thread)
-            self._opened[login] = time.monotonic()
         thread.start()
         return True
+
+    def _mark_running(self, upload_id: int, attempt: int) -> bool:
+        with self.service.store.session() as db:
+            claimed = db.execute(
+                update(Upload).where(Upload.id == upload_id, Upload.state == "queued",
+                                     Upload.attempt == attempt)
+                .values(state="running", claimed_by=self.service.owner, heartbeat=now())
+            ).rowcount  # type: ignore[attr-defined]  # fmt: skip
+        return bool(claimed)
+
+    def _job(self, upload: Upload, login: str, rank: int, check: bool = False) -> Job:
+        stage = upload.stage if upload.stage in self.service.stages() else "rest"
+        return Job(upload.id, upload.attempt, login, upload.blob, upload.suffix, upload.fresh,
+                   stage, rank, check)  # fmt: skip
+
+    # -- load checks ------------------------------------------------------------
+
+    def when_checked(self, upload_id: int, callback: Callable[[], None]) -> None:
+        """Call `callback` (from some thread) once the upload's load check
+        ended, or at once if it is not waiting for one any more."""
+        with self._lock:
+            self._waiters.setdefault(upload_id, []).append(callback)
+        with self.service.store.session() as db:
+            state = db.scalar(select(Upload.state).where(Upload.id == upload_id))
+        if state != "checking":
+            self._checked(upload_id)
+
+    def forget(self, upload_id: int, callback: Callable[[], None]) -> None:
+        """No more interest in that upload's check (its answer was given)."""
+        with self._lock:
+            waiting = self._waiters.get(upload_id, [])
+            if callback in waiting:
+                waiting.remove(callback)
+            if not waiting:
+                self._waiters.pop(upload_id, None)
+
+    def _checked(self, upload_id: int) -> None:
+        with self._lock:
+            callbacks = self._waiters.pop(upload_id, [])
+        for callback in callbacks:
+            callback()
+
+    def _check(self, job: Job, ticket: Ticket) -> Job | None:
+        """The upload's load check, in a turn of its student's; then, when
+        its public stage is next and grading runs, that stage's job, to go
+        on in the same turn (None: the job is done)."""
+        turn = ticket.wait_turn()
+        try:
+            check(self.service, job.upload_id)
+        except Exception:  # the check's fault, never the upload's: grading will load it
+            log.exception("the load check of upload %d failed", job.upload_id)
+            queue_unchecked(self.service, job.upload_id)
+        finally:
+            self._checked(job.upload_id)
+            self.wake()
+        if self.grading and not ticket.cancelled:
+            with self.service.store.session() as db:
+                upload = db.get(Upload, job.upload_id)
+                if upload is not None:
+                    db.expunge(upload)
+            if (upload is not None and upload.state == "queued" and self.rank(upload) == PUBLIC
+                    and self._mark_running(upload.id, upload.attempt)):  # fmt: skip
+                ticket.keep(turn)
+                return self._job(upload, job.login, PUBLIC)
+        turn.end()
+        return None
 
     def _run(self, job: Job, ticket: Ticket) -> None:
         try:
             started = time.monotonic()
+            if job.check:
+                staged = self._check(job, ticket)
+                if staged is None:
+                    return
+                with self._lock:
+                    if (held := self._open.get(job.upload_id)) is not None:
+                        held.job = job = staged
             self.grade(job, ticket)
             self._learn(job.rank, ticket.used, time.monotonic() - started)
         except Cancelled:
@@ -287,6 +378,7 @@ class GradingQueue:
                 log.exception("grading upload %d failed", job.upload_id)
                 self._failed(job, one_line(f"{type(e).__name__}: {e}", 300))
         finally:
+            ticket.release()
             with self._lock:
                 self._open.pop(job.upload_id, None)
             self.progress.pop(job.upload_id, None)
@@ -478,6 +570,8 @@ class GradingQueue:
             for upload_id in upload_ids:
                 if (held := self._open.get(upload_id)) is not None:
                     held.ticket.cancel()
+        for upload_id in upload_ids:  # a replaced upload's check is not waited for
+            self._checked(upload_id)
 
     # -- what the pages show --------------------------------------------------
 

@@ -214,3 +214,14 @@ def api_extension(request: Request, login: str, teacher: ApiTeacher,
     shown = service.course.deadline_text(service.deadline_for(user))
     return JSONResponse({"login": login, "deadline": when.isoformat() if when else None,
                          "shown": shown})  # fmt: skip
+
+
+@router.get("/turns")
+def api_turns(request: Request, teacher: ApiTeacher, after: int = 0) -> Response:
+    """The fair share's last asks and turns (the most recent 2,000), in
+    the order they happened: who waited and who ran, to check the bound."""
+    events = deps(request).queue.share.events(after)
+    return JSONResponse({"capacity": deps(request).queue.share.capacity,
+                         "events": [{"number": e.number, "kind": e.kind, "login": e.student,
+                                     "rank": e.rank, "upload": e.order, "round": e.round}
+                                    for e in events]})  # fmt: skip

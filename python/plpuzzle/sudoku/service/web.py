@@ -44,9 +44,6 @@ from plpuzzle.sudoku.service.store import now
 
 access_log = logging.getLogger("plpuzzle.service.access")
 
-#: Load checks at once at least (each a sandbox, most of them short).
-CHECK_SLOTS = 4
-
 #: How long a request's body may take to arrive, counted from its headers:
 #: BODY_SECONDS, or its size at BODY_RATE bytes a second if that is longer,
 #: BODY_MAX_SECONDS at most (and for a body of no stated size).
@@ -199,13 +196,12 @@ def create_app(service: Service, queue: GradingQueue | None = None, grade: bool 
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        queue.start(grading=grade)  # without grading, uploads are checked only
         if grade:
-            queue.start()
             outbox.start()
         yield
         outbox.stop()
         queue.stop()
-        intake.close()
         guard.close()
 
     # No redirect of Starlette's for a trailing slash: it names the host the
@@ -214,7 +210,7 @@ def create_app(service: Service, queue: GradingQueue | None = None, grade: bool 
                   redirect_slashes=False)  # fmt: skip
     pages = page_environment()
     pages.globals["course_time"] = service.course.local_text  # times as the course writes them
-    intake = Intake(service, queue, max(CHECK_SLOTS, service.settings.jobs))
+    intake = Intake(service, queue)
     guard = SignInGuard(service.accounts.signer.secret_keys[-1], check_seconds=HASH_SECONDS)
     app.state.deps = Deps(service, queue, pages,
                           TimestampSigner(service.accounts.signer.secret_keys[-1], salt="pre"),

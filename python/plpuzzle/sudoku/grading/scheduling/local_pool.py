@@ -158,7 +158,7 @@ class _Slot:
 
     def work(self) -> None:
         """Grade pairs until the plan has none left (or Ctrl-C)."""
-        shared, current = self.shared, None
+        shared, current, finished = self.shared, None, False
         try:
             while not shared.stop.is_set() and (pair := shared.plan.next(current)) is not None:
                 self.take_turn()
@@ -168,10 +168,11 @@ class _Slot:
                 self.grade(pair)
                 if self.turn is not None and self.turn.over():
                     self.give_back()
+            finished = not shared.stop.is_set()
         except _Stopped:
             pass  # the running test is graded again by the next run, never as crashed
         finally:
-            self.give_back()
+            self.give_back(keep=finished)
 
     def take_turn(self) -> None:
         """Hold a turn (with a ticket) and a sandbox uid, before running."""
@@ -182,14 +183,19 @@ class _Slot:
             # grader on this machine never runs a sandbox under the same uid.
             self.uid_slot, self._uid_lock = jail.take_slot()
 
-    def give_back(self) -> None:
-        """Close the sandbox, free the uid and end the turn."""
+    def give_back(self, keep: bool = False) -> None:
+        """Close the sandbox, free the uid and end the turn (or, with `keep`,
+        leave it to the ticket: the grading's reports and feedback go on
+        in it, unless it is over by then)."""
         self.close()
         if self._uid_lock is not None:
             os.close(self._uid_lock)
             self._uid_lock = None
         if self.turn is not None:
-            self.turn.end()
+            if keep and self.ticket is not None:
+                self.ticket.keep(self.turn)
+            else:
+                self.turn.end()
             self.turn = None
 
     def grade(self, pair: Pair) -> None:
