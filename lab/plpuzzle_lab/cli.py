@@ -370,7 +370,8 @@ COUNTED = (
               help="The rules of PUZZLES (default: oddsum in the official suite and "
               "stress/oddsum, else consecutive).")  # fmt: skip
 @click.option("--time-limit", type=float, default=300.0, show_default=True,
-              help="Seconds per run (ours, Gecode's, the Python engine's).")  # fmt: skip
+              help="Seconds per run: wall-clock for ours and the Python engine's, "
+              "CPU for Gecode's.")  # fmt: skip
 def count(puzzles: tuple[Path, ...], rules: str | None, time_limit: float) -> None:
     """Node counts of our search as it ships, Gecode's default search and
     the Python engine, puzzle by puzzle (default: the worst ones); prints a
