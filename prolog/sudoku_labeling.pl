@@ -109,11 +109,15 @@ parity_stage(Strength, K, Rows, Parities) :-
     until_known(Ps, Vars, Units, Strength).
 
 until_known(Ps, Vars, Units, Strength) :-
+    search_event(node),
+    until_known_(Ps, Vars, Units, Strength).
+
+until_known_(Ps, Vars, Units, Strength) :-
     (   ground(Ps)
     ->  true
     ;   open_positions(Vars, Open),
         step(Vars, Units, Open, Strength),
-        until_known(Ps, Vars, Units, Strength)
+        until_known_(Ps, Vars, Units, Strength)
     ).
 
 %   halves(+Parities, +Entries, -Odd, -Even): Entries split by parity.
@@ -219,6 +223,7 @@ entry(Vars, I, V) :- arg(I, Vars, V).
 %   over with lookahead.  When `always`, lookahead labels from the
 %   start.
 label_values(always, Strength, Vars, Units, Labelled) :-
+    search_event(node),
     findall(Vars, lookahead(Vars, Units, Strength), Labelled).
 label_values(lost(Large, Times), Strength, Vars, Units, Labelled) :-
     open_positions(Vars, Open),
@@ -226,7 +231,8 @@ label_values(lost(Large, Times), Strength, Vars, Units, Labelled) :-
     Budget is Times * Left,
     (   Left >= Large
     ->  label_values(always, Strength, Vars, Units, Labelled)
-    ;   catch(findall(Vars, first_fail(Vars, budget(Budget)), Labelled),
+    ;   search_event(node),
+        catch(findall(Vars, first_fail(Vars, budget(Budget)), Labelled),
               sudoku_budget_spent,
               label_values(always, Strength, Vars, Units, Labelled))
     ).
@@ -283,9 +289,9 @@ first_fail(Vars, Budget) :-
     ->  refund(Budget)
     ;   smallest(Open, Vars, X),
         fd_inf(X, V),
-        (   X = V
+        (   posted(X = V)
         ;   spend(Budget),
-            X #\= V
+            posted(X #\= V)
         ),
         first_fail(Vars, Budget)
     ).
@@ -355,14 +361,14 @@ branch(Best, Vars, Open) :-
     (   Choice = (I-V ; J-W),
         still_open(Vars, I-V),
         still_open(Vars, J-W)
-    ->  (   entry(Vars, I, X), X = V
-        ;   entry(Vars, J, Y), Y = W
+    ->  (   entry(Vars, I, X), posted(X = V)
+        ;   entry(Vars, J, Y), posted(Y = W)
         )
     ;   Changed == changed
     ->  true
     ;   smallest(Open, Vars, X),
         fd_inf(X, V),
-        (   X = V ; X #\= V )
+        (   posted(X = V) ; posted(X #\= V) )
     ).
 
 %   The either-or of each field with two values.
@@ -567,7 +573,11 @@ either_or(A, B, Node, Best) :-
 
 exclude_side(I-V, Vars, Best) :-
     arg(I, Vars, X),
-    X #\= V,
+    (   X #\= V
+    ->  true
+    ;   search_event(failure),
+        fail
+    ),
     nb_setarg(3, Best, changed).
 
 %   reach(+I-V, +Node, -Reach): how many variables of the node are
@@ -580,9 +590,11 @@ reach(I-V, node(Vars, Left0, Tried, Strength), Reach) :-
     (   memberchk(V-Reach, Done)
     ->  true
     ;   arg(I, Vars, X),
+        search_event(trial),
         (   findall(Left, trial(X, V, Vars, Strength, Left), [Left])
         ->  Reach is Left0 - Left
-        ;   Reach = -1
+        ;   search_event(trial_failure),
+            Reach = -1
         ),
         setarg(I, Tried, [V-Reach|Done])
     ).
@@ -593,3 +605,24 @@ trial(X, V, Vars, Strength, Left) :-
     set_strength(Strength, full),
     term_variables(Vars, Vs),
     length(Vs, Left).
+
+		 /*******************************
+		 *           COUNTING           *
+		 *******************************/
+
+%   posted(+Goal): a branch, Goal a clpfd constraint that makes a child
+%   node; a failure if its propagation fails.
+posted(Goal) :-
+    search_event(node),
+    (   call(Goal)
+    ->  true
+    ;   search_event(failure),
+        fail
+    ).
+
+%   search_event(+Event): the search reached Event: `node` (a root or a
+%   child), `failure` (a node found dead), `trial` or `trial_failure`
+%   (a lookahead trial, one that failed).  It does nothing: a hook for
+%   counting the tree (lab/plpuzzle_lab/count_search.pl wraps it), so
+%   that the counts come from the search as it ships.
+search_event(_).

@@ -349,3 +349,60 @@ def diagnose(puzzles: tuple[Path, ...], rules: str | None, time_limit: float) ->
         raise click.UsageError(f"no such puzzle: {', '.join(missing)}")
     for line in diagnose_main(chosen, time_limit):
         click.echo(line)
+
+
+#: The puzzles `count` looks at by default: the worst of each suite against
+#: Gecode or the Python engine (issue 58).
+COUNTED = (
+    ("{suite}/test099d.txt", Rules.ODDSUM),
+    ("{suite}/test165d.txt", Rules.ODDSUM),
+    ("{suite}/test237d.txt", Rules.ODDSUM),
+    ("{suite}/test233d.txt", Rules.ODDSUM),
+    ("{suite}/test234d.txt", Rules.ODDSUM),
+    ("{suite}/test140d.txt", Rules.ODDSUM),
+    ("bench/consecutive/test011d.txt", Rules.CONSECUTIVE),
+    ("bench/consecutive/test005d.txt", Rules.CONSECUTIVE),
+    ("bench/consecutive/test006d.txt", Rules.CONSECUTIVE),
+    ("bench/stress/consecutive/test001d.txt", Rules.CONSECUTIVE),
+    ("bench/stress/consecutive/test004d.txt", Rules.CONSECUTIVE),
+    ("bench/stress/oddsum/test006d.txt", Rules.ODDSUM),
+    ("bench/stress/oddsum/test001d.txt", Rules.ODDSUM),
+)
+
+
+@lab.command()
+@click.argument("puzzles", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--rules", type=click.Choice([r.value for r in Rules]), default=None,
+              help="The rules of PUZZLES (default: oddsum in the official suite and "
+              "stress/oddsum, else consecutive).")  # fmt: skip
+@click.option("--time-limit", type=float, default=300.0, show_default=True,
+              help="Seconds per run: wall-clock for ours and the Python engine's, "
+              "CPU for Gecode's.")  # fmt: skip
+def count(puzzles: tuple[Path, ...], rules: str | None, time_limit: float) -> None:
+    """Node counts of our search as it ships, Gecode's default search and
+    the Python engine, puzzle by puzzle (default: the worst ones); prints a
+    Markdown table."""
+    from plpuzzle_lab.bench import default_suite
+    from plpuzzle_lab.count import count as count_main
+    from plpuzzle_lab.diagnose import suite_label
+    from plpuzzle_lab.peers import missing_peers
+
+    if "gecode" in missing_peers():
+        raise click.UsageError(missing_peers()["gecode"])
+    if puzzles:
+        chosen = []
+        for p in puzzles:
+            label = suite_label(p)
+            oddsum = label in ("official", "stress-oddsum")
+            chosen.append(
+                (p, Rules(rules) if rules else Rules.ODDSUM if oddsum else Rules.CONSECUTIVE)
+            )
+    else:
+        suite = default_suite()
+        chosen = [(Path(p.format(suite=suite)), r) for p, r in COUNTED]
+    missing = [str(p) for p, _ in chosen if not p.is_file()]
+    if missing:
+        raise click.UsageError(f"no such puzzle: {', '.join(missing)}")
+    named = [(p, f"{suite_label(p)}/{p.name.removesuffix('d.txt')}", r) for p, r in chosen]
+    for line in count_main(named, time_limit):
+        click.echo(line)
