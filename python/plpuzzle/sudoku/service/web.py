@@ -20,7 +20,13 @@ from fastapi.staticfiles import StaticFiles
 from itsdangerous import TimestampSigner
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from plpuzzle.sudoku.service import routes_api, routes_people, routes_student, routes_teacher
+from plpuzzle.sudoku.service import (
+    routes_api,
+    routes_ops,
+    routes_people,
+    routes_student,
+    routes_teacher,
+)
 from plpuzzle.sudoku.service.accounts import HASH_SECONDS
 from plpuzzle.sudoku.service.core import Service
 from plpuzzle.sudoku.service.guard import SignInGuard
@@ -139,7 +145,7 @@ def create_app(service: Service, queue: GradingQueue | None = None, grade: bool 
                           intake, guard, outbox)  # fmt: skip
     app.mount("/static", StaticFiles(packages=[("plpuzzle.sudoku.service", "static")]),
               name="static")  # fmt: skip
-    for module in (routes_people, routes_student, routes_teacher, routes_api):
+    for module in (routes_people, routes_student, routes_teacher, routes_api, routes_ops):
         app.include_router(module.router)
     app.middleware("http")(_every_request)
     app.add_exception_handler(NeedSignIn, _to_sign_in)  # type: ignore[arg-type]
