@@ -5,6 +5,9 @@ and the JSON access log."""
 
 from __future__ import annotations
 
+import contextlib
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -17,15 +20,21 @@ from prometheus_client.parser import text_string_to_metric_families
 from service_kit import (
     CLASS,
     COURSE_TOML,
+    PASSWORD,
     Server,
     api_shown,
     api_tokens,
     api_upload,
     app_of,
+    free_port,
     make_course,
     make_service,
     wait_for,
 )
+from sqlalchemy import select
+
+from plpuzzle.sudoku.service.core import Service, ServiceSettings
+from plpuzzle.sudoku.service.store import Document, Mail, Upload, User
 
 pytestmark = pytest.mark.sandbox
 
@@ -43,6 +52,10 @@ def scrape(url: str, **headers: str) -> dict[str, dict[tuple[tuple[str, str], ..
         for sample in family.samples:
             out.setdefault(sample.name, {})[tuple(sorted(sample.labels.items()))] = sample.value
     return out
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
 
 
 def pending(figures: dict[str, Any]) -> float:
@@ -137,3 +150,153 @@ def test_healthz_says_503_when_the_database_is_gone(tmp_path: Path) -> None:
         assert r.json()["reason"].startswith("the database does not answer")
     finally:
         server.stop()
+
+
+# -- backups while it runs ----------------------------------------------------------------
+
+MAIL_TOML = (
+    COURSE_TOML
+    + """
+[course.mail]
+host = "127.0.0.1"
+port = {port}
+from = "sudoku@example.edu"
+domain = "students.example.edu"
+starttls = false
+"""
+)
+
+
+def plpuzzle(*args: str, ok: tuple[int, ...] = (0,)) -> str:
+    run = subprocess.run([sys.executable, "-m", "plpuzzle", "sudoku", *args],
+                         capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert run.returncode in ok, run.stdout + run.stderr
+    return run.stdout
+
+
+def held(course: Path, data: Path, url: str | None) -> dict[str, Any]:
+    """What a data folder (and its database) holds, read as the service reads it."""
+    service = Service(ServiceSettings(course, data, database_url=url))
+    try:
+        with service.store.session() as db:
+            uploads = {u.id: (u.user_id, u.blob, u.state, u.reports)
+                       for u in db.scalars(select(Upload))}  # fmt: skip
+            return {
+                "users": sorted(
+                    (u.login, u.role, u.password_hash or "") for u in db.scalars(select(User))
+                ),
+                "uploads": uploads,
+                "documents": sorted((d.user_id, d.blob) for d in db.scalars(select(Document))),
+                "mails": sorted((m.to_addr, m.body) for m in db.scalars(select(Mail))),
+                "blobs": all(service.blobs.path(b).exists() for _, b, _, _ in uploads.values()),
+                "reports": all(
+                    (service.data / r).is_dir()
+                    for _, _, s, r in uploads.values()
+                    if s == "done" and r
+                ),
+            }
+    finally:
+        service.close()
+
+
+def tokens_on(course: Path, data: Path, url: str | None, logins: list[str]) -> dict[str, str]:
+    service = Service(ServiceSettings(course, data, database_url=url))
+    try:
+        service.accounts.create(logins, "student")
+        service.accounts.create(["tina"], "teacher")
+        with service.store.session() as db:
+            users = {u.login: u.id for u in db.scalars(select(User))}
+        for user_id in users.values():
+            service.accounts.set_password(user_id, PASSWORD)
+        return {login: service.accounts.new_token(i, "test") for login, i in users.items()}
+    finally:
+        service.close()
+
+
+@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
+def test_a_backup_taken_while_uploads_arrive_restores_a_service(
+    tmp_path: Path, database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with contextlib.ExitStack() as stack:
+        live_url = restored_url = None
+        if database == "postgresql":
+            server_url = stack.enter_context(postgres_server())
+            live_url = new_database(server_url, "live")
+            restored_url = new_database(server_url, "restored")
+            monkeypatch.setenv("PLPUZZLE_DATABASE_URL", live_url)
+        course = make_course(tmp_path / "course", MAIL_TOML.format(port=free_port()))
+        data = tmp_path / "data"
+        students = [f"s{n}" for n in range(4)]
+        tokens = tokens_on(course, data, live_url, students)
+        # A link mail that waits in the outbox (nobody listens on the SMTP port).
+        plpuzzle("accounts", str(course), "--data", str(data), "--student", "erin", "--send",
+                 "--send-within", "0", "-o", str(tmp_path / "links.csv"), ok=(4,))  # fmt: skip
+        with Server(course, data, 2) as server:
+            before = []
+            for login in students[:2]:
+                r = api_upload(server.url, tokens[login], ALICE + f"% {login}\n".encode())
+                before.append(r.json()["id"])
+            doc = httpx.post(f"{server.url}/api/documents", headers=bearer(tokens["s0"]),
+                             files={"file": ("doc.txt", b"docs\n")}, timeout=60)  # fmt: skip
+            assert doc.status_code == 201, doc.text
+            wait_for("the first uploads graded", 600, lambda: all(
+                api_shown(server.url, tokens["tina"], i)["state"] == "done" for i in before),
+                every=0.5)  # fmt: skip
+            during: list[int] = []
+            backing_up = threading.Event()
+
+            def keep_uploading() -> None:
+                n = 0
+                while not backing_up.is_set() or n < 4:  # some before, some during, some after
+                    login = students[2 + n % 2]
+                    r = api_upload(server.url, tokens[login], ALICE + f"% {login} {n}\n".encode())
+                    assert r.status_code == 201, r.text
+                    during.append(r.json()["id"])
+                    n += 1
+                    if n >= 4 and backing_up.is_set():
+                        break
+
+            uploader = threading.Thread(target=keep_uploading)
+            uploader.start()
+            wait_for("an upload during the backup", 120, lambda: during)
+            backup = tmp_path / "nightly" / "service.tar.gz"
+            plpuzzle("backup", "--data", str(data), "--course", str(course), str(backup))
+            backing_up.set()
+            uploader.join()
+        live = held(course, data, live_url)
+        assert backup.stat().st_mode & 0o077 == 0  # readable by its owner only
+
+        if restored_url is not None:
+            monkeypatch.setenv("PLPUZZLE_DATABASE_URL", restored_url)
+        new_data, new_course = tmp_path / "restored", tmp_path / "course-restored"
+        plpuzzle("restore", str(backup), "--data", str(new_data), "--course", str(new_course))
+        assert (new_course / "suite.toml").read_text() == (course / "suite.toml").read_text()
+        copy = held(new_course, new_data, restored_url)
+        assert copy["users"] == live["users"]
+        assert copy["documents"] == live["documents"] and copy["documents"]
+        assert copy["mails"] == live["mails"] and copy["mails"]
+        assert set(before) <= set(copy["uploads"]) <= set(live["uploads"])
+        assert copy["blobs"] and copy["reports"]
+        for i in before:
+            assert copy["uploads"][i] == live["uploads"][i]
+        with Server(new_course, new_data, 2) as again:  # restart loses nothing
+            for login in students:  # every account's token works
+                r = httpx.get(f"{again.url}/api/uploads", headers=bearer(tokens[login]),
+                              timeout=30)  # fmt: skip
+                assert r.status_code == 200, r.text
+            wait_for("every restored upload graded", 600, lambda: all(
+                api_shown(again.url, tokens["tina"], i)["state"] in ("done", "replaced")
+                for i in copy["uploads"]), every=0.5)  # fmt: skip
+        # Into a folder that is not empty, or with the wrong database: a clear error.
+        run = subprocess.run([sys.executable, "-m", "plpuzzle", "sudoku", "restore", str(backup),
+                              "--data", str(new_data)], capture_output=True, text=True)  # fmt: skip
+        assert run.returncode == 2 and "not empty" in run.stderr, run.stderr
+        assert "Traceback" not in run.stderr
+
+
+def new_database(url: str, name: str) -> str:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as db:
+        db.execute(f'CREATE DATABASE "{name}"')
+    return url.replace("/postgres?", f"/{name}?")
