@@ -6,6 +6,7 @@ and the JSON access log."""
 from __future__ import annotations
 
 import contextlib
+import re
 import subprocess
 import sys
 import threading
@@ -22,6 +23,7 @@ from service_kit import (
     COURSE_TOML,
     PASSWORD,
     Server,
+    accounts,
     api_shown,
     api_tokens,
     api_upload,
@@ -300,3 +302,87 @@ def new_database(url: str, name: str) -> str:
     with psycopg.connect(url, autocommit=True) as db:
         db.execute(f'CREATE DATABASE "{name}"')
     return url.replace("/postgres?", f"/{name}?")
+
+
+# -- a clean stop and start, the access log -----------------------------------------------
+
+LOOPS = b"sudoku(_, _) :- repeat, fail.\n"  # each test runs to its time limit
+
+
+def test_sigterm_requeues_what_grades_and_the_log_holds_no_secret(tmp_path: Path) -> None:
+    import json
+    import signal
+
+    # A short time limit: the looping upload's tests end soon after the restart.
+    course = make_course(tmp_path / "course", COURSE_TOML.replace("time_limit = 10",
+                                                                  "time_limit = 3"))  # fmt: skip
+    data = tmp_path / "data"
+    tokens = tokens_on(course, data, None, ["s0"])
+    links = accounts(course, data, "--student", "erin")
+    server = Server(course, data, 1)
+    with server:
+        with httpx.Client(base_url=server.url, timeout=60) as erin:
+            first = erin.get(links["erin"])
+            csrf = re.search(r'name="csrf" value="([^"]*)"', first.text)
+            fields = {"password": PASSWORD, "again": PASSWORD} | (
+                {"csrf": csrf.group(1)} if csrf else {})  # fmt: skip
+            assert erin.post(links["erin"], data=fields).status_code == 303
+            signin = erin.get("/signin")  # signed in: sent home
+            assert signin.status_code in (200, 303)
+        made = httpx.post(f"{server.url}/api/tokens", data={"login": "s0", "password": PASSWORD},
+                          timeout=60)  # fmt: skip
+        assert made.status_code == 201
+        secrets = [PASSWORD, tokens["s0"], tokens["tina"], made.json()["token"],
+                   links["erin"].rsplit("/", 1)[1]]  # fmt: skip
+        r = api_upload(server.url, tokens["s0"], LOOPS)
+        assert r.status_code == 201
+        assert r.headers["x-request-id"]
+        upload = r.json()["id"]
+        wait_for("the upload grading", 300,
+                 lambda: api_shown(server.url, tokens["s0"], upload)["state"]
+                 == "running")  # fmt: skip
+        server.proc.send_signal(signal.SIGTERM)
+        assert server.proc.wait(timeout=120) == 0  # a generous bound: it stops, cleanly
+    service = Service(ServiceSettings(course, data))
+    try:
+        with service.store.session() as db:
+            row = db.get(Upload, upload)
+            assert row is not None
+            assert (row.state, row.claimed_by) == ("queued", None)  # back in the queue at once
+    finally:
+        service.close()
+    log = server.log.read_text()
+    lines = [json.loads(line) for line in log.splitlines() if line.startswith("{")]
+    assert {"id", "method", "route", "status", "ms", "user", "client"} <= set(lines[0])
+    assert len({line["id"] for line in lines}) == len(lines)
+    assert {"/welcome/{token}", "/api/tokens", "/api/uploads"} <= {line["route"] for line in lines}
+    for secret in secrets:
+        assert secret not in log
+    with Server(course, data, 1) as again:  # restart: graded to the end
+        wait_for("the upload graded after the restart", 600,
+                 lambda: api_shown(again.url, tokens["s0"], upload)["state"] == "done",
+                 every=0.5)  # fmt: skip
+
+
+DEPLOY = Path(__file__).resolve().parents[2] / "python/plpuzzle/sudoku/service/deploy"
+
+
+def test_the_systemd_units_of_the_docs_verify(tmp_path: Path) -> None:
+    """systemd-analyze verify, with this machine's paths for the programs."""
+    import shutil
+
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        pytest.skip("systemd-analyze is not installed")
+    plpuzzle_bin = Path(sys.executable).with_name("plpuzzle")
+    units = ("plpuzzle.service", "plpuzzle-backup.service", "plpuzzle-backup.timer")
+    for name in units:
+        text = (DEPLOY / name).read_text()
+        assert "/srv/plpuzzle/venv/bin/plpuzzle" in text or name.endswith(".timer")
+        text = text.replace("/srv/plpuzzle/venv/bin/plpuzzle", str(plpuzzle_bin))
+        text = text.replace("User=plpuzzle", "User=root").replace("Group=plpuzzle", "Group=root")
+        (tmp_path / name).write_text(text)
+    run = subprocess.run([analyze, "verify", *(str(tmp_path / n) for n in units)],
+                         capture_output=True, text=True, timeout=120)  # fmt: skip
+    problems = [line for line in run.stderr.splitlines() if "plpuzzle" in line]
+    assert run.returncode == 0 and not problems, run.stderr

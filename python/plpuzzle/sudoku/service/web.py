@@ -9,7 +9,9 @@ they share in routing.py.
 
 from __future__ import annotations
 
+import json
 import logging
+import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -160,6 +162,7 @@ async def _every_request(
     request: Request, call_next: Callable[[Request], Awaitable[Response]]
 ) -> Response:
     start = time.perf_counter()
+    request.state.request_id = secrets.token_hex(8)  # ours: a client's is not trusted
     path = request.url.path
     if len(path) > 1 and path.endswith("/") and request.method in ("GET", "HEAD"):
         query = f"?{request.url.query}" if request.url.query else ""
@@ -174,13 +177,18 @@ async def _every_request(
     response.headers["Referrer-Policy"] = "no-referrer"
     response.headers["X-Frame-Options"] = "DENY"
     response.headers.setdefault("Cache-Control", "no-store")
+    response.headers["X-Request-Id"] = request.state.request_id
     route = request.scope.get("route")
     signed = request.state.signed
-    access_log.info(
-        "%s %s %d %.0f ms user=%s", request.method, getattr(route, "path", "-"),
-        response.status_code, (time.perf_counter() - start) * 1000,
-        signed.user.id if signed else "-",
-    )  # fmt: skip
+    # One JSON line a request: the route's pattern, never its path or query
+    # (a sign-in link's token), nor any header or body (passwords, tokens).
+    access_log.info(json.dumps({
+        "time": now().isoformat(timespec="milliseconds"), "id": request.state.request_id,
+        "method": request.method, "route": getattr(route, "path", "-"),
+        "status": response.status_code, "ms": round((time.perf_counter() - start) * 1000),
+        "user": signed.user.id if signed else None,
+        "client": request.client.host if request.client else None,
+    }))  # fmt: skip
     return response
 
 
