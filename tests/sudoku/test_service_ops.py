@@ -6,6 +6,7 @@ and the JSON access log."""
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import subprocess
 import sys
@@ -262,7 +263,9 @@ def test_a_backup_taken_while_uploads_arrive_restores_a_service(
             uploader.start()
             wait_for("an upload during the backup", 120, lambda: during)
             backup = tmp_path / "nightly" / "service.tar.gz"
-            plpuzzle("backup", "--data", str(data), "--course", str(course), str(backup))
+            took = json.loads(plpuzzle("backup", "--data", str(data), "--course", str(course),
+                                       str(backup), "--format", "json"))  # fmt: skip
+            assert took["database"] == database and took["course"] and took["files"] > 0
             backing_up.set()
             uploader.join()
         live = held(course, data, live_url)
@@ -271,7 +274,9 @@ def test_a_backup_taken_while_uploads_arrive_restores_a_service(
         if restored_url is not None:
             monkeypatch.setenv("PLPUZZLE_DATABASE_URL", restored_url)
         new_data, new_course = tmp_path / "restored", tmp_path / "course-restored"
-        plpuzzle("restore", str(backup), "--data", str(new_data), "--course", str(new_course))
+        put = json.loads(plpuzzle("restore", str(backup), "--data", str(new_data), "--course",
+                                  str(new_course), "--format", "json"))  # fmt: skip
+        assert put["database"] == database and put["files"] > 0
         assert (new_course / "suite.toml").read_text() == (course / "suite.toml").read_text()
         copy = held(new_course, new_data, restored_url)
         assert copy["users"] == live["users"]
@@ -310,7 +315,6 @@ LOOPS = b"sudoku(_, _) :- repeat, fail.\n"  # each test runs to its time limit
 
 
 def test_sigterm_requeues_what_grades_and_the_log_holds_no_secret(tmp_path: Path) -> None:
-    import json
     import signal
 
     # A short time limit: the looping upload's tests end soon after the restart.
