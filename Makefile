@@ -63,11 +63,11 @@ setup: swipl $(STAMP)
 # if neither is possible. `make run` needs SWI-Prolog (and bubblewrap for
 # grading); the tests also drive a headless Chromium for the HTML report, and
 # compile the red team's native attacks (a hostile student's .so) with cc, run
-# the submission service on a real PostgreSQL server, and check the bench's peer
+# the submission service on a real PostgreSQL server (and behind nginx), and check the bench's peer
 # Gecode (fzn-gecode, from flatzinc) against the expected solutions.
 RUN_PACKAGES := swipl:swi-prolog-nox bwrap:bubblewrap
 TEST_PACKAGES := $(RUN_PACKAGES) chromium:chromium chromedriver:chromium-driver cc:gcc \
-  pg_ctlcluster:postgresql fzn-gecode:flatzinc
+  pg_ctlcluster:postgresql fzn-gecode:flatzinc nginx:nginx
 # `make bench` times Gecode beside our engines when it can: without it, a note.
 PEER_PACKAGES := fzn-gecode:flatzinc
 

@@ -346,8 +346,9 @@ def json_runs(tmp: Path, tiny_class: tuple[Path, Path]) -> dict[str, tuple[str |
     }  # fmt: skip
 
 
-#: Commands whose JSON run needs a running service: in tests/sudoku/test_service_cli.py.
-JSON_WITH_A_SERVER = {"sudoku submit", "sudoku login"}
+#: Commands whose JSON run needs a running service: in tests/sudoku/test_service_cli.py
+#: (submit, login) and tests/sudoku/test_service_ops.py (backup, restore).
+JSON_WITH_A_SERVER = {"sudoku submit", "sudoku login", "sudoku backup", "sudoku restore"}
 
 
 #: The commands whose JSON run takes long: covered by the full run.

@@ -74,6 +74,11 @@ PUBLIC, OTHER, TEACHER = 0, 1, 2
 DEFAULT_TEST_SECONDS, DEFAULT_STAGE_SECONDS = 2.0, 3.0
 #: The gradebook's newest results the measured costs are the mean of.
 RECENT_RESULTS = 500
+#: How long a stop waits for the open gradings to end (they are cancelled
+#: first: a sandbox is killed at its next turn) before it leaves them.
+STOP_SECONDS = 10.0
+#: The dispatcher goes round every 2 s; /healthz says it is stuck after this.
+HEALTH_ROUND = 60.0
 
 
 @dataclass(frozen=True)
@@ -147,6 +152,8 @@ class GradingQueue:
         self._wall: dict[int, float] = {}
         self._test_costs: tuple[float, dict[str, float]] = (-math.inf, {})
         self._threads: list[threading.Thread] = []
+        #: When the dispatcher last went round without an error (health).
+        self.last_round: float | None = None
         self._hidden = hidden_paths(service.suite, service.data)
         #: Where results are mailed to the students who asked (set by the web app).
         self.outbox: Outbox | None = None
@@ -171,9 +178,11 @@ class GradingQueue:
         for thread in self._threads:
             thread.start()
 
-    def stop(self) -> None:
-        """Stop opening stages and cancel the open ones (they are queued
-        again at the next start; the gradebook keeps what they did)."""
+    def stop(self, seconds: float = STOP_SECONDS) -> None:
+        """Stop opening stages, cancel the open ones and put them back in
+        the queue at once (another process on the database takes them
+        now, this one at its next start; the gradebook keeps what they
+        did). Waits `seconds` at most for the gradings to end."""
         self._stop.set()
         self.wake()
         with self._lock:
@@ -184,24 +193,45 @@ class GradingQueue:
             waited = list(self._waiters)
         for upload_id in waited:
             self._checked(upload_id)
+        until = time.monotonic() + seconds
         for thread in [*self._threads, *(h.thread for h in running)]:
-            thread.join(timeout=10)
+            thread.join(timeout=max(0.0, until - time.monotonic()))
         if self.cluster is not None:
             self.cluster.close()
+        try:
+            self.requeue(own=True)
+        except Exception:  # the database away: the next start takes them back
+            log.exception("putting the open gradings back in the queue failed")
+
+    def alive(self) -> str:
+        """Why grading does not run ("" when it does): the queue stopped,
+        its dispatcher gone, or not round for HEALTH_ROUND seconds."""
+        if self._stop.is_set() or not self._threads:
+            return "grading is not running"
+        if not self._threads[0].is_alive():
+            return "the grading dispatcher has ended"
+        if self.last_round is None or time.monotonic() - self.last_round > HEALTH_ROUND:
+            return f"the grading dispatcher has not gone round for {HEALTH_ROUND:g} s"
+        if self.share.capacity <= 0:
+            return "no cores to grade on (the cluster has no worker)"
+        return ""
 
     def wake(self) -> None:
         """Something may be waiting to open (an upload checked, a regrade)."""
         self._wake.set()
 
-    def requeue(self) -> int:
+    def requeue(self, own: bool = False) -> int:
         """Uploads that a dead service process left checking or running go
         back to the queue (those of a process still alive, this one or one
-        beside it on the same database, stay its own)."""
+        beside it on the same database, stay its own); with `own`, this
+        process's, as it stops."""
+        me = self.service.owner
         with self.service.store.session() as db:
             rows = db.execute(select(Upload.id, Upload.claimed_by, Upload.heartbeat)
                               .where(Upload.state.in_(("running", "checking")))).all()  # fmt: skip
-            dead = [i for i, owner, beat in rows if owner != self.service.owner
-                    and self.service.claim_is_dead(owner, beat)]  # fmt: skip
+            dead = [i for i, owner, beat in rows
+                    if (owner == me if own else
+                        owner != me and self.service.claim_is_dead(owner, beat))]  # fmt: skip
             if dead:
                 db.execute(update(Upload).where(Upload.id.in_(dead),
                                                 Upload.state.in_(("running", "checking")))
@@ -225,6 +255,7 @@ class GradingQueue:
                     self.heartbeat()
                     self.requeue()
                 self.open_ready()
+                self.last_round = time.monotonic()
             except Exception:  # the database away for a moment: try again soon
                 log.exception("opening stages failed")
             self._wake.wait(timeout=2.0)

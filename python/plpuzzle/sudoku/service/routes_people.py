@@ -107,7 +107,8 @@ async def sign_in(
 def sign_out(request: Request) -> Response:
     deps(request).service.accounts.close_session(request.cookies.get(SESSION_COOKIE))
     response = RedirectResponse("/signin", status_code=303)
-    response.delete_cookie(SESSION_COOKIE)
+    response.delete_cookie(SESSION_COOKIE, httponly=True, samesite="lax",
+                           secure=deps(request).service.settings.secure_cookies)  # fmt: skip
     return response
 
 

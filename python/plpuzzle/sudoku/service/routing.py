@@ -199,7 +199,8 @@ def _secure(request: Request) -> bool:
 def set_session(request: Request, response: Response, cookie: str) -> None:
     response.set_cookie(SESSION_COOKIE, cookie, httponly=True, samesite="lax",
                         secure=_secure(request), max_age=12 * 3600)  # fmt: skip
-    response.delete_cookie(PRE_COOKIE)
+    # Cleared as it was set: behind TLS every Set-Cookie says Secure.
+    response.delete_cookie(PRE_COOKIE, httponly=True, samesite="strict", secure=_secure(request))
 
 
 def set_device(request: Request, response: Response, login: str) -> None:

@@ -9,7 +9,9 @@ they share in routing.py.
 
 from __future__ import annotations
 
+import json
 import logging
+import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -22,7 +24,13 @@ from itsdangerous import TimestampSigner
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from plpuzzle.sudoku.service import routes_api, routes_people, routes_student, routes_teacher
+from plpuzzle.sudoku.service import (
+    routes_api,
+    routes_ops,
+    routes_people,
+    routes_student,
+    routes_teacher,
+)
 from plpuzzle.sudoku.service.accounts import HASH_SECONDS
 from plpuzzle.sudoku.service.core import Service
 from plpuzzle.sudoku.service.guard import SignInGuard
@@ -217,7 +225,7 @@ def create_app(service: Service, queue: GradingQueue | None = None, grade: bool 
                           intake, guard, outbox)  # fmt: skip
     app.mount("/static", StaticFiles(packages=[("plpuzzle.sudoku.service", "static")]),
               name="static")  # fmt: skip
-    for module in (routes_people, routes_student, routes_teacher, routes_api):
+    for module in (routes_people, routes_student, routes_teacher, routes_api, routes_ops):
         app.include_router(module.router)
     app.middleware("http")(_every_request)
     app.add_exception_handler(NeedSignIn, _to_sign_in)  # type: ignore[arg-type]
@@ -233,6 +241,7 @@ async def _every_request(
     request: Request, call_next: Callable[[Request], Awaitable[Response]]
 ) -> Response:
     start = time.perf_counter()
+    request.state.request_id = secrets.token_hex(8)  # ours: a client's is not trusted
     path = request.url.path
     if len(path) > 1 and path.endswith("/") and request.method in ("GET", "HEAD"):
         query = f"?{request.url.query}" if request.url.query else ""
@@ -246,13 +255,18 @@ async def _every_request(
     response.headers["Referrer-Policy"] = "no-referrer"
     response.headers["X-Frame-Options"] = "DENY"
     response.headers.setdefault("Cache-Control", "no-store")
+    response.headers["X-Request-Id"] = request.state.request_id
     route = request.scope.get("route")
     signed = request.state.signed
-    access_log.info(
-        "%s %s %d %.0f ms user=%s", request.method, getattr(route, "path", "-"),
-        response.status_code, (time.perf_counter() - start) * 1000,
-        signed.user.id if signed else "-",
-    )  # fmt: skip
+    # One JSON line a request: the route's pattern, never its path or query
+    # (a sign-in link's token), nor any header or body (passwords, tokens).
+    access_log.info(json.dumps({
+        "time": now().isoformat(timespec="milliseconds"), "id": request.state.request_id,
+        "method": request.method, "route": getattr(route, "path", "-"),
+        "status": response.status_code, "ms": round((time.perf_counter() - start) * 1000),
+        "user": signed.user.id if signed else None,
+        "client": request.client.host if request.client else None,
+    }))  # fmt: skip
     return response
 
 

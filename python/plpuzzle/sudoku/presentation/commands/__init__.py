@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import click
 
+from plpuzzle.sudoku.presentation.commands.backup import backup, restore
 from plpuzzle.sudoku.presentation.commands.check import check
 from plpuzzle.sudoku.presentation.commands.generate import generate_puzzles
 from plpuzzle.sudoku.presentation.commands.grade import grade
@@ -30,5 +31,5 @@ def sudoku() -> None:
 
 for command in (solve, check, generate_puzzles, run_suite, grade, similar, requirements):
     sudoku.add_command(command)
-for command in (serve, accounts, submit, login, results):
+for command in (serve, accounts, submit, login, results, backup, restore):
     sudoku.add_command(command)

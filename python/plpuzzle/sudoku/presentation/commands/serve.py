@@ -4,6 +4,7 @@ submission service, its accounts, and handing in from a terminal."""
 from __future__ import annotations
 
 import logging
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +24,9 @@ from plpuzzle.clitools import (
 )
 from plpuzzle.untrusted import one_line
 
+#: Seconds a stopping service gives the requests under way (then the
+#: grading queue's own STOP_SECONDS): a SIGTERM ends it within 30 s.
+STOP_REQUESTS = 15
 #: Where the service keeps its data unless told otherwise.
 DEFAULT_DATA = Path("plpuzzle-service")
 SERVE_HINT = "pip install 'plpuzzle[serve]' (FastAPI, uvicorn, SQLAlchemy, argon2)"
@@ -144,12 +148,23 @@ def serve(course: Path, data: Path, database_url: str | None, host: str, port: i
         raise SetupError(f"cannot listen on {host}:{port} ({e.strerror or e}): is another "
                          "service using it? Choose another with --port") from None  # fmt: skip
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    access = logging.getLogger("plpuzzle.service.access")  # JSON lines, as they are
+    access.propagate = False
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    access.addHandler(handler)
     where = f"http://{host}:{port}/"
     if fmt == "json":
         write_json({"url": where, "course": str(course), "data": str(service.data)})
     note(f"serving {course} on {where} (data: {service.data}); Ctrl-C stops")
+    # SIGTERM (or Ctrl-C): the socket closes, requests under way get
+    # STOP_REQUESTS seconds, then the queue puts what it grades back (queue.py).
     config = uvicorn.Config(create_app(service, queue), access_log=False, log_level="warning",
-                            server_header=False)  # fmt: skip
+                            server_header=False,
+                            timeout_graceful_shutdown=STOP_REQUESTS)  # fmt: skip
+    # uvicorn raises the stopping signal again once it has stopped: after a
+    # clean stop on SIGTERM (systemd's, kill's), the process ends with 0.
+    signal.signal(signal.SIGTERM, lambda signum, frame: None)
     uvicorn.Server(config).run(sockets=[listening])
     service.close()
 
