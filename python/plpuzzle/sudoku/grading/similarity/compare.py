@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from plpuzzle.runtime import Dialect
@@ -37,6 +37,10 @@ MIN_SHARED = 30
 #: hand-in shares with it is left out, as --base code is.
 REFERENCE = Path(__file__).with_name("reference.pl")
 
+#: The least class whose own scale is trusted to raise the threshold
+#: (eight hand-ins make 28 pairs).
+SCALE_CLASS = 8
+
 #: A group of hand-ins that all match each other is a ring when it has at
 #: least this many members: shown first, with what they all share.
 RING = 3
@@ -60,6 +64,9 @@ class Settings:
     base: tuple[str, ...] = ()
     #: Whether the shipped reference of textbook code is left out.
     reference: bool = True
+    #: Whether the class's own scale may raise the threshold (not when
+    #: the teacher set one: `similar --threshold`).
+    own_scale: bool = True
 
 
 @dataclass
@@ -245,6 +252,8 @@ def compare(
     pairs = score_pairs([set(c.prints) for c in students])
     names = [c.student for c in students]
     scale_ = scale((p.score for p in pairs), len(students), settings.threshold)
+    if not settings.own_scale or len(students) < SCALE_CLASS:
+        scale_ = replace(scale_, cut=settings.threshold)
     identical = [
         g for g in _same([c.handin.digest for c in students], names) if _telling(g, students, 1)
     ]

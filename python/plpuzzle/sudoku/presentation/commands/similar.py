@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 from rich import box
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 
 from plpuzzle.clitools import (
@@ -63,21 +64,14 @@ threshold_option = click.option(
 
 
 def pair_table(sim: similarity.Similarity, limit: int | None = None) -> Table:
-    """The pairs at or above the threshold, one row each. The scores never
-    wrap nor fall off: where the ids are too long for the width (80
-    columns in a saved report), they are folded onto more lines."""
+    """The pairs reported, one row each, one line each: ids are never
+    folded (a class of long ids made three lines a pair), the table is
+    as wide as it needs."""
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 0))
-    for name, justify, wraps in (("#", "right", False), ("hand-in A", "left", True),
-                                 ("hand-in B", "left", True), ("share of A", "right", False),
-                                 ("share of B", "right", False),
-                                 ("fingerprints in common", "right", False)):  # fmt: skip
-        table.add_column(
-            name,
-            justify=justify,  # type: ignore[arg-type]
-            no_wrap=not wraps,
-            overflow="fold" if wraps else "ellipsis",
-            min_width=None if wraps else len(name),
-        )
+    for name, justify in (("#", "right"), ("hand-in A", "left"), ("hand-in B", "left"),
+                          ("share of A", "right"), ("share of B", "right"),
+                          ("fingerprints in common", "right")):  # fmt: skip
+        table.add_column(name, justify=justify, no_wrap=True, overflow="ignore")  # type: ignore[arg-type]
     for n, p in enumerate(sim.above()[:limit], 1):
         table.add_row(
             str(n), sim.student(p.a), sim.student(p.b),
@@ -86,10 +80,17 @@ def pair_table(sim: similarity.Similarity, limit: int | None = None) -> Table:
     return table
 
 
+def ring_lines(sim: similarity.Similarity) -> list[str]:
+    """One line a ring: its size, what its members all share, its members."""
+    return [
+        f"Group of {len(r.students)} that all match: {r.common} fingerprints held by every "
+        f"one ({r.share:.0%} of the smallest): {', '.join(r.students)}"
+        for r in sim.rings()
+    ]
+
+
 def print_similarity(console: Console, sim: similarity.Similarity) -> None:
-    """The groups, identical files and how files were read, after the table."""
-    for group in sim.clusters():
-        console.print(f"Group of {len(group)}: {', '.join(group)}", markup=False)
+    """Identical files and how files were read, after the table."""
     for group in sim.identical:
         console.print(f"Identical files: {' = '.join(group)}", markup=False)
     for group in sim.same_normal:
@@ -109,20 +110,20 @@ def print_similarity(console: Console, sim: similarity.Similarity) -> None:
 def summary_lines(sim: similarity.Similarity) -> list[str]:
     """A few lines for `grade`'s summary: how many pairs, the first few."""
     above = sim.above()
-    threshold = f"{sim.settings.threshold:.0%}"
+    threshold = f"{sim.cut:.0%}"
     if not above:
         return [f"Similar hand-ins: no pair at or above {threshold} (see grades.html)"]
+    rings = ring_lines(sim)
     named = ", ".join(
         f"{sim.student(p.a)} & {sim.student(p.b)} ({p.share_a:.0%}/{p.share_b:.0%})"
         for p in above[:PAIRS_NAMED]
     )
     more = f" and {len(above) - PAIRS_NAMED} more" if len(above) > PAIRS_NAMED else ""
-    lines = [
+    return [
         f"Similar hand-ins: {len(above)} pair(s) at or above {threshold}: {named}{more} "
-        "(side by side in grades.html; every pair in similarity.csv)"
+        "(side by side in grades.html; every pair in similarity.csv)",
+        *rings,
     ]
-    lines += [f"Group of {len(g)}: {', '.join(g)}" for g in sim.clusters()]
-    return lines
 
 
 @click.command()
@@ -170,7 +171,12 @@ def similar(
     (the folder, a --base file), 3 when SWI-Prolog cannot run here, 130
     when interrupted.
     """
-    settings = similarity.Settings(dialect, threshold / 100)  # type: ignore[arg-type]
+    told = click.get_current_context().get_parameter_source("threshold")
+    settings = similarity.Settings(
+        dialect,  # type: ignore[arg-type]
+        threshold / 100,
+        own_scale=told is not click.core.ParameterSource.COMMANDLINE,
+    )
     start = time.monotonic()
     try:
         if not submissions.is_dir():
@@ -198,11 +204,24 @@ def similar(
     above = sim.above()
     console.print(
         f"Similar hand-ins: {len(sim.handins)} compared, {len(above)} pair(s) at or above "
-        f"{sim.settings.threshold:.0%}",
+        f"{sim.cut:.0%}",
         markup=False,
     )
+    if sim.scale and sim.scale.raised:
+        console.print(
+            f"(raised from {sim.settings.threshold:.0%}: this class's pairs are typically "
+            f"{sim.scale.median:.0%} alike, give or take {sim.scale.spread:.0%})",
+            markup=False,
+        )
+    for line in ring_lines(sim):
+        console.print(line, markup=False)
     if above:
-        print_table(console, pair_table(sim))
+        table = pair_table(sim)
+        wide = Measurement.get(console, console.options.update(width=1 << 16), table).maximum
+        width = console.width
+        console.width = max(width, wide)  # one line a pair, however long the ids
+        print_table(console, table)
+        console.width = width
     print_similarity(console, sim)
     for line in left_out:
         note(f"not compared: {printable(line)}")
