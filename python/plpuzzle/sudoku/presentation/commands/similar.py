@@ -59,7 +59,8 @@ threshold_option = click.option(
     metavar="PERCENT",
     help="Report the pairs where at least this share of one hand-in's fingerprints is "
     f"found in the other's, and they share fingerprints weighing at least "
-    f"{similarity.MIN_SHARED} (one that many hand-ins hold weighs less).",
+    f"{similarity.MIN_SHARED}. Given, it replaces the class's own scale, which may "
+    "raise the default where honest work is much alike.",
 )
 
 
@@ -158,12 +159,13 @@ def similar(
     the file's own predicate names are numbered per clause, atoms (the
     data: people, cities) stay, clauses are sorted, comments and layout
     are dropped. The normal forms are fingerprinted by winnowing (the
-    method behind MOSS); a fingerprint that more than a tenth of the
-    class holds weighs less. Every pair that shares fingerprints gets two
-    scores: the weighed share of each hand-in's fingerprints found in the
-    other. A pair is reported when a share reaches the threshold and what
-    it shares weighs enough (a short file, or what everyone writes, is no
-    evidence); a group is hand-ins that all match each other. A high
+    method behind MOSS); what they share with --base or with the shipped
+    textbook reference is left out. Every pair that shares fingerprints
+    gets two scores: the share of each hand-in's fingerprints found in the
+    other. A pair is reported when a share reaches the threshold (or the
+    class's own cut, where its honest work is more alike) and it shares
+    enough (a short file is no evidence); a group of hand-ins that all
+    match each other is shown first, with what they all share. A high
     share says that two files have long passages in common after
     normalisation, not how that came about; the report shows each pair
     side by side for the teacher to judge. Exit
