@@ -72,7 +72,9 @@ def pair_table(sim: similarity.Similarity, limit: int | None = None) -> Table:
     for name, justify in (("#", "right"), ("hand-in A", "left"), ("hand-in B", "left"),
                           ("share of A", "right"), ("share of B", "right"),
                           ("fingerprints in common", "right")):  # fmt: skip
-        table.add_column(name, justify=justify, no_wrap=True, overflow="ignore")  # type: ignore[arg-type]
+        # The console is made as wide as the table needs, so nothing is
+        # cut; "ignore" would also drop the right justification.
+        table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
     for n, p in enumerate(sim.above()[:limit], 1):
         table.add_row(
             str(n), sim.student(p.a), sim.student(p.b),
