@@ -9,6 +9,7 @@ public modules.
 from __future__ import annotations
 
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -221,14 +222,18 @@ def similarity(students: int, seed: int, jobs: int, out_dir: Path, sweep: bool) 
 @jobs_option("reader processes at once")
 def similarity_eval(jobs: int) -> None:
     """Precision and recall of the similarity report on the labelled set
-    (tests/fixtures/similarity_eval): exit 1 if a pair that is no copy is
-    reported or a copy is missed."""
+    (tests/fixtures/similarity_eval), on classes with rings and on guided
+    labs: exit 1 if a pair that is no copy is reported or a copy is missed."""
     from plpuzzle_lab import similarity_eval as evaluation
 
     found = evaluation.run(jobs)
     for line in found.lines():
         click.echo(line)
-    sys.exit(0 if not found.false and not found.missed else 1)
+    with tempfile.TemporaryDirectory(prefix="plpuzzle-rings-") as tmp:
+        more, right = evaluation.generated(Path(tmp), jobs)
+    for line in more:
+        click.echo(line)
+    sys.exit(0 if not found.false and not found.missed and right else 1)
 
 
 @lab.command()

@@ -136,3 +136,48 @@ def run(jobs: int = 2, settings: similarity.Settings | None = None) -> Evaluatio
     """The set compared as `plpuzzle sudoku similar` compares a class, and judged."""
     sim, left_out = similarity.compare_class(CLASS, settings=settings, jobs=jobs)
     return evaluate(sim, labels(), left_out)
+
+
+# -- rings and guided labs (issue 57) -------------------------------------------------------
+
+
+def generated(folder: Path, jobs: int = 2) -> tuple[list[str], bool]:
+    """Rings of 10-33% of a class (verbatim and ever more modified copies,
+    the ring solver of similarity_rings among the fixtures' independent
+    solutions) and guided labs of independent answers: per class, the
+    ring members found and missed, the false pairs; and whether all is
+    right (every copy pair and member found, no false pair)."""
+    import shutil
+
+    from plpuzzle_lab.similarity_rings import LAB_FACTS, guided_lab, ring_class
+
+    out, right = [], True
+    for size, ring in ((18, 10), (30, 3), (36, 9), (36, 12)):
+        klass = folder / f"ring_{size}_{ring}"
+        shutil.rmtree(klass, ignore_errors=True)
+        members = set(ring_class(klass, size, ring))
+        sim, _ = similarity.compare_class(klass, jobs=jobs)
+        above = {frozenset((sim.student(p.a), sim.student(p.b))) for p in sim.above()}
+        copies = {frozenset(p) for p in itertools.combinations(sorted(members), 2)}
+        found = {m for r in sim.rings() if set(r.students) <= members for m in r.students}
+        right &= above == copies and found == members
+        out.append(
+            f"ring of {ring} in {size}: {len(above & copies)} of {len(copies)} copy pairs, "
+            f"{len(above - copies)} false; members in a group: {len(found)} of {ring}"
+        )
+    facts = folder / "lab_facts.pl"
+    facts.write_text(LAB_FACTS)
+    for students in (12, 24):
+        klass = folder / f"lab_{students}"
+        shutil.rmtree(klass, ignore_errors=True)
+        guided_lab(klass, students)
+        sim, _ = similarity.compare_class(klass, base=[facts], jobs=jobs)
+        top = sim.pairs[0].score if sim.pairs else 0.0
+        sc = sim.scale
+        assert sc is not None
+        right &= not sim.above()
+        out.append(
+            f"guided lab of {students} (facts as --base): {len(sim.above())} false pair(s); "
+            f"highest pair {top:.0%}, median {sc.median:.0%}, cut {sc.cut:.0%}"
+        )
+    return out, right

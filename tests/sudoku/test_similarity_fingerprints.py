@@ -6,7 +6,6 @@ the index's pairs against comparing every pair of sets directly."""
 from __future__ import annotations
 
 import itertools
-import math
 import random
 
 from hypothesis import given
@@ -19,7 +18,13 @@ from plpuzzle.sudoku.grading.similarity.fingerprints import (
     kgram_hashes,
     winnow,
 )
-from plpuzzle.sudoku.grading.similarity.index import cliques, groups, score_pairs
+from plpuzzle.sudoku.grading.similarity.index import (
+    HIGHEST_CUT,
+    cliques,
+    groups,
+    scale,
+    score_pairs,
+)
 
 #: Streams over a small alphabet, so that chance repeats happen.
 TOKENS = st.lists(st.sampled_from([f"t{i}" for i in range(6)]), min_size=0, max_size=120)
@@ -83,7 +88,7 @@ def test_positions_are_where_the_kgram_starts() -> None:
 
 @given(st.lists(st.sets(st.integers(0, 30), min_size=1, max_size=12), max_size=9))
 def test_the_index_finds_exactly_the_pairs_that_share(prints: list[set[int]]) -> None:
-    found = {(p.a, p.b): p for p in score_pairs(prints, weighed=False)}
+    found = {(p.a, p.b): p for p in score_pairs(prints)}
     for a, b in itertools.combinations(range(len(prints)), 2):
         shared = len(prints[a] & prints[b])
         if not shared:
@@ -94,39 +99,32 @@ def test_the_index_finds_exactly_the_pairs_that_share(prints: list[set[int]]) ->
         assert pair.share_a == shared / len(prints[a])
         assert pair.share_b == shared / len(prints[b])
     scores = [p.score for p in found.values()]
-    assert [p.score for p in score_pairs(prints, weighed=False)] == sorted(scores, reverse=True)
-    weighed = [p.score for p in score_pairs(prints)]
-    assert weighed == sorted(weighed, reverse=True)
+    assert [p.score for p in score_pairs(prints)] == sorted(scores, reverse=True)
 
 
-@given(st.lists(st.sets(st.integers(0, 30), min_size=1, max_size=12), max_size=9))
-def test_fingerprints_weigh_by_how_many_hand_ins_hold_them(prints: list[set[int]]) -> None:
-    """One that n of N hand-ins hold counts max(2, N/10)/n in each, at most 1."""
-    holders = {h: sum(h in p for p in prints) for p in prints for h in p}
-    full = max(2, len(prints) / 10)
-    w = {h: min(1.0, full / n) for h, n in holders.items()}
-    for pair in score_pairs(prints):
-        both = prints[pair.a] & prints[pair.b]
-        evidence = sum(w[h] for h in both)
-        assert pair.shared == len(both)
-        assert math.isclose(pair.evidence, evidence)
-        assert math.isclose(pair.share_a, evidence / sum(w[h] for h in prints[pair.a]))
-        assert math.isclose(pair.share_b, evidence / sum(w[h] for h in prints[pair.b]))
-
-
-def test_what_the_whole_class_holds_weighs_little() -> None:
-    """Forty hand-ins share one idiom; a ring of five of them also shares
-    a passage: the ring keeps its full weight, the idiom weighs a tenth."""
+def test_a_solution_many_hold_weighs_as_much_as_a_rare_one() -> None:
+    """Forty hand-ins share one idiom; a ring of twelve of them (more than
+    a tenth) also shares a passage: popularity makes nothing weigh less
+    (issue 57), so the ring's pairs have all the evidence of the passage."""
     idiom = set(range(20))
     prints = [idiom | {100 + i} for i in range(40)]
-    ring = (3, 7, 20, 33)  # a tenth of the class: full weight
+    ring = range(0, 36, 3)
     for member in ring:
-        prints[member] |= set(range(200, 230))
+        prints[member] |= set(range(200, 240))
     pairs = {(p.a, p.b): p for p in score_pairs(prints)}
     for a, b in itertools.combinations(ring, 2):
-        assert pairs[(a, b)].evidence >= 30 and pairs[(a, b)].score > 0.9
+        assert pairs[(a, b)].evidence == 60 and pairs[(a, b)].score > 0.98
     others = [p for (a, b), p in pairs.items() if not {a, b} <= set(ring)]
-    assert others and all(p.evidence <= 20 * 4 / 40 + 1e-9 for p in others)
+    assert others and all(p.evidence == 20 for p in others)
+
+
+def test_the_class_scale_is_robust_to_a_ring_and_raised_by_alike_honest_work() -> None:
+    """A ring of a third of a class moves neither the median nor the
+    spread; a class whose honest pairs are all much alike raises the cut."""
+    quiet = scale([0.05] * 100 + [1.0] * 36, 30, 0.65)
+    assert quiet.median < 0.1 and quiet.cut == 0.65 and not quiet.raised
+    alike = scale([0.5, 0.6, 0.7, 0.55, 0.65, 0.72, 0.45, 0.6, 0.58, 0.66], 5, 0.65)
+    assert alike.raised and 0.65 < alike.cut <= HIGHEST_CUT
 
 
 @given(st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9)), max_size=30))

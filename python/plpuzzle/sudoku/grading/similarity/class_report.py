@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from plpuzzle.sudoku.grading.intake import Ungradable, read_class
@@ -43,10 +44,7 @@ def compare_submissions(
     `more` that cannot be graded but have files, `base` left out."""
     templates = read_base(base)
     settings = settings or Settings()
-    settings = Settings(
-        settings.dialect, settings.threshold, settings.min_shared, settings.k,
-        settings.window, tuple(b.student for b in templates),
-    )  # fmt: skip
+    settings = replace(settings, base=tuple(b.student for b in templates))
     handins = [hand_in(s) for s in submissions] + list(more)
     return compare(sorted(handins, key=lambda h: h.student), templates, settings, jobs)
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from plpuzzle.runtime import Dialect
 from plpuzzle.sudoku.grading.similarity.fingerprints import WINDOW, K, fingerprints
-from plpuzzle.sudoku.grading.similarity.index import Pair, cliques, score_pairs
+from plpuzzle.sudoku.grading.similarity.index import Pair, Scale, cliques, scale, score_pairs
 from plpuzzle.sudoku.grading.similarity.normalise import Token, normalise
 from plpuzzle.sudoku.grading.similarity.reading import (
     PARTLY,
@@ -19,17 +21,29 @@ from plpuzzle.sudoku.grading.similarity.reading import (
     read_texts,
     vocabulary,
 )
-from plpuzzle.sudoku.grading.similarity.source import HandIn
+from plpuzzle.sudoku.grading.similarity.source import HandIn, SourceFile
 from plpuzzle.untrusted import one_line
 
 #: A pair is shown when the larger of its two shares is at least THRESHOLD
-#: and what it shares weighs at least MIN_SHARED fingerprints, each
-#: weighed by its rarity in the class (index.weight): a file of a few
-#: clauses, or of what everyone writes, is all inside many others, and
-#: proves nothing. Chosen from the measured distributions and the
+#: (or the class's own cut, where its honest work is more alike: index.Scale)
+#: and it shares at least MIN_SHARED fingerprints besides the --base and
+#: the reference code: a file of a few clauses is all inside many others,
+#: and proves nothing. Chosen from the measured distributions and the
 #: labelled set: docs/teachers.md, *Similar hand-ins*.
 THRESHOLD = 0.65
 MIN_SHARED = 30
+
+#: The shipped reference of independent work (textbook answers): what a
+#: hand-in shares with it is left out, as --base code is.
+REFERENCE = Path(__file__).with_name("reference.pl")
+
+#: The least class whose own scale is trusted to raise the threshold
+#: (eight hand-ins make 28 pairs).
+SCALE_CLASS = 8
+
+#: A group of hand-ins that all match each other is a ring when it has at
+#: least this many members: shown first, with what they all share.
+RING = 3
 
 #: Tokens kept of one hand-in, its files together (a solution has a few
 #: thousand): each file gets an equal share, at most the reader's
@@ -48,6 +62,11 @@ class Settings:
     window: int = WINDOW
     #: The --base files, by name.
     base: tuple[str, ...] = ()
+    #: Whether the shipped reference of textbook code is left out.
+    reference: bool = True
+    #: Whether the class's own scale may raise the threshold (not when
+    #: the teacher set one: `similar --threshold`).
+    own_scale: bool = True
 
 
 @dataclass
@@ -82,6 +101,18 @@ class Compared:
         return out + self.problems
 
 
+@dataclass(frozen=True)
+class Ring:
+    """Hand-ins every two of which are a reported pair: by name, by index,
+    the fingerprints they all hold, and what share of its smallest member
+    that is."""
+
+    students: list[str]
+    members: list[int]
+    common: int
+    share: float
+
+
 @dataclass
 class Similarity:
     """The class compared: every hand-in, every pair that shares anything."""
@@ -95,19 +126,71 @@ class Similarity:
     base_prints: int = 0
     identical: list[list[str]] = field(default_factory=list)
     same_normal: list[list[str]] = field(default_factory=list)
+    #: Fingerprints of the shipped reference, left out of every hand-in's.
+    reference_prints: int = 0
+    #: The class's distribution of pair scores, and the cut it sets.
+    scale: Scale | None = None
+    _rings: list[Ring] | None = field(default=None, repr=False)
+
+    @property
+    def cut(self) -> float:
+        """The share a pair must reach: the threshold, or the class's own
+        cut where its honest work is more alike."""
+        return self.scale.cut if self.scale else self.settings.threshold
+
+    def shown(self, pair: Pair) -> bool:
+        """Whether `pair` is reported: the cut, and enough evidence."""
+        return pair.score >= self.cut and pair.evidence >= self.settings.min_shared
 
     def above(self) -> list[Pair]:
-        """The pairs at or above the threshold, highest score first."""
-        s = self.settings
-        return [p for p in self.pairs if p.score >= s.threshold and p.evidence >= s.min_shared]
+        """The pairs reported: the pairs of each ring first (largest ring
+        first), then the others, each by score."""
+        rings = [set(r.members) for r in self.rings()]
+
+        def rank(p: Pair) -> int:
+            return next((n for n, g in enumerate(rings) if {p.a, p.b} <= g), len(rings))
+
+        return sorted((p for p in self.pairs if self.shown(p)), key=rank)
+
+    def rings(self) -> list[Ring]:
+        """The groups of RING or more hand-ins every two of which are a
+        reported pair (not a chain: A like B and B like C is no group
+        unless A is like C), largest first, with what they all share."""
+        if self._rings is None:
+            links = ((p.a, p.b) for p in self.pairs if self.shown(p))
+            self._rings = [self._ring(g) for g in cliques(links, RING)]
+        return self._rings
+
+    def _ring(self, members: list[int]) -> Ring:
+        held = set(self.handins[members[0]].prints)
+        for i in members[1:]:
+            held &= self.handins[i].prints.keys()
+        least = min(len(self.handins[i].prints) for i in members)
+        names = sorted(self.student(i) for i in members)
+        return Ring(names, members, len(held), len(held) / least if least else 0.0)
 
     def clusters(self) -> list[list[str]]:
-        """Groups of three or more hand-ins each pair of which is at or
-        above the threshold (not a chain: A like B and B like C is no
-        group unless A is like C)."""
-        links = ((p.a, p.b) for p in self.above())
-        found = [sorted(self.student(i) for i in g) for g in cliques(links)]
-        return sorted(found, key=lambda g: (-len(g), g))
+        """The rings' members, by name (the groups of earlier reports)."""
+        return [r.students for r in self.rings()]
+
+    def why(self, pair: Pair) -> str:
+        """Why `pair` is in the report, in words."""
+        s = self.settings
+        sc = self.scale
+        level = f"{self.cut:.0%}"
+        if sc and sc.raised:
+            level += (
+                f" (raised from {s.threshold:.0%}: this class's pairs are typically "
+                f"{sc.median:.0%} alike, give or take {sc.spread:.0%})"
+            )
+        elif sc:
+            level += f" (this class's pairs are typically {sc.median:.0%} alike)"
+        ring = next((r for r in self.rings() if {pair.a, pair.b} <= set(r.members)), None)
+        grouped = f"; one of a group of {len(ring.members)} that all match" if ring else ""
+        return (
+            f"{pair.score:.0%} of one hand-in is in the other, at or above {level}; "
+            f"{pair.shared} fingerprints in common, at least {s.min_shared}{grouped}"
+        )
 
     def student(self, i: int) -> str:
         return self.handins[i].student
@@ -149,7 +232,8 @@ def compare(
     reading.ReaderUnavailable when SWI-Prolog cannot run."""
     settings = settings or Settings(base=tuple(b.student for b in base))
     words = vocabulary()
-    everyone = [*handins, *base]
+    textbook = reference() if settings.reference else []
+    everyone = [*handins, *base, *textbook]
     texts = [f.text for h in everyone for f in h.files]
     budgets = [HANDIN_TOKENS // len(h.files) for h in everyone for _ in h.files]
     reader = Reader(settings.dialect)
@@ -159,15 +243,55 @@ def compare(
     for h in everyone:
         mine = [next(reads) for _ in h.files]
         compared.append(_compared(h, mine, words, settings))
-    students, templates = compared[: len(handins)], compared[len(handins) :]
+    students = compared[: len(handins)]
+    templates = compared[len(handins) : len(handins) + len(base)]
     common = {h for t in templates for h in t.prints}
+    known = {h for t in compared[len(handins) + len(base) :] for h in t.prints} - common
     for c in students:
-        c.prints = {h: p for h, p in c.prints.items() if h not in common}
+        c.prints = {h: p for h, p in c.prints.items() if h not in common and h not in known}
     pairs = score_pairs([set(c.prints) for c in students])
     names = [c.student for c in students]
-    identical = _same([c.handin.digest for c in students], names)
+    scale_ = scale((p.score for p in pairs), len(students), settings.threshold)
+    if not settings.own_scale or len(students) < SCALE_CLASS:
+        scale_ = replace(scale_, cut=settings.threshold)
+    identical = [
+        g for g in _same([c.handin.digest for c in students], names) if _telling(g, students, 1)
+    ]
     normal = ["\0".join(t.text for t in c.stream) for c in students]
-    same_normal = [g for g in _same(normal, names) if not any(set(g) <= set(i) for i in identical)]
+    same_normal = [
+        g
+        for g in _same(normal, names)
+        if not any(set(g) <= set(i) for i in identical)
+        and _telling(g, students, settings.min_shared)
+    ]
     return Similarity(
-        students, pairs, settings, reader.sandboxed, len(common), identical, same_normal
-    )
+        students, pairs, settings, reader.sandboxed, len(common), identical, same_normal,
+        len(known), scale_,
+    )  # fmt: skip
+
+
+def _telling(group: list[str], students: list[Compared], least: int) -> bool:
+    """Whether a set of equal hand-ins is worth listing: each has at least
+    `least` fingerprints besides the base and the reference (a copy of the
+    --base file, or a two-clause textbook answer, says nothing)."""
+    by_name = {c.student: c for c in students}
+    return all(len(by_name[name].prints) >= least for name in group)
+
+
+#: A line that starts a clause of a predicate: its name.
+_HEAD = re.compile(r"^([a-z]\w*)")
+
+
+def reference() -> list[HandIn]:
+    """The shipped reference, one hand-in per predicate (so that its
+    clauses are fingerprinted as a hand-in's own, not mixed with the
+    others' in the sorted normal form)."""
+    blocks: dict[str, list[str]] = {}
+    for line in REFERENCE.read_text(encoding="utf-8").splitlines():
+        head = _HEAD.match(line)
+        if head:
+            blocks.setdefault(head.group(1), []).append(line)
+    return [
+        HandIn(f"reference:{name}", (SourceFile(f"{name}.pl", "\n".join(lines) + "\n"),), name)
+        for name, lines in blocks.items()
+    ]

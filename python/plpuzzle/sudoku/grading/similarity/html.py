@@ -155,6 +155,17 @@ def _shown(sim: Similarity, above: list[Pair]) -> int:
     return min(len(above), SIDE_BY_SIDE)
 
 
+def _threshold_words(sim: Similarity) -> str:
+    s = sim.settings
+    words = f"{_pct(sim.cut)} of either hand-in, and {s.min_shared} fingerprints in common"
+    if sim.scale and sim.scale.raised:
+        words += (
+            f" (raised from {_pct(s.threshold)}: this class's pairs are typically "
+            f"{_pct(sim.scale.median)} alike, give or take {_pct(sim.scale.spread)})"
+        )
+    return words
+
+
 def section_data(sim: Similarity) -> dict[str, Any]:
     """What the similarity section shows: facts, pairs, groups, views."""
     s = sim.settings
@@ -163,18 +174,16 @@ def section_data(sim: Similarity) -> dict[str, Any]:
     facts = [
         ("Hand-ins compared", len(sim.handins)),
         ("Pairs at or above the threshold", len(above)),
-        (
-            "Threshold",
-            f"{_pct(s.threshold)} of either hand-in, and evidence of {s.min_shared} "
-            "fingerprints (each weighed by how rare it is in the class)",
-        ),
+        ("Threshold", _threshold_words(sim)),
         ("Fingerprints", f"winnowing, k = {s.k} tokens, window = {s.window}"),
         ("Base code left out", f"{', '.join(s.base) or 'none'} ({sim.base_prints} fingerprints)"),
+        ("Textbook code left out", f"{sim.reference_prints} fingerprints of the shipped reference"),
         ("Dialect", s.dialect),
         ("Reading", reader_words(sim)),
     ]
     return {
         "compared": len(sim.handins),
+        "min_shared": s.min_shared,
         "facts": [{"key": k, "value": v, "wide": len(str(v)) > 40} for k, v in facts],
         "rows": [
             {
@@ -184,11 +193,16 @@ def section_data(sim: Similarity) -> dict[str, Any]:
                 "share_a": _pct(p.share_a),
                 "share_b": _pct(p.share_b),
                 "shared": p.shared,
+                "why": sim.why(p),
                 "anchor": pair_anchor(n) if n <= shown else None,
             }
             for n, p in enumerate(above, 1)
         ],
         "clusters": sim.clusters(),
+        "rings": [
+            {"students": r.students, "common": r.common, "share": _pct(r.share)}
+            for r in sim.rings()
+        ],
         "identical": sim.identical,
         "same_normal": sim.same_normal,
         "read": [

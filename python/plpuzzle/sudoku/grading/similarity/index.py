@@ -7,14 +7,19 @@ comparisons of files. A pair's score is given from each side: the share of
 A's fingerprints found in B, and of B's found in A, since a short file
 inside a long one is all of the one and little of the other.
 
-Fingerprints are weighed by rarity, as Dolos filters frequent ones: a
-fingerprint that more hand-ins hold than a tenth of the class (and at
-least two) counts in proportion less: common/n, where n hand-ins hold it
-and `common` is that tenth. What much of a class writes alike (the
-exercise's idiom, a textbook predicate, code the course gave) then says
-little about any one pair, while a group of copies, a few hand-ins of
-many, keeps its full weight. A pair's evidence is the weight of what it
-shares, which a short file cannot pile up.
+Every fingerprint counts one, however many hand-ins hold it: a solution
+that many students hand in is no less copied for being popular (issue 57;
+until then one held by more than a tenth of the class weighed less, and a
+ring of ten copies in eighteen hand-ins fell under the evidence floor).
+What says that shared code is not copying is named, not guessed from its
+popularity: the --base files and the shipped reference of textbook code
+are left out before pairing (compare.py), and code too short to tell is
+held back by the evidence floor. A pair's evidence is the count of
+fingerprints it shares.
+
+The class's own distribution of scores (`Scale`) sets how high a pair
+must be to stand out: a short guided lab, where honest answers are much
+alike, is judged on its scale, a long solver on its own.
 """
 
 from __future__ import annotations
@@ -52,38 +57,68 @@ def inverted_index(prints: Sequence[Iterable[int]]) -> dict[int, list[int]]:
     return index
 
 
-#: The share of a class past which a fingerprint is common.
-COMMON_SHARE = 0.1
-
-
-def common(hand_ins: int) -> float:
-    """How many hand-ins may hold a fingerprint at full weight."""
-    return max(2.0, COMMON_SHARE * hand_ins)
-
-
-def weight(holders: int, hand_ins: int) -> float:
-    """What a fingerprint that `holders` of `hand_ins` hold counts in each."""
-    return min(1.0, common(hand_ins) / holders)
-
-
-def score_pairs(prints: Sequence[set[int]], weighed: bool = True) -> list[Pair]:
+def score_pairs(prints: Sequence[set[int]]) -> list[Pair]:
     """Every pair that shares a fingerprint, highest score first (then most
-    evidence, then by index); `weighed`: by rarity (else each counts 1)."""
+    evidence, then by index); each fingerprint counts one."""
     index = inverted_index(prints)
-    own = [0.0] * len(prints)
-    shared: defaultdict[tuple[int, int], list[float]] = defaultdict(lambda: [0, 0.0])
+    own = [len(p) for p in prints]
+    shared: defaultdict[tuple[int, int], int] = defaultdict(int)
     for holders in index.values():
-        w = weight(len(holders), len(prints)) if weighed else 1.0
-        for i in holders:
-            own[i] += w
         if len(holders) > 1:
             for pair in combinations(holders, 2):
-                both = shared[pair]
-                both[0] += 1
-                both[1] += w
-    pairs = [Pair(a, b, int(n), w / own[a], w / own[b], w) for (a, b), (n, w) in shared.items()]
+                shared[pair] += 1
+    pairs = [Pair(a, b, n, n / own[a], n / own[b], float(n)) for (a, b), n in shared.items()]
     pairs.sort(key=lambda p: (-p.score, -p.evidence, p.a, p.b))
     return pairs
+
+
+#: How far above the class's typical pair one must be to stand out, in
+#: robust standard deviations (1.4826 times the median absolute deviation),
+#: and the highest the class can raise the threshold (a copy of a short
+#: guided answer is still shown when it is nearly all the same).
+SPREADS = 4.0
+HIGHEST_CUT = 0.9
+
+
+@dataclass(frozen=True)
+class Scale:
+    """The class's distribution of pair scores, every pair of hand-ins
+    counted (0 for those that share nothing): its median, its robust
+    spread, its 90th percentile, and the score a pair must reach to be
+    shown (`cut`: the threshold, or higher where the class's honest work
+    is that alike)."""
+
+    pairs: int
+    median: float
+    spread: float
+    p90: float
+    threshold: float
+    cut: float
+
+    @property
+    def raised(self) -> bool:
+        """Whether the class's own scale raised the cut over the threshold."""
+        return self.cut > self.threshold
+
+
+def _quantile(values: Sequence[float], q: float) -> float:
+    if not values:
+        return 0.0
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def scale(scores: Iterable[float], hand_ins: int, threshold: float) -> Scale:
+    """The class's scale from the scores of the pairs that share something
+    (the other pairs of `hand_ins` score 0). Median and median absolute
+    deviation are robust: a ring of a third of the class makes a ninth of
+    its pairs, and moves neither."""
+    every = hand_ins * (hand_ins - 1) // 2
+    known = sorted(scores)
+    values = [0.0] * max(0, every - len(known)) + known
+    median = _quantile(values, 0.5)
+    spread = 1.4826 * _quantile(sorted(abs(v - median) for v in values), 0.5)
+    cut = max(threshold, min(HIGHEST_CUT, median + SPREADS * spread))
+    return Scale(len(values), median, spread, _quantile(values, 0.9), threshold, cut)
 
 
 def groups(links: Iterable[tuple[int, int]], size: int = 3) -> list[list[int]]:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from plpuzzle.sudoku.grading.similarity.compare import Compared, Similarity
+from plpuzzle.sudoku.grading.similarity.compare import Compared, Ring, Similarity
 from plpuzzle.sudoku.grading.similarity.index import Pair
 from plpuzzle.untrusted import spreadsheet_csv
 
@@ -25,7 +25,6 @@ CSV_COLUMNS = (
 def pair_row(sim: Similarity, pair: Pair) -> dict[str, Any]:
     """One pair as the CSV and the JSON give it."""
     a, b = sim.handins[pair.a], sim.handins[pair.b]
-    s = sim.settings
     return {
         "student_a": a.student,
         "student_b": b.student,
@@ -35,7 +34,17 @@ def pair_row(sim: Similarity, pair: Pair) -> dict[str, Any]:
         "fingerprints_a": len(a.prints),
         "fingerprints_b": len(b.prints),
         "evidence": round(pair.evidence, 1),
-        "at_or_above_threshold": pair.score >= s.threshold and pair.evidence >= s.min_shared,
+        "at_or_above_threshold": sim.shown(pair),
+    }
+
+
+def ring_row(sim: Similarity, ring: Ring) -> dict[str, Any]:
+    """One ring as the JSON gives it: its members and what they all share."""
+    return {
+        "size": len(ring.students),
+        "students": ring.students,
+        "common_fingerprints": ring.common,
+        "share_of_smallest": round(ring.share, 3),
     }
 
 
@@ -62,21 +71,39 @@ def summary(sim: Similarity) -> dict[str, Any]:
             "window": s.window,
             "threshold": s.threshold,
             "min_shared": s.min_shared,
-            "weighing": "a fingerprint held by more than a tenth of the hand-ins counts "
-            "a tenth of the class over how many hold it",
-            "groups": "hand-ins that all match each other, pair by pair",
+            "weighing": "every fingerprint counts one; the --base files' and the shipped "
+            "reference's are left out",
+            "groups": "hand-ins that all match each other, pair by pair (rings)",
             "base": list(s.base),
             "base_fingerprints": sim.base_prints,
+            "reference_fingerprints": sim.reference_prints,
             "reader": reader_words(sim),
         },
         "handins": [
             {"student": c.student, "fingerprints": len(c.prints), "read": c.how, "notes": c.notes}
             for c in sim.handins
         ],
-        "pairs": [pair_row(sim, p) for p in sim.above()],
+        "scale": scale_row(sim),
+        "rings": [ring_row(sim, r) for r in sim.rings()],
+        "pairs": [{**pair_row(sim, p), "why": sim.why(p)} for p in sim.above()],
         "groups": sim.clusters(),
         "identical": sim.identical,
         "same_after_normalisation": sim.same_normal,
+    }
+
+
+def scale_row(sim: Similarity) -> dict[str, Any]:
+    """The class's distribution of pair scores and the cut it sets."""
+    sc = sim.scale
+    if sc is None:
+        return {"cut": sim.cut}
+    return {
+        "pairs": sc.pairs,
+        "median": round(sc.median, 3),
+        "spread": round(sc.spread, 3),
+        "p90": round(sc.p90, 3),
+        "cut": round(sc.cut, 3),
+        "raised": sc.raised,
     }
 
 

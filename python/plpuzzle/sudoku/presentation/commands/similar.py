@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 from rich import box
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 
 from plpuzzle.clitools import (
@@ -58,26 +59,22 @@ threshold_option = click.option(
     metavar="PERCENT",
     help="Report the pairs where at least this share of one hand-in's fingerprints is "
     f"found in the other's, and they share fingerprints weighing at least "
-    f"{similarity.MIN_SHARED} (one that many hand-ins hold weighs less).",
+    f"{similarity.MIN_SHARED}. Given, it replaces the class's own scale, which may "
+    "raise the default where honest work is much alike.",
 )
 
 
 def pair_table(sim: similarity.Similarity, limit: int | None = None) -> Table:
-    """The pairs at or above the threshold, one row each. The scores never
-    wrap nor fall off: where the ids are too long for the width (80
-    columns in a saved report), they are folded onto more lines."""
+    """The pairs reported, one row each, one line each: ids are never
+    folded (a class of long ids made three lines a pair), the table is
+    as wide as it needs."""
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 0))
-    for name, justify, wraps in (("#", "right", False), ("hand-in A", "left", True),
-                                 ("hand-in B", "left", True), ("share of A", "right", False),
-                                 ("share of B", "right", False),
-                                 ("fingerprints in common", "right", False)):  # fmt: skip
-        table.add_column(
-            name,
-            justify=justify,  # type: ignore[arg-type]
-            no_wrap=not wraps,
-            overflow="fold" if wraps else "ellipsis",
-            min_width=None if wraps else len(name),
-        )
+    for name, justify in (("#", "right"), ("hand-in A", "left"), ("hand-in B", "left"),
+                          ("share of A", "right"), ("share of B", "right"),
+                          ("fingerprints in common", "right")):  # fmt: skip
+        # The console is made as wide as the table needs, so nothing is
+        # cut; "ignore" would also drop the right justification.
+        table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
     for n, p in enumerate(sim.above()[:limit], 1):
         table.add_row(
             str(n), sim.student(p.a), sim.student(p.b),
@@ -86,10 +83,17 @@ def pair_table(sim: similarity.Similarity, limit: int | None = None) -> Table:
     return table
 
 
+def ring_lines(sim: similarity.Similarity) -> list[str]:
+    """One line a ring: its size, what its members all share, its members."""
+    return [
+        f"Group of {len(r.students)} that all match: {r.common} fingerprints held by every "
+        f"one ({r.share:.0%} of the smallest): {', '.join(r.students)}"
+        for r in sim.rings()
+    ]
+
+
 def print_similarity(console: Console, sim: similarity.Similarity) -> None:
-    """The groups, identical files and how files were read, after the table."""
-    for group in sim.clusters():
-        console.print(f"Group of {len(group)}: {', '.join(group)}", markup=False)
+    """Identical files and how files were read, after the table."""
     for group in sim.identical:
         console.print(f"Identical files: {' = '.join(group)}", markup=False)
     for group in sim.same_normal:
@@ -109,20 +113,20 @@ def print_similarity(console: Console, sim: similarity.Similarity) -> None:
 def summary_lines(sim: similarity.Similarity) -> list[str]:
     """A few lines for `grade`'s summary: how many pairs, the first few."""
     above = sim.above()
-    threshold = f"{sim.settings.threshold:.0%}"
+    threshold = f"{sim.cut:.0%}"
     if not above:
         return [f"Similar hand-ins: no pair at or above {threshold} (see grades.html)"]
+    rings = ring_lines(sim)
     named = ", ".join(
         f"{sim.student(p.a)} & {sim.student(p.b)} ({p.share_a:.0%}/{p.share_b:.0%})"
         for p in above[:PAIRS_NAMED]
     )
     more = f" and {len(above) - PAIRS_NAMED} more" if len(above) > PAIRS_NAMED else ""
-    lines = [
+    return [
         f"Similar hand-ins: {len(above)} pair(s) at or above {threshold}: {named}{more} "
-        "(side by side in grades.html; every pair in similarity.csv)"
+        "(side by side in grades.html; every pair in similarity.csv)",
+        *rings,
     ]
-    lines += [f"Group of {len(g)}: {', '.join(g)}" for g in sim.clusters()]
-    return lines
 
 
 @click.command()
@@ -157,12 +161,13 @@ def similar(
     the file's own predicate names are numbered per clause, atoms (the
     data: people, cities) stay, clauses are sorted, comments and layout
     are dropped. The normal forms are fingerprinted by winnowing (the
-    method behind MOSS); a fingerprint that more than a tenth of the
-    class holds weighs less. Every pair that shares fingerprints gets two
-    scores: the weighed share of each hand-in's fingerprints found in the
-    other. A pair is reported when a share reaches the threshold and what
-    it shares weighs enough (a short file, or what everyone writes, is no
-    evidence); a group is hand-ins that all match each other. A high
+    method behind MOSS); what they share with --base or with the shipped
+    textbook reference is left out. Every pair that shares fingerprints
+    gets two scores: the share of each hand-in's fingerprints found in the
+    other. A pair is reported when a share reaches the threshold (or the
+    class's own cut, where its honest work is more alike) and it shares
+    enough (a short file is no evidence); a group of hand-ins that all
+    match each other is shown first, with what they all share. A high
     share says that two files have long passages in common after
     normalisation, not how that came about; the report shows each pair
     side by side for the teacher to judge. Exit
@@ -170,7 +175,12 @@ def similar(
     (the folder, a --base file), 3 when SWI-Prolog cannot run here, 130
     when interrupted.
     """
-    settings = similarity.Settings(dialect, threshold / 100)  # type: ignore[arg-type]
+    told = click.get_current_context().get_parameter_source("threshold")
+    settings = similarity.Settings(
+        dialect,  # type: ignore[arg-type]
+        threshold / 100,
+        own_scale=told is not click.core.ParameterSource.COMMANDLINE,
+    )
     start = time.monotonic()
     try:
         if not submissions.is_dir():
@@ -198,11 +208,24 @@ def similar(
     above = sim.above()
     console.print(
         f"Similar hand-ins: {len(sim.handins)} compared, {len(above)} pair(s) at or above "
-        f"{sim.settings.threshold:.0%}",
+        f"{sim.cut:.0%}",
         markup=False,
     )
+    if sim.scale and sim.scale.raised:
+        console.print(
+            f"(raised from {sim.settings.threshold:.0%}: this class's pairs are typically "
+            f"{sim.scale.median:.0%} alike, give or take {sim.scale.spread:.0%})",
+            markup=False,
+        )
+    for line in ring_lines(sim):
+        console.print(line, markup=False)
     if above:
-        print_table(console, pair_table(sim))
+        table = pair_table(sim)
+        wide = Measurement.get(console, console.options.update(width=1 << 16), table).maximum
+        width = console.width
+        console.width = max(width, wide)  # one line a pair, however long the ids
+        print_table(console, table)
+        console.width = width
     print_similarity(console, sim)
     for line in left_out:
         note(f"not compared: {printable(line)}")
