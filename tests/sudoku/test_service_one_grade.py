@@ -345,7 +345,7 @@ def test_canvas_names_the_roster_gives_and_the_lms_files_have_a_bom(tmp_path: Pa
 
 
 @pytest.mark.parametrize(("line", "said"), [
-    ('alice "Alice', "a name is written once, in double quotes, at the end"),
+    ('alice "Alice', ':7: "Alice is not a mail address'),
     ('"Alice"', "a name needs a login before it"),
     ('alice "  "', "the name must be printable"),
 ])  # fmt: skip
@@ -354,5 +354,5 @@ def test_a_roster_name_is_checked(tmp_path: Path, line: str, said: str) -> None:
 
     roster = tmp_path / "roster.txt"
     roster.write_text(f"{line}\n", encoding="utf-8")
-    with pytest.raises(RosterError, match=re.escape(f"{roster}:1: {said}")):
+    with pytest.raises(RosterError, match=re.escape(f"{roster}:1") + ".*" + re.escape(said)):
         read_roster(roster)

@@ -33,8 +33,9 @@ class RosterError(Exception):
 #: The longest name kept (the database's column).
 MAX_NAME = 200
 
-#: A line: its words, then the name in double quotes, if any.
-_LINE = re.compile(r'([^"]*?)\s*(?:"([^"]*)")?\s*')
+#: A line: its words, then the name in double quotes at its end, if any
+#: (a quote elsewhere is part of a word, which the checks below refuse).
+_LINE = re.compile(r'(.*?)(?:(?:^|\s)"([^"]*)")?\s*')
 
 
 @dataclass(frozen=True)
@@ -55,8 +56,7 @@ def read_roster(path: Path) -> list[Entry]:
     for number, line in enumerate(text.splitlines(), 1):
         where = f"{path}:{number}"
         parts = _LINE.fullmatch(line.split("#", 1)[0])
-        if parts is None:
-            raise RosterError(f"{where}: a name is written once, in double quotes, at the end")
+        assert parts is not None  # every text matches
         words, name = parts.group(1).split(), parts.group(2)
         if not words:
             if name is not None:
