@@ -262,13 +262,14 @@ def test_a_teachers_token_reaches_the_exports_regrade_and_release(tmp_path: Path
                                                   headers=who, timeout=60)  # fmt: skip
         grades = get("grades.csv")
         assert grades.status_code == 200 and grades.text.startswith("id,score,max_score")
-        moodle = list(csv.reader(io.StringIO(get("moodle.csv").text)))
+        moodle = list(csv.reader(io.StringIO(get("moodle.csv").content.decode("utf-8-sig"))))
         assert moodle[0] == ["username", "email", "Sudoku 2026"] and moodle[1][0] == "alice"
-        canvas = list(csv.reader(io.StringIO(get("canvas.csv").text)))
+        canvas = list(csv.reader(io.StringIO(get("canvas.csv").content.decode("utf-8-sig"))))
         assert canvas[0][:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
         assert canvas[1][0].strip() == "Points Possible" and canvas[2][3] == "alice"
         klass = get("class.json").json()
-        assert klass["students"][0]["id"] == "alice" and klass["students"][0]["score"] == 6
+        assert klass["students"][0]["id"] == "alice" and klass["students"][0]["score"] == 2
+        assert klass["released"] is False and klass["tests"] == ["test001", "test002"]
         assert get("grades.csv", student).status_code == 404  # a student's token: no such route
         released = httpx.post(f"{server.url}/api/release", headers=teacher, timeout=60)
         assert released.json() == {"released": True, "mailed": 0}  # the course has no mail

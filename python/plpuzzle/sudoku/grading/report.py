@@ -171,6 +171,13 @@ def to_json(report: dict[str, Any]) -> str:
     return json_for_pages(report, indent=2) + "\n"
 
 
+def score_cell(student: dict[str, Any]) -> Any:
+    """A student's score as a CSV cell: blank where their row holds no
+    grade (the service's row of a student with no upload, or one whose
+    grading has not ended: `graded` false), never a 0 they did not earn."""
+    return student["score"] if student.get("graded", True) else ""
+
+
 def to_csv(report: dict[str, Any]) -> str:
     """One row per student: id, score, max score, a count per grade, then
     the course requirements' columns when grading checked them, and the
@@ -186,7 +193,7 @@ def to_csv(report: dict[str, Any]) -> str:
         counts = (s["counts"][g] for g in grades)
         more = _requirement_cells(s) if extra else []
         feedback = [s.get("feedback", "")] if files else []
-        rows.append([s["id"], s["score"], s["max_score"], *counts, *more, *feedback])
+        rows.append([s["id"], score_cell(s), s["max_score"], *counts, *more, *feedback])
     return spreadsheet_csv(rows)
 
 
@@ -228,8 +235,10 @@ def to_wide_csv(report: dict[str, Any]) -> str:
     rows: list[list[Any]] = [["id", *tests, "total", *extra]]
     for s in report["students"]:
         earned = {r["test"]: r["earned"] for r in s["results"]}
+        if not s.get("graded", True):
+            earned = dict.fromkeys(tests, "")
         more = _requirement_cells(s) if extra else []
-        rows.append([s["id"], *(earned.get(t, 0) for t in tests), s["score"], *more])
+        rows.append([s["id"], *(earned.get(t, 0) for t in tests), score_cell(s), *more])
     return spreadsheet_csv(rows)
 
 

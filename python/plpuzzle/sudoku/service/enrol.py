@@ -52,8 +52,8 @@ def enrol(service: Service, roster: list[Entry], students: tuple[str, ...],
           teachers: tuple[str, ...], renew: bool, url: str, output: Path | None,
           send: bool = False, send_seconds: float = SEND_WITHIN) -> Enrolled:  # fmt: skip
     """Add the roster's students and the named ones (renewing the named
-    with `renew`), keep the roster's addresses (and those given with
-    --student/--teacher, as roster entries), write the links file
+    with `renew`), keep the roster's addresses and names (and the addresses
+    given with --student/--teacher, as roster entries), write the links file
     (`output`; None: no file) and, with `send`, mail the new links for
     `send_seconds` at most. AccountError for a login that cannot be one."""
     made = service.accounts.create(list(teachers), "teacher", renew)
@@ -61,10 +61,12 @@ def enrol(service: Service, roster: list[Entry], students: tuple[str, ...],
     others = [e.login for e in roster if e.login not in students and e.login not in teachers]
     made += service.accounts.create(others, "student", renew=False)
     addresses = {e.login: e.address for e in roster if e.address}
-    if addresses:
+    names = {e.login: e.name for e in roster if e.name}
+    if addresses or names:
         with service.store.session() as db:
-            for user in db.scalars(select(User).where(User.login.in_(addresses))):
-                user.email = addresses[user.login]
+            for user in db.scalars(select(User).where(User.login.in_([*addresses, *names]))):
+                user.email = addresses.get(user.login, user.email)
+                user.name = names.get(user.login, user.name)
     links = merge(made, url, output, service.accounts.link_user,
                   lambda moment: service.course.local_text(moment, seconds=False))  # fmt: skip
     if output is not None:

@@ -51,6 +51,7 @@ from plpuzzle.sudoku.grading.scheduling.fair_share import Cancelled, FairShare, 
 from plpuzzle.sudoku.grading.scheduling.local_pool import LocalPool, hidden_paths
 from plpuzzle.sudoku.grading.scheduling.protocol import Scheduler
 from plpuzzle.sudoku.service.core import Service, place_upload
+from plpuzzle.sudoku.service.grades import grade_of
 from plpuzzle.sudoku.service.mail import Outbox
 from plpuzzle.sudoku.service.store import Upload, User, now
 from plpuzzle.sudoku.service.uploads import check, queue_unchecked
@@ -511,7 +512,6 @@ class GradingQueue:
         sums = {"public_score": sum(r["earned"] for r in shown),
                 "public_max": sum(r["points"] for r in shown)}  # fmt: skip
         where = str(out.relative_to(service.data))
-        self._mail_results(job, row, public_only=job.stage == "public")
         if job.stage == "public":
             self._record(job, state="queued", stage="rest", early=where, public_graded=now(),
                          **sums)  # fmt: skip
@@ -520,10 +520,14 @@ class GradingQueue:
             self._record(job, state="done", score=row["score"], max_score=row["max_score"],
                          reports=where, **sums, **public_graded)  # fmt: skip
         (out / "upload.json").write_text(json.dumps({"upload": job.upload_id}) + "\n")
+        self._mail_results(job, public_only=job.stage == "public")
 
-    def _mail_results(self, job: Job, row: dict[str, Any], public_only: bool) -> None:
-        """Mail a student who asked for it the results they may see now:
-        the public ones first, every test's once released."""
+    def _mail_results(self, job: Job, public_only: bool) -> None:
+        """Mail a student who asked for it the results they may see now
+        (the public ones first, every test's once released): their grade
+        on the upload as its page shows it, once the stage is recorded.
+        Before the release the whole grading mails again only for what
+        the course requirements take off, which the student sees then."""
         if self.outbox is None or self.service.mail is None:
             return
         with self.service.store.session() as db:
@@ -531,16 +535,20 @@ class GradingQueue:
             upload = db.get(Upload, job.upload_id)
         if user is None or upload is None or not user.mail_results:
             return
-        if not public_only and not self.service.released() and self.service.stages() != ("rest",):
-            return  # the whole grading's results are not shown yet: the public ones were mailed
-        released, course = self.service.released(), self.service.course
-        shown = [r for r in row["results"] if released or course.is_public(r["test"])]
-        lines = [f"{r['test']}  {r['grade']}  {r['detail']}".rstrip() for r in shown[:300]]
+        if upload.attempt != job.attempt:
+            return  # regraded meanwhile: the new grading mails
+        grade = grade_of(self.service, job.login, upload, self.service.released())
+        if not public_only and not grade.complete and grade.requirements is None:
+            return  # nothing new to see before the release: the public results were mailed
+        lines = [f"{r['test']}  {r['grade']}  {r['detail']}".rstrip() for r in grade.rows[:300]]
+        found = [f"{name}: {what}" for name, what in grade.requirement_lines]
         number = upload.number or upload.id
         base = (self.service.settings.url or user.mail_base or "").rstrip("/")
         page = (f"Its page: {base}/uploads/{upload.id}" if base else
                 f"Its page: upload #{number} on your page of the service")  # fmt: skip
-        body = "\n".join([f"Your upload #{number} ({upload.name}) is graded:", "", *lines, "",
+        body = "\n".join([f"Your upload #{number} ({upload.name}) is graded.", "",
+                          f"Score: {grade.score_text}", "", *lines, "",
+                          *(["Course requirements:", *found, ""] if found else []),
                           page])  # fmt: skip
         self.outbox.put(
             self.service.address_of(user),

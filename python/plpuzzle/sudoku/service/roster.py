@@ -1,7 +1,9 @@
 """The service's roster: one student a line, `login` or `login address`
-(where mail reaches them), `#` comments; the logins as `sudoku grade
---roster` reads them. A line that is neither is an error naming the
-file, the line and the column."""
+(where mail reaches them), either with the student's name in double
+quotes after it (`alice alice@example.edu "Alice Example"`, for the
+LMS exports), `#` comments; the logins as `sudoku grade --roster` reads
+them. A line that is none of these is an error naming the file, the
+line and the column."""
 
 from __future__ import annotations
 
@@ -28,10 +30,19 @@ class RosterError(Exception):
     """A roster line that is no `login [address]`; the message names it."""
 
 
+#: The longest name kept (the database's column).
+MAX_NAME = 200
+
+#: A line: its words, then the name in double quotes at its end, if any
+#: (a quote elsewhere is part of a word, which the checks below refuse).
+_LINE = re.compile(r'(.*?)(?:(?:^|\s)"([^"]*)")?\s*')
+
+
 @dataclass(frozen=True)
 class Entry:
     login: str
     address: str | None
+    name: str | None = None
 
 
 def read_roster(path: Path) -> list[Entry]:
@@ -43,10 +54,17 @@ def read_roster(path: Path) -> list[Entry]:
     out: list[Entry] = []
     seen: set[str] = set()
     for number, line in enumerate(text.splitlines(), 1):
-        words = line.split("#", 1)[0].split()
-        if not words:
-            continue
         where = f"{path}:{number}"
+        parts = _LINE.fullmatch(line.split("#", 1)[0])
+        assert parts is not None  # every text matches
+        words, name = parts.group(1).split(), parts.group(2)
+        if not words:
+            if name is not None:
+                raise RosterError(f"{where}: a name needs a login before it")
+            continue
+        if name is not None and (len(name) > MAX_NAME or not name.strip()
+                                 or not name.isprintable()):  # fmt: skip
+            raise RosterError(f"{where}: the name must be printable, 1 to {MAX_NAME} characters")
         if len(words) > 2:
             raise RosterError(f"{where}: a line is `login` or `login address`, not "
                               f"{len(words)} words")  # fmt: skip
@@ -61,7 +79,7 @@ def read_roster(path: Path) -> list[Entry]:
         if login in seen:
             continue  # the first line of a student counts, as for `sudoku grade`
         seen.add(login)
-        out.append(Entry(login, address))
+        out.append(Entry(login, address, " ".join(name.split()) if name else None))
     return out
 
 

@@ -13,8 +13,8 @@ from sqlalchemy import select
 
 from plpuzzle.sudoku.service.accounts import AccountError, SignedIn
 from plpuzzle.sudoku.service.documents import receive_document
+from plpuzzle.sudoku.service.grades import grade_of
 from plpuzzle.sudoku.service.guard import Busy
-from plpuzzle.sudoku.service.results import results_for
 from plpuzzle.sudoku.service.routes_people import LINK_GONE
 from plpuzzle.sudoku.service.routes_student import (
     history,
@@ -43,7 +43,7 @@ def _as_signed(user: User) -> SignedIn:
 
 def upload_json(request: Request, user: User, upload: Upload, owner: User) -> dict[str, Any]:
     service = deps(request).service
-    results = results_for(service, upload, owner.login, user.teacher or service.released())
+    grade = grade_of(service, owner.login, upload, user.teacher or service.released())
     course = service.course
     return {
         **status_json(request, upload),
@@ -56,12 +56,16 @@ def upload_json(request: Request, user: User, upload: Upload, owner: User) -> di
         "created": upload.created.isoformat(),
         "load_messages": upload.load_messages.splitlines(),
         "notes": upload.notes.splitlines(),
-        "score": results.score,
-        "max_score": results.max_score,
-        "complete": results.complete,
-        "hidden_tests": results.hidden,
+        # The grade, as the pages show it to this reader (grades.py).
+        "score": grade.score,
+        "max_score": grade.max_score if grade.score is not None else None,
+        "tests_score": grade.tests_score,
+        "deduction": grade.deduction,
+        "requirements": [{"requirement": k, "found": v} for k, v in grade.requirement_lines],
+        "complete": grade.complete,
+        "hidden_tests": grade.hidden,
         "results": [
-            {k: r[k] for k in ("test", "grade", "detail", "points", "earned")} for r in results.rows
+            {k: r[k] for k in ("test", "grade", "detail", "points", "earned")} for r in grade.rows
         ],
         "page": f"/uploads/{upload.id}",
     }

@@ -25,7 +25,8 @@ from plpuzzle.sudoku.service.documents import (
     documents_of,
     receive_document,
 )
-from plpuzzle.sudoku.service.results import counting, results_for
+from plpuzzle.sudoku.service.grades import counting_documents, grade_of
+from plpuzzle.sudoku.service.results import counting
 from plpuzzle.sudoku.service.routing import (
     arrival,
     check_csrf,
@@ -77,7 +78,7 @@ def upload_context(
     return {
         "upload": upload,
         "owner": owner,
-        "results": results_for(d.service, upload, owner.login, everything),
+        "grade": grade_of(d.service, owner.login, upload, everything),
         "progress": progress,
         "place": status["queue"],
         "counts": chosen is not None and chosen.id == upload.id,
@@ -95,11 +96,18 @@ def me(request: Request, signed: Annotated[SignedIn, Depends(signed_in)]) -> Res
 
 def student_page(request: Request, user: User, template: str, status: int = 200,
                  error: str = "") -> Response:  # fmt: skip
+    """A student's page: theirs (/me) or the teacher's of them; each
+    upload's score is its grade as the page's reader may see it."""
     service = deps(request).service
     uploads = history(service, user)
     deadline = service.deadline_for(user)
+    everything = template != "me.html.j2" or service.released()
+    paper = counting_documents(service, user.login).get(user.login)
+    grades = {u.id: grade_of(service, user.login, u, everything, paper, False) for u in uploads}
+    counts = counting(service, uploads)
+    mine = grade_of(service, user.login, counts, everything, paper, False)
     return render(request, template, status=status, student=user, uploads=uploads,
-                  counting=counting(service, uploads), released=service.released(),
+                  counting=counts, released=service.released(), grades=grades, grade=mine,
                   error=error, deadline=deadline, extension=service.extension_of(user),
                   left=service.course.time_left(now(), deadline),
                   mail=service.mail is not None and bool(service.address_of(user)),
@@ -227,20 +235,30 @@ def feedback(
     d = deps(request)
     upload, owner = visible_upload(d.service, signed, upload_id)
     everything = signed.user.teacher or d.service.released()
-    results = results_for(d.service, upload, owner.login, everything)
-    if results.feedback is None:
+    grade = grade_of(d.service, owner.login, upload, everything)
+    if grade.feedback is None:
         raise HTTPException(404, "no feedback for this upload yet")
-    body = feedback_body(results.feedback.read_text(encoding="utf-8"))
+    body = feedback_body(grade.feedback.read_text(encoding="utf-8"))
     return render(request, "feedback.html.j2", upload=upload, owner=owner, body=body,
-                  complete=results.complete)  # fmt: skip
+                  grade=grade, complete=grade.complete)  # fmt: skip
+
+
+#: What the site's feedback page says itself, from the student's grade:
+#: the grader's heading, score line and course requirements section.
+_SITE_SAYS = (r"<h1>.*?</h1>", r"<p>Score: <strong>[^<]*</strong>[^<]*</p>",
+              r"<h2>Course requirements</h2>.*?</dl>")  # fmt: skip
 
 
 def feedback_body(page: str) -> Markup:
     """The body of a feedback page the grader wrote (our own, escaped, with
-    no script), for the site's page; its heading is the site's."""
+    no script), for the site's page; its heading, score and course
+    requirements are the site's (the grade's: the grader saw neither the
+    documentation handed in apart nor what the reader may see)."""
     start, end = page.find("<body>"), page.rfind("</body>")
     body = page[start + len("<body>") : end] if start >= 0 and end > start else ""
-    return Markup(re.sub(r"<h1>.*?</h1>", "", body, count=1, flags=re.S))
+    for said in _SITE_SAYS:
+        body = re.sub(said, "", body, count=1, flags=re.S)
+    return Markup(body)
 
 
 @router.get("/uploads/{upload_id:rowid}/file")

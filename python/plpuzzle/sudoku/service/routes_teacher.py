@@ -27,7 +27,8 @@ from plpuzzle.sudoku.grading.similarity.report import summary as similarity_summ
 from plpuzzle.sudoku.service.accounts import SignedIn
 from plpuzzle.sudoku.service.core import Service, place_upload
 from plpuzzle.sudoku.service.exports import canvas_csv, class_json, moodle_csv
-from plpuzzle.sudoku.service.results import class_report, counting_uploads, late_only
+from plpuzzle.sudoku.service.grades import class_report
+from plpuzzle.sudoku.service.results import counting_uploads, late_only
 from plpuzzle.sudoku.service.routes_student import student_page
 from plpuzzle.sudoku.service.routing import (
     check_csrf,
@@ -299,18 +300,39 @@ def export_of(request: Request, name: str) -> Response:
     if name not in EXPORTS:
         raise HTTPException(404, f"no such export: {', '.join(EXPORTS)}")
     service = deps(request).service
-    report = class_view(request, current=True).report
+    report = exported_report(request)
     if name == "class.json":
         return JSONResponse(class_json(report))
     with service.store.session() as db:
         users = list(db.scalars(select(User).where(User.role == "student")))
     emails = {u.login: service.address_of(u) for u in users}
     subjects = {u.login: u.subject or "" for u in users}
+    names = {u.login: u.name or "" for u in users}
+    item = service.course.name
     writers = {"grades.csv": to_csv, "grades-wide.csv": to_wide_csv,
-               "moodle.csv": lambda r: moodle_csv(r, service.course.name, emails),
-               "canvas.csv": lambda r: canvas_csv(r, service.course.name, subjects)}  # fmt: skip
-    return Response(writers[name](report), media_type="text/csv; charset=utf-8",
+               "moodle.csv": lambda r: moodle_csv(r, item, emails),
+               "canvas.csv": lambda r: canvas_csv(r, item, subjects, names)}  # fmt: skip
+    text = writers[name](report)
+    if name in FOR_EXCEL:
+        text = "\ufeff" + text
+    return Response(text.encode("utf-8"), media_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})  # fmt: skip
+
+
+#: The exports an LMS or Excel imports: UTF-8 with a byte order mark, or
+#: Excel reads them in the machine's old code page ("DeklaratÃ­v").
+FOR_EXCEL = ("moodle.csv", "canvas.csv")
+
+
+def exported_report(request: Request) -> dict[str, Any]:
+    """The class as the exports hold it: until the release, only what the
+    students see themselves (the public tests, and what the course
+    requirements take off), so that a nightly pull into an LMS shows
+    students nothing early; every test once released."""
+    service = deps(request).service
+    if service.released():
+        return class_view(request, current=True).report
+    return class_report(service, everything=False)
 
 
 @router.get("/export/{name}")

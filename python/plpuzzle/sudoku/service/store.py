@@ -77,6 +77,8 @@ class User(Base):
     email: Mapped[str | None] = mapped_column(String(200))
     #: The user's identity elsewhere (an LMS's subject, an SIS id), if known.
     subject: Mapped[str | None] = mapped_column(String(200))
+    #: The student's name, as the roster gives it (for the LMS exports).
+    name: Mapped[str | None] = mapped_column(String(200))
     #: Mail the user their results as they come (their choice).
     mail_results: Mapped[bool] = mapped_column(default=False)
     #: The service's address as the user's browser reached it when they

@@ -594,6 +594,10 @@ def _print_results(answer: dict[str, Any]) -> None:
     if answer["score"] is not None:
         scope = "" if answer["complete"] else " on the public tests"
         click.echo(f"score: {answer['score']:g} / {answer['max_score']:g}{scope}")
+    # The course requirements, with the public results too: mend them in time.
+    for found in (answer.get("requirements") or [])[:SHOWN_RESULTS]:
+        what = one_line(str(found.get("requirement", "")), 40)
+        click.echo(f"requirement: {what}: {one_line(str(found.get('found', '')), 200)}")
     if answer["hidden_tests"]:
         click.echo(f"{answer['hidden_tests']} more test(s) are shown once results are released")
 
