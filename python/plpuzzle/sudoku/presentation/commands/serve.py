@@ -591,13 +591,14 @@ def _print_results(answer: dict[str, Any]) -> None:
         click.echo(f"{test:<10} {grade:<14} {one_line(str(r['detail']), 160)}".rstrip())
     if len(rows) > SHOWN_RESULTS:
         click.echo(f"... and {len(rows) - SHOWN_RESULTS} more test(s): see the upload's page")
-    if answer["score"] is not None:
-        scope = "" if answer["complete"] else " on the public tests"
-        click.echo(f"score: {answer['score']:g} / {answer['max_score']:g}{scope}")
-    # The course requirements, with the public results too: mend them in time.
+    # The course requirements, with the public results too: mend them in
+    # time. Before the score, which already counts what they take off.
     for found in (answer.get("requirements") or [])[:SHOWN_RESULTS]:
         what = one_line(str(found.get("requirement", "")), 40)
         click.echo(f"requirement: {what}: {one_line(str(found.get('found', '')), 200)}")
+    if answer["score"] is not None:
+        scope = "" if answer["complete"] else " on the public tests"
+        click.echo(f"score: {answer['score']:g} / {answer['max_score']:g}{scope}")
     if answer["hidden_tests"]:
         click.echo(f"{answer['hidden_tests']} more test(s) are shown once results are released")
 

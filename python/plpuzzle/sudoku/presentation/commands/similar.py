@@ -204,6 +204,13 @@ def similar(
             }
         )
         return
+    print_text(sim, left_out, paths, seconds)
+
+
+def print_text(sim: similarity.Similarity, left_out: list[str], paths: list[Path],
+               seconds: float) -> None:  # fmt: skip
+    """What `similar` prints as text: the counts, the groups, one line a
+    pair, the notes and where the reports are."""
     console = stdout_console()
     above = sim.above()
     console.print(
