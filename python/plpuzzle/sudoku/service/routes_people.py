@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from plpuzzle import i18n
 from plpuzzle.sudoku.grading.pages import asset_text
 from plpuzzle.sudoku.service.accounts import MIN_PASSWORD, WELCOME_DAYS, AccountError, SignedIn
 from plpuzzle.sudoku.service.guard import Busy
@@ -26,6 +27,7 @@ from plpuzzle.sudoku.service.routing import (
     set_session,
     signed_in,
 )
+from plpuzzle.sudoku.service.store import User
 
 router = APIRouter()
 
@@ -207,3 +209,23 @@ def end_session(
     else:
         accounts.end_other_sessions(signed.user.id, signed.session.digest)
     return RedirectResponse("/tokens", status_code=303)
+
+
+@router.post("/language", dependencies=[Depends(check_csrf)])
+def choose_language(
+    request: Request,
+    signed: Annotated[SignedIn, Depends(signed_in)],
+    language: Annotated[str, Form(max_length=8)] = "",
+    back: Annotated[str, Form(max_length=300)] = "/",
+) -> Response:
+    """The user's own language for their pages and mails, kept with the
+    account ("" : none, their browser's or the course's); back to the page
+    the choice was made on (a path of ours only)."""
+    if language and language not in i18n.LANGUAGES:
+        raise HTTPException(400, i18n._("no such language"))
+    with deps(request).service.store.session() as db:
+        user = db.get(User, signed.user.id)
+        if user is not None:
+            user.language = language or None
+    target = back if back.startswith("/") and not back.startswith(("//", "/\\")) else "/"
+    return RedirectResponse(target, status_code=303)

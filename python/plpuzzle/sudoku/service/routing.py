@@ -17,6 +17,7 @@ from itsdangerous import BadSignature, TimestampSigner, URLSafeTimedSerializer
 from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined, select_autoescape
 from starlette.convertors import Convertor, register_url_convertor
 
+from plpuzzle import i18n
 from plpuzzle.sudoku.grading.report_html import GRADE_COLOURS, grade_slug, verdict_matrix
 from plpuzzle.sudoku.service.accounts import SignedIn, same
 from plpuzzle.sudoku.service.core import Service
@@ -93,9 +94,26 @@ def page_environment() -> Environment:
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        extensions=["jinja2.ext.i18n"],
     )  # fmt: skip
-    env.globals.update(verdict_matrix=verdict_matrix, slug=grade_slug)
+    # One environment for every reader: `_` translates into the language
+    # in force for the request (or the mail) being rendered.
+    env.install_gettext_callables(  # type: ignore[attr-defined]
+        gettext=i18n._, ngettext=i18n.ngettext, newstyle=True
+    )
+    env.globals.update(verdict_matrix=verdict_matrix, slug=grade_slug,
+                       languages=i18n.LANGUAGE_NAMES, language=i18n.current)  # fmt: skip
     return env
+
+
+def page_language(request: Request, user: User | None) -> str:
+    """The language a request is answered in, the first of these that
+    says: the user's own choice, the browser's Accept-Language, the
+    course's default."""
+    if user is not None and user.language in i18n.LANGUAGES:
+        return user.language
+    asked = i18n.browser_language(request.headers.get("accept-language", "")[:500])
+    return asked or deps(request).service.course.language
 
 
 def render(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
@@ -109,6 +127,7 @@ def render(request: Request, template: str, status: int = 200, **context: Any) -
         csrf=signed.session.csrf if signed else "",
         course=d.service.course,
         done=done,
+        here=request.url.path,
         **context,
     )
     response = HTMLResponse(text, status_code=status)
