@@ -182,7 +182,7 @@ def signed_in(request: Request) -> SignedIn:
 def teacher(request: Request) -> SignedIn:
     signed = signed_in(request)
     if not signed.user.teacher:
-        raise HTTPException(404, "no such page")
+        raise HTTPException(404, i18n._("no such page"))
     return signed
 
 
@@ -192,7 +192,7 @@ async def check_csrf(request: Request) -> None:
     signed: SignedIn | None = request.state.signed
     token = form.get("csrf")
     if signed is None or not isinstance(token, str) or not same(token, signed.session.csrf):
-        raise HTTPException(403, "this form has expired: reload the page and try again")
+        raise HTTPException(403, i18n._("this form has expired: reload the page and try again"))
 
 
 def set_pre_cookie(request: Request, response: Response, token: str) -> None:
@@ -279,7 +279,7 @@ async def read_hand_in(user: User, file: UploadFile, limit_kb: int) -> bytes:
     """A student's file, read to one byte past the limit (enough to tell
     that it is too large, never more); teachers do not hand in."""
     if user.teacher:
-        raise HTTPException(403, "teachers do not hand in")
+        raise HTTPException(403, i18n._("teachers do not hand in"))
     return await file.read(limit_kb * 1024 + 1)
 
 

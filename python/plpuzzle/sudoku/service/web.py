@@ -288,7 +288,7 @@ async def _error_page(request: Request, exc: StarletteHTTPException) -> Response
                             headers=exc.headers)  # fmt: skip
     if not hasattr(request.state, "signed"):  # refused before the middleware
         request.state.signed = None
-    words = "no such page" if exc.detail == "Not Found" else exc.detail
+    words = i18n._("no such page") if exc.detail == "Not Found" else exc.detail
     page = render(request, "error.html.j2", status=exc.status_code, message=words)
     for name, value in (exc.headers or {}).items():
         page.headers[name] = value
