@@ -205,7 +205,7 @@ def upload_live(
 def upload_status(
     request: Request, upload_id: int, signed: Annotated[SignedIn, Depends(signed_in)]
 ) -> Response:
-    upload, _ = visible_upload(deps(request).service, signed, upload_id)
+    upload, _owner = visible_upload(deps(request).service, signed, upload_id)
     return JSONResponse(status_json(request, upload))
 
 
