@@ -195,5 +195,5 @@ clean:
 LOCALES := python/plpuzzle/locale
 catalogues: $(STAMP)
 	$(BIN)/pybabel extract -F babel.cfg --no-location -o $(LOCALES)/plpuzzle.pot .
-	$(BIN)/pybabel update -D plpuzzle -i $(LOCALES)/plpuzzle.pot -d $(LOCALES) --no-location
+	$(BIN)/pybabel update -D plpuzzle -i $(LOCALES)/plpuzzle.pot -d $(LOCALES) --no-wrap
 	$(BIN)/pybabel compile -D plpuzzle -d $(LOCALES) --statistics

@@ -149,7 +149,7 @@ def welcome(
         raise HTTPException(404, link_gone())
     try:
         if password != again:
-            raise AccountError("the two passwords differ")
+            raise AccountError(i18n._("the two passwords differ"))
         accounts.set_password(user.id, password, token)
     except AccountError as e:
         return render(request, "welcome.html.j2", status=400, login=user.login, token=token,
