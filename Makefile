@@ -31,7 +31,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 TIME_LIMIT ?= 120
 ONLY ?=
 
-.PHONY: help setup swipl test-deps run test test-all typecheck lint bench bench-knight bench-service bench-similarity docs docs-samples clean
+.PHONY: catalogues help setup swipl test-deps run test test-all typecheck lint bench bench-knight bench-service bench-similarity docs docs-samples clean
 
 help:
 	@echo "make run    solve the bundled puzzles with both engines and cross-check them;"
@@ -188,3 +188,12 @@ lint: setup
 
 clean:
 	rm -rf $(VENV) tests_out site .pytest_cache .ruff_cache python/*.egg-info
+
+# The messages extracted again into the template (plpuzzle.pot), merged
+# into each language's .po (to translate what is new or fuzzy), and the
+# .po compiled into the committed .mo (tests/test_catalogues.py checks all three).
+LOCALES := python/plpuzzle/locale
+catalogues: $(STAMP)
+	$(BIN)/pybabel extract -F babel.cfg --no-location -o $(LOCALES)/plpuzzle.pot .
+	$(BIN)/pybabel update -D plpuzzle -i $(LOCALES)/plpuzzle.pot -d $(LOCALES) --no-wrap
+	$(BIN)/pybabel compile -D plpuzzle -d $(LOCALES) --statistics

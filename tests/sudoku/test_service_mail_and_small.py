@@ -222,7 +222,7 @@ def test_serve_check_names_the_deadline_in_the_course_offset_and_every_part(
     assert run.returncode == 0, run.stderr
     text = run.stdout
     assert "deadline  2099-06-30 23:59 (UTC+02:00)" in text
-    assert re.search(r"database  sqlite, sqlite:///\S+service.sqlite \(schema 0007\)", text)
+    assert re.search(r"database  sqlite, sqlite:///\S+service.sqlite \(schema 0008\)", text)
     assert "mail      127.0.0.1:2525 from sudoku@example.edu" in text
     assert "students at students.example.edu" in text
     assert "extensions  1 in suite.toml, 0 granted on the service" in text
@@ -232,7 +232,7 @@ def test_serve_check_names_the_deadline_in_the_course_offset_and_every_part(
                              capture_output=True, text=True, timeout=300)  # fmt: skip
     summary = json.loads(as_json.stdout)
     assert summary["deadline"] == "2099-06-30T23:59:00+02:00"
-    assert summary["database"]["revision"] == "0007"
+    assert summary["database"]["revision"] == "0008"
     assert summary["requirements"]["clpfd"] == "deduct"
 
 

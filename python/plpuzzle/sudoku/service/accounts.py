@@ -21,6 +21,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from itsdangerous import BadSignature, TimestampSigner
 from sqlalchemy import delete, select
 
+from plpuzzle.i18n import _
 from plpuzzle.sudoku.grading.intake import id_problem
 from plpuzzle.sudoku.service.store import ApiToken, Store, User, WebSession, now
 
@@ -124,13 +125,14 @@ class Accounts:
     def set_password(self, user_id: int, password: str, token: str | None = None) -> None:
         """Set a password (a welcome token, if given, is used up)."""
         if len(password) < MIN_PASSWORD:
-            raise AccountError(f"a password has at least {MIN_PASSWORD} characters")
+            raise AccountError(_("a password has at least %(count)d characters")
+                               % {"count": MIN_PASSWORD})  # fmt: skip
         with self.store.session() as db:
             user = db.get(User, user_id)
             if user is None:
                 raise AccountError("no such account")
             if token is not None and user.welcome_digest != digest(token):
-                raise AccountError("this sign-in link has been used already")
+                raise AccountError(_("this sign-in link has been used already"))
             user.password_hash = _hasher.hash(password)
             user.welcome_digest = None
             user.welcome_expires = None

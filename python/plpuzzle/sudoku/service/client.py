@@ -16,6 +16,8 @@ from typing import Any
 
 import httpx
 
+from plpuzzle import i18n
+
 #: How long one HTTP request may take (the upload includes the load check).
 REQUEST_SECONDS = 120.0
 #: The most bytes of one answer read: more is the service's fault.
@@ -44,7 +46,8 @@ def check_server(server: str) -> str:
 
 
 def _call(method: str, url: str, token: str | None, **kwargs: Any) -> Any:
-    headers = {"Accept": "application/json"}
+    # The service answers in the language in force here (the terminal's).
+    headers = {"Accept": "application/json", "Accept-Language": i18n.current()}
     if token:
         headers["Authorization"] = f"Bearer {token}"
     try:

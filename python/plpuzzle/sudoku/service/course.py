@@ -11,6 +11,7 @@ suite's suite.toml (the deadline, what students see before it, fair use).
     max_doc_kb = 4096                      # the largest documentation file
     max_stored_mb = 64                     # the files kept of a student at most
     shrink_seconds = 10                    # counterexample search per upload
+    language = "hu"                        # the pages' and mails' default: "en" or "hu"
 
     [course.extensions]                    # students' own deadlines
     erin = 2026-12-20T23:59:00+01:00
@@ -28,6 +29,7 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
+from plpuzzle.i18n import LANGUAGES, _, moment_text, ngettext
 from plpuzzle.sudoku.runs.suite import SuiteError, discover
 from plpuzzle.sudoku.runs.suite_config import (
     MANIFEST_NAME,
@@ -41,7 +43,8 @@ from plpuzzle.sudoku.runs.suite_config import (
 LATE_POLICIES = ("ignored", "counted", "refused")
 
 KNOWN = ("name", "deadline", "public", "release", "late", "uploads_per_hour", "max_upload_kb",
-         "max_doc_kb", "max_stored_mb", "shrink_seconds", "extensions", "mail")  # fmt: skip
+         "max_doc_kb", "max_stored_mb", "shrink_seconds", "extensions", "mail",
+         "language")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,9 @@ class CourseRules:
     extensions: dict[str, datetime] = field(default_factory=dict, compare=False)
     #: How the service mails ([course.mail]); None: it does not.
     mail: MailSettings | None = field(default=None, compare=False)
+    #: The language of its pages and mails for a user who chose none and
+    #: whose browser asks for none of the service's (i18n.LANGUAGES).
+    language: str = "en"
 
     def is_public(self, test: str) -> bool:
         return test in self.public_tests
@@ -100,10 +106,10 @@ class CourseRules:
         return due is not None and when > due
 
     def local_text(self, moment: datetime, seconds: bool = True) -> str:
-        """A time as the course writes it: in its own offset, named."""
+        """A time as the course writes it: in its own offset, named, in the
+        form of the reader's language (i18n)."""
         local = moment.astimezone(self.zone)
-        shape = "%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M"
-        return f"{local.strftime(shape)} ({_offset_name(local.utcoffset())})"
+        return f"{moment_text(local, seconds)} ({_offset_name(local.utcoffset())})"
 
     def zone_name(self) -> str:
         """The course's offset, named (UTC+01:00)."""
@@ -129,8 +135,11 @@ class CourseRules:
         minutes = int((due - at).total_seconds() // 60)
         days, hours, mins = minutes // 1440, minutes % 1440 // 60, minutes % 60
         if days:
-            return f"{days} day{'s' if days > 1 else ''} {hours} h"
-        return f"{hours} h {mins} min" if hours else f"{mins} min"
+            return ngettext("%(days)d day %(hours)d h", "%(days)d days %(hours)d h", days) % {
+                "days": days, "hours": hours}  # fmt: skip
+        if hours:
+            return _("%(hours)d h %(mins)d min") % {"hours": hours, "mins": mins}
+        return _("%(mins)d min") % {"mins": mins}
 
 
 #: The years a deadline, a release or an extension may fall in: any
@@ -219,6 +228,7 @@ def load_course(suite: Path) -> CourseRules:
         max_doc_kb=_count(table, "max_doc_kb", 4096, where),
         max_stored_mb=_count(table, "max_stored_mb", 64, where),
         shrink_seconds=_seconds(table, "shrink_seconds", 10.0, where),
+        language=_choice(table, "language", LANGUAGES, "en", where),
     )  # fmt: skip
     written = table.get("deadline") or table.get("release")
     zone = written.tzinfo if isinstance(written, datetime) and written.tzinfo else UTC

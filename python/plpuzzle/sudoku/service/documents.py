@@ -11,6 +11,7 @@ from datetime import datetime
 
 from sqlalchemy import select
 
+from plpuzzle.i18n import _
 from plpuzzle.sudoku.service.core import Service
 from plpuzzle.sudoku.service.store import Document, User, by_arrival
 from plpuzzle.sudoku.service.uploads import NAME_CHARS, UploadRefused, within_limits
@@ -24,14 +25,17 @@ def kind_of(name: str, data: bytes) -> str:
     """The file's kind (HTML, PDF, text), or UploadRefused saying why not."""
     suffix = next((s for s in KINDS if name.lower().endswith(s)), None)
     if suffix is None:
-        raise UploadRefused(415, "hand in the documentation as HTML, PDF or text (.html, .pdf, "
-                            f".txt, .md); '{one_line(name, 60)}' is none of these")  # fmt: skip
+        raise UploadRefused(415, _("hand in the documentation as HTML, PDF or text (.html, .pdf, "
+                                   ".txt, .md); '%(name)s' is none of these")
+                            % {"name": one_line(name, 60)})  # fmt: skip
     kind = KINDS[suffix]
     if kind == "PDF":
         if not data.startswith(b"%PDF-"):
-            raise UploadRefused(415, f"'{one_line(name, 60)}' is named .pdf but is no PDF")
+            raise UploadRefused(415, _("'%(name)s' is named .pdf but is no PDF")
+                                % {"name": one_line(name, 60)})  # fmt: skip
     elif b"\x00" in data or not _text(data):
-        raise UploadRefused(415, f"'{one_line(name, 60)}' is named {suffix} but is no text")
+        raise UploadRefused(415, _("'%(name)s' is named %(suffix)s but is no text")
+                            % {"name": one_line(name, 60), "suffix": suffix})  # fmt: skip
     return kind
 
 
@@ -56,16 +60,18 @@ def receive_document(service: Service, user: User, name: str, data: bytes,
     programs' limits (the hourly one, counted apart, and the storage cap)."""
     course = service.course
     if not data:
-        raise UploadRefused(400, "the file is empty")
+        raise UploadRefused(400, _("the file is empty"))
     if len(data) > course.max_doc_kb * 1024:
-        raise UploadRefused(413, f"the file is larger than {course.max_doc_kb} KB, the most "
-                            "this course takes for documentation")  # fmt: skip
+        most = course.max_doc_kb
+        raise UploadRefused(413, _("the file is larger than %(kb)d KB, the most this course "
+                                   "takes for documentation") % {"kb": most})  # fmt: skip
     kind_of(name, data)
     deadline = service.deadline_for(user)
     late = course.late_at(arrived, deadline)
     if late and course.late == "refused":
-        raise UploadRefused(403, f"the deadline ({course.deadline_text(deadline)}) has passed: "
-                            "this course takes no late uploads")  # fmt: skip
+        when = course.deadline_text(deadline)
+        raise UploadRefused(403, _("the deadline (%(when)s) has passed: this course takes no "
+                                   "late uploads") % {"when": when})  # fmt: skip
     with service.student_lock(user.id), service.store.session() as db:
         # The programs' rule, under the same lock and row lock (uploads.receive).
         db.execute(select(User.id).where(User.id == user.id).with_for_update())

@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from plpuzzle import i18n
 from plpuzzle.sudoku.grading.pages import asset_text
 from plpuzzle.sudoku.service.accounts import MIN_PASSWORD, WELCOME_DAYS, AccountError, SignedIn
 from plpuzzle.sudoku.service.guard import Busy
@@ -26,6 +27,7 @@ from plpuzzle.sudoku.service.routing import (
     set_session,
     signed_in,
 )
+from plpuzzle.sudoku.service.store import User
 
 router = APIRouter()
 
@@ -87,15 +89,16 @@ async def sign_in(
     pre: Annotated[str, Form(max_length=100)] = "",
 ) -> Response:
     if not check_pre_token(request, pre):
-        return _sign_in_page(request, 403, "the sign-in form expired: please try again")
+        return _sign_in_page(request, 403, i18n._("the sign-in form expired: please try again"))
     try:
         user = await check_sign_in(request, login, password, request.cookies.get(DEVICE_COOKIE, ""))
     except Busy as e:
-        page = _sign_in_page(request, 429, f"{e}: please wait {e.seconds} s and try again")
+        words = i18n._("%(why)s: please wait %(seconds)s s and try again")
+        page = _sign_in_page(request, 429, words % {"why": e, "seconds": e.seconds})
         page.headers["Retry-After"] = str(e.seconds)
         return page
     if user is None:
-        return _sign_in_page(request, 401, "wrong login or password")
+        return _sign_in_page(request, 401, i18n._("wrong login or password"))
     cookie, _ = deps(request).service.accounts.open_session(user)
     response = RedirectResponse("/", status_code=303)
     set_session(request, response, cookie)
@@ -112,19 +115,23 @@ def sign_out(request: Request) -> Response:
     return response
 
 
-#: What a user whose link does not work should do.
-LINK_GONE = (
-    f"this sign-in link is not valid: it was used already, or it expired (a link lasts "
-    f"{WELCOME_DAYS} days). If you have set your password, sign in with it; if not, or if "
+#: What a user whose link does not work should do (in the reader's language: link_gone).
+LINK_GONE = i18n.N_(
+    "this sign-in link is not valid: it was used already, or it expired (a link lasts "
+    "%(days)d days). If you have set your password, sign in with it; if not, or if "
     "you forgot it, ask your teacher for a new link"
 )
+
+
+def link_gone() -> str:
+    return i18n._(LINK_GONE) % {"days": WELCOME_DAYS}
 
 
 @router.get("/welcome/{token}")
 def welcome_form(request: Request, token: str) -> Response:
     user = deps(request).service.accounts.welcome(token)
     if user is None:
-        raise HTTPException(404, LINK_GONE)
+        raise HTTPException(404, link_gone())
     return render(request, "welcome.html.j2", login=user.login, token=token,
                   min_password=MIN_PASSWORD, error="", expires=user.welcome_expires)  # fmt: skip
 
@@ -139,10 +146,10 @@ def welcome(
     accounts = deps(request).service.accounts
     user = accounts.welcome(token)
     if user is None:
-        raise HTTPException(404, LINK_GONE)
+        raise HTTPException(404, link_gone())
     try:
         if password != again:
-            raise AccountError("the two passwords differ")
+            raise AccountError(i18n._("the two passwords differ"))
         accounts.set_password(user.id, password, token)
     except AccountError as e:
         return render(request, "welcome.html.j2", status=400, login=user.login, token=token,
@@ -207,3 +214,23 @@ def end_session(
     else:
         accounts.end_other_sessions(signed.user.id, signed.session.digest)
     return RedirectResponse("/tokens", status_code=303)
+
+
+@router.post("/language", dependencies=[Depends(check_csrf)])
+def choose_language(
+    request: Request,
+    signed: Annotated[SignedIn, Depends(signed_in)],
+    language: Annotated[str, Form(max_length=8)] = "",
+    back: Annotated[str, Form(max_length=300)] = "/",
+) -> Response:
+    """The user's own language for their pages and mails, kept with the
+    account ("" : none, their browser's or the course's); back to the page
+    the choice was made on (a path of ours only)."""
+    if language and language not in i18n.LANGUAGES:
+        raise HTTPException(400, i18n._("no such language"))
+    with deps(request).service.store.session() as db:
+        user = db.get(User, signed.user.id)
+        if user is not None:
+            user.language = language or None
+    target = back if back.startswith("/") and not back.startswith(("//", "/\\")) else "/"
+    return RedirectResponse(target, status_code=303)

@@ -16,6 +16,7 @@ from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Resp
 from markupsafe import Markup
 from sqlalchemy import select
 
+from plpuzzle.i18n import _
 from plpuzzle.sudoku.service.accounts import SignedIn
 from plpuzzle.sudoku.service.core import Service
 from plpuzzle.sudoku.service.diffs import difference
@@ -61,7 +62,7 @@ def visible_upload(service: Service, signed: SignedIn, upload_id: int) -> tuple[
         upload = db.get(Upload, upload_id)
         owner = db.get(User, upload.user_id) if upload is not None else None
     if upload is None or owner is None or not (signed.user.teacher or owner.id == signed.user.id):
-        raise HTTPException(404, "no such upload")
+        raise HTTPException(404, _("no such upload"))
     return upload, owner
 
 
@@ -143,7 +144,7 @@ def document_file(
         document = db.get(Document, document_id)
         owner = db.get(User, document.user_id) if document is not None else None
     if document is None or owner is None or not (signed.user.teacher or owner.id == signed.user.id):
-        raise HTTPException(404, "no such file")
+        raise HTTPException(404, _("no such file"))
     suffix = next((s for s in KINDS if document.name.lower().endswith(s)), ".txt")
     name = f"{owner.login}-documentation{document.id}{suffix}"
     policy = {"Content-Security-Policy": "default-src 'none'; sandbox"}
@@ -204,7 +205,7 @@ def upload_live(
 def upload_status(
     request: Request, upload_id: int, signed: Annotated[SignedIn, Depends(signed_in)]
 ) -> Response:
-    upload, _ = visible_upload(deps(request).service, signed, upload_id)
+    upload, _owner = visible_upload(deps(request).service, signed, upload_id)
     return JSONResponse(status_json(request, upload))
 
 
@@ -237,7 +238,7 @@ def feedback(
     everything = signed.user.teacher or d.service.released()
     grade = grade_of(d.service, owner.login, upload, everything)
     if grade.feedback is None:
-        raise HTTPException(404, "no feedback for this upload yet")
+        raise HTTPException(404, _("no feedback for this upload yet"))
     body = feedback_body(grade.feedback.read_text(encoding="utf-8"))
     return render(request, "feedback.html.j2", upload=upload, owner=owner, body=body,
                   grade=grade, complete=grade.complete)  # fmt: skip

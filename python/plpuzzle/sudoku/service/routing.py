@@ -17,6 +17,7 @@ from itsdangerous import BadSignature, TimestampSigner, URLSafeTimedSerializer
 from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined, select_autoescape
 from starlette.convertors import Convertor, register_url_convertor
 
+from plpuzzle import i18n
 from plpuzzle.sudoku.grading.report_html import GRADE_COLOURS, grade_slug, verdict_matrix
 from plpuzzle.sudoku.service.accounts import SignedIn, same
 from plpuzzle.sudoku.service.core import Service
@@ -93,9 +94,26 @@ def page_environment() -> Environment:
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        extensions=["jinja2.ext.i18n"],
     )  # fmt: skip
-    env.globals.update(verdict_matrix=verdict_matrix, slug=grade_slug)
+    # One environment for every reader: `_` translates into the language
+    # in force for the request (or the mail) being rendered.
+    env.install_gettext_callables(  # type: ignore[attr-defined]
+        gettext=i18n._, ngettext=i18n.ngettext, newstyle=True
+    )
+    env.globals.update(verdict_matrix=verdict_matrix, slug=grade_slug,
+                       languages=i18n.LANGUAGE_NAMES, language=i18n.current)  # fmt: skip
     return env
+
+
+def page_language(request: Request, user: User | None) -> str:
+    """The language a request is answered in, the first of these that
+    says: the user's own choice, the browser's Accept-Language, the
+    course's default."""
+    if user is not None and user.language in i18n.LANGUAGES:
+        return user.language
+    asked = i18n.browser_language(request.headers.get("accept-language", "")[:500])
+    return asked or deps(request).service.course.language
 
 
 def render(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
@@ -109,6 +127,7 @@ def render(request: Request, template: str, status: int = 200, **context: Any) -
         csrf=signed.session.csrf if signed else "",
         course=d.service.course,
         done=done,
+        here=request.url.path,
         **context,
     )
     response = HTMLResponse(text, status_code=status)
@@ -163,7 +182,7 @@ def signed_in(request: Request) -> SignedIn:
 def teacher(request: Request) -> SignedIn:
     signed = signed_in(request)
     if not signed.user.teacher:
-        raise HTTPException(404, "no such page")
+        raise HTTPException(404, i18n._("no such page"))
     return signed
 
 
@@ -173,7 +192,7 @@ async def check_csrf(request: Request) -> None:
     signed: SignedIn | None = request.state.signed
     token = form.get("csrf")
     if signed is None or not isinstance(token, str) or not same(token, signed.session.csrf):
-        raise HTTPException(403, "this form has expired: reload the page and try again")
+        raise HTTPException(403, i18n._("this form has expired: reload the page and try again"))
 
 
 def set_pre_cookie(request: Request, response: Response, token: str) -> None:
@@ -260,7 +279,7 @@ async def read_hand_in(user: User, file: UploadFile, limit_kb: int) -> bytes:
     """A student's file, read to one byte past the limit (enough to tell
     that it is too large, never more); teachers do not hand in."""
     if user.teacher:
-        raise HTTPException(403, "teachers do not hand in")
+        raise HTTPException(403, i18n._("teachers do not hand in"))
     return await file.read(limit_kb * 1024 + 1)
 
 

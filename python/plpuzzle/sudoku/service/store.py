@@ -85,6 +85,9 @@ class User(Base):
     #: asked for their results by mail: the links of those mails, when
     #: serve has no --url.
     mail_base: Mapped[str | None] = mapped_column(String(200))
+    #: The language the user chose for their pages and mails (i18n.LANGUAGES;
+    #: None: their browser's, else the course's).
+    language: Mapped[str | None] = mapped_column(String(8))
 
     @property
     def teacher(self) -> bool:

@@ -26,6 +26,7 @@ from pathlib import Path
 from sqlalchemy import func, select, true, union_all, update
 from sqlalchemy.orm import Session
 
+from plpuzzle.i18n import _
 from plpuzzle.sandbox.archives import archive_suffix
 from plpuzzle.sudoku.grading.load_check import check_load
 from plpuzzle.sudoku.grading.scheduling.local_pool import hidden_paths
@@ -79,13 +80,14 @@ def refuse_early(service: Service, name: str, arrived: datetime,
     suffix = suffix_of(name)
     if suffix is None:
         raise UploadRefused(
-            415, "upload sudoku.pl (or a .zip or .tar.gz holding it); "
-            f"'{one_line(name, 60)}' is none of these",
+            415, _("upload sudoku.pl (or a .zip or .tar.gz holding it); '%(name)s' is none "
+                   "of these") % {"name": one_line(name, 60)},
         )  # fmt: skip
     course = service.course
     if course.late == "refused" and course.late_at(arrived, deadline):
-        raise UploadRefused(403, f"the deadline ({course.deadline_text(deadline)}) has passed: "
-                            "this course takes no late uploads")  # fmt: skip
+        when = course.deadline_text(deadline)
+        raise UploadRefused(403, _("the deadline (%(when)s) has passed: this course takes no "
+                                   "late uploads") % {"when": when})  # fmt: skip
     return suffix
 
 
@@ -97,9 +99,11 @@ def receive(service: Service, user: User, name: str, data: bytes, arrived: datet
     suffix = refuse_early(service, name, arrived, deadline)
     course = service.course
     if len(data) > course.max_upload_kb * 1024:
-        raise UploadRefused(413, f"the file is larger than {course.max_upload_kb} KB")
+        raise UploadRefused(
+            413, _("the file is larger than %(kb)d KB") % {"kb": course.max_upload_kb}
+        )
     if not data:
-        raise UploadRefused(400, "the file is empty")
+        raise UploadRefused(400, _("the file is empty"))
     late = course.late_at(arrived, deadline)
     with service.student_lock(user.id), service.store.session() as db:
         # Another service process on the same database (PostgreSQL) waits
@@ -147,11 +151,11 @@ def within_limits(db: Session, service: Service, user_id: int, kind: type[Upload
     ))  # fmt: skip
     if len(recent) >= course.uploads_per_hour:
         again = recent[0] + timedelta(hours=1)
-        what = "uploads" if kind is Upload else "documentation files"
-        raise UploadRefused(
-            429, f"at most {course.uploads_per_hour} {what} an hour: the next one can be "
-            f"made at {course.local_text(again)}",
-        )  # fmt: skip
+        shape = (_("at most %(count)d uploads an hour: the next one can be made at %(when)s")
+                 if kind is Upload else _("at most %(count)d documentation files an hour: the "
+                                          "next one can be made at %(when)s"))  # fmt: skip
+        raise UploadRefused(429, shape % {"count": course.uploads_per_hour,
+                                          "when": course.local_text(again)})  # fmt: skip
     kept = stored_files(db, user_id)
     digest = Blobs.digest_of(data)
     if digest in kept:
@@ -159,8 +163,9 @@ def within_limits(db: Session, service: Service, user_id: int, kind: type[Upload
     used = sum(kept.values())
     if used + max(len(data), BLOCK_BYTES) > course.max_stored_mb * 1024 * 1024:
         raise UploadRefused(
-            413, f"your files kept here ({used / 1024 / 1024:.1f} MB) and this one would pass "
-            f"the {course.max_stored_mb} MB this course keeps of a student: ask your teacher",
+            413, _("your files kept here (%(used).1f MB) and this one would pass the %(most)d MB "
+                   "this course keeps of a student: ask your teacher")
+            % {"used": used / 1024 / 1024, "most": course.max_stored_mb},
         )  # fmt: skip
 
 

@@ -24,6 +24,7 @@ from itsdangerous import TimestampSigner
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from plpuzzle import i18n
 from plpuzzle.sudoku.service import (
     routes_api,
     routes_ops,
@@ -46,6 +47,7 @@ from plpuzzle.sudoku.service.routing import (
     NeedSignIn,
     deps,
     page_environment,
+    page_language,
     render,
 )
 from plpuzzle.sudoku.service.store import now
@@ -249,6 +251,8 @@ async def _every_request(
     request.state.signed = deps(request).service.accounts.session_of(
         request.cookies.get(SESSION_COOKIE)
     )
+    signed = request.state.signed
+    i18n.choose(page_language(request, signed.user if signed else None))
     response = await call_next(request)
     response.headers.setdefault("Content-Security-Policy", PAGE_POLICY)
     response.headers["X-Content-Type-Options"] = "nosniff"
@@ -257,7 +261,6 @@ async def _every_request(
     response.headers.setdefault("Cache-Control", "no-store")
     response.headers["X-Request-Id"] = request.state.request_id
     route = request.scope.get("route")
-    signed = request.state.signed
     # One JSON line a request: the route's pattern, never its path or query
     # (a sign-in link's token), nor any header or body (passwords, tokens).
     access_log.info(json.dumps({
@@ -285,7 +288,7 @@ async def _error_page(request: Request, exc: StarletteHTTPException) -> Response
                             headers=exc.headers)  # fmt: skip
     if not hasattr(request.state, "signed"):  # refused before the middleware
         request.state.signed = None
-    words = "no such page" if exc.detail == "Not Found" else exc.detail
+    words = i18n._("no such page") if exc.detail == "Not Found" else exc.detail
     page = render(request, "error.html.j2", status=exc.status_code, message=words)
     for name, value in (exc.headers or {}).items():
         page.headers[name] = value

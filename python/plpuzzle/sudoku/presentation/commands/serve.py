@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from plpuzzle import i18n
 from plpuzzle.clitools import (
     InputError,
     SetupError,
@@ -22,6 +23,7 @@ from plpuzzle.clitools import (
     write_json,
     write_output,
 )
+from plpuzzle.i18n import _
 from plpuzzle.untrusted import one_line
 
 #: Seconds a stopping service gives the requests under way (then the
@@ -471,6 +473,7 @@ def submit(file: Path | None, doc: Path | None, server: str | None, token: str |
     """
     from plpuzzle.sudoku.service import client
 
+    i18n.choose(i18n.terminal_language())  # the student's terminal's (and the service's answers)
     if file is None and doc is None:
         raise InputError("give the FILE to hand in (sudoku.pl), and/or --doc FILE")
     server, token = _server_and_token(server, token)
@@ -482,9 +485,10 @@ def submit(file: Path | None, doc: Path | None, server: str | None, token: str |
                 raise SetupError(one_line(str(e), 300)) from None
             raise InputError(f"{doc}: {one_line(str(e), 300)}") from None
         if fmt == "text":
-            late = "" if handed["counts"] else " - late, does not count"
-            click.echo(f"documentation: {one_line(str(handed['name']), 80)} "
-                       f"({handed['size']} bytes){late}")  # fmt: skip
+            late = "" if handed["counts"] else _(" - late, does not count")
+            click.echo(_("documentation: %(name)s (%(size)s bytes)")
+                       % {"name": one_line(str(handed["name"]), 80), "size": handed["size"]}
+                       + late)  # fmt: skip
         if file is None:
             if fmt == "json":
                 write_json(handed)
@@ -521,15 +525,17 @@ def submit(file: Path | None, doc: Path | None, server: str | None, token: str |
         r["grade"] != "correct" for r in answer["results"]
     )  # fmt: skip
     if fmt == "text" and not answer.get("counts", True):
-        warn("this upload does not count: it came after the deadline "
-             f"({answer.get('deadline')}); your last upload before it counts")  # fmt: skip
+        warn(_("this upload does not count: it came after the deadline (%(when)s); your last "
+               "upload before it counts") % {"when": answer.get("deadline")})  # fmt: skip
     sys.exit(1 if failed else 0 if answer.get("counts", True) else LATE_EXIT)
 
 
 def _print_upload(answer: dict[str, Any], checked: bool) -> None:
     number = answer.get("number") or answer["id"]
-    click.echo(f"upload #{number}: {one_line(str(answer['name']), 80)} ({answer['size']} bytes)"
-               + (" - late" if answer["late"] else ""))  # fmt: skip
+    click.echo(_("upload #%(number)s: %(name)s (%(size)s bytes)")
+               % {"number": number, "name": one_line(str(answer["name"]), 80),
+                  "size": answer["size"]}
+               + (_(" - late") if answer["late"] else ""))  # fmt: skip
     if checked:
         _print_load(answer)
 
@@ -538,12 +544,13 @@ def _print_load(answer: dict[str, Any]) -> None:
     """What loading it said: whether it loads, Prolog's messages, intake's notes
     (each line escaped, SHOWN_MESSAGES of them at most)."""
     if answer["loaded"] is False:
-        click.echo("it does not load:")
-    lines = [*answer["load_messages"], *(f"note: {n}" for n in answer["notes"])]
+        click.echo(_("it does not load:"))
+    lines = [*answer["load_messages"], *(_("note: %s") % n for n in answer["notes"])]
     for line in lines[:SHOWN_MESSAGES]:
         click.echo(f"  {one_line(str(line), 300)}")
     if len(lines) > SHOWN_MESSAGES:
-        click.echo(f"  ... and {len(lines) - SHOWN_MESSAGES} more line(s): see the upload's page")
+        click.echo("  " + _("... and %(count)d more line(s): see the upload's page")
+                   % {"count": len(lines) - SHOWN_MESSAGES})  # fmt: skip
 
 
 def _progress_printer() -> Callable[[dict[str, Any]], None]:
@@ -554,15 +561,16 @@ def _progress_printer() -> Callable[[dict[str, Any]], None]:
         nonlocal said
         done, total, queue = state["done"], state["total"], state.get("queue")
         if state["state"] == "checking":
-            now = "checking whether it loads"
+            now = _("checking whether it loads")
         elif queue is not None:
-            first = f"{queue['ahead']} other student(s) first" if queue["ahead"] else "next"
+            first = (_("%(count)s other student(s) first") % {"count": queue["ahead"]}
+                     if queue["ahead"] else _("next"))  # fmt: skip
             about = "" if queue["seconds"] is None else f", {_about(queue['seconds'])}"
-            what = "public tests" if queue["for"] == "public" else "tests"
-            now = f"queued ({what}): {first}{about}"
+            what = _("public tests") if queue["for"] == "public" else _("tests")
+            now = _("queued (%(what)s): %(first)s") % {"what": what, "first": first} + about
         elif total:
-            now = (f"grading: {done} of {total} tests" if done < total
-                   else "grading: writing the feedback")  # fmt: skip
+            now = (_("grading: %(done)s of %(total)s tests") % {"done": done, "total": total}
+                   if done < total else _("grading: writing the feedback"))  # fmt: skip
         else:
             now = ""
         if now and now != said:
@@ -573,34 +581,41 @@ def _progress_printer() -> Callable[[dict[str, Any]], None]:
 
 
 def _about(seconds: float) -> str:
-    return (
-        f"about {max(1, round(seconds))} s" if seconds < 90 else f"about {round(seconds / 60)} min"
-    )
+    if seconds < 90:
+        return _("about %(count)s s") % {"count": max(1, round(seconds))}
+    return _("about %(count)s min") % {"count": round(seconds / 60)}
 
 
 def _print_results(answer: dict[str, Any]) -> None:
     if answer["state"] == "failed":
-        warn("grading failed (the service's fault, not yours); try again later")
+        warn(_("grading failed (the service's fault, not yours); try again later"))
         return
     if answer["state"] == "replaced":
-        warn(f"a newer upload (#{answer['replaced_by']}) replaced this one before it was "
-             "graded; the last upload counts")  # fmt: skip
+        warn(_("a newer upload (#%(number)s) replaced this one before it was graded; the last "
+               "upload counts") % {"number": answer["replaced_by"]})  # fmt: skip
     rows = answer["results"]
     for r in rows[:SHOWN_RESULTS]:
         test, grade = one_line(str(r["test"]), 20), one_line(str(r["grade"]), 20)
         click.echo(f"{test:<10} {grade:<14} {one_line(str(r['detail']), 160)}".rstrip())
     if len(rows) > SHOWN_RESULTS:
-        click.echo(f"... and {len(rows) - SHOWN_RESULTS} more test(s): see the upload's page")
+        click.echo(_("... and %(count)d more test(s): see the upload's page")
+                   % {"count": len(rows) - SHOWN_RESULTS})  # fmt: skip
     # The course requirements, with the public results too: mend them in
     # time. Before the score, which already counts what they take off.
     for found in (answer.get("requirements") or [])[:SHOWN_RESULTS]:
         what = one_line(str(found.get("requirement", "")), 40)
-        click.echo(f"requirement: {what}: {one_line(str(found.get('found', '')), 200)}")
+        click.echo(
+            _("requirement: %(what)s: %(found)s")
+            % {"what": what, "found": one_line(str(found.get("found", "")), 200)}
+        )
     if answer["score"] is not None:
-        scope = "" if answer["complete"] else " on the public tests"
-        click.echo(f"score: {answer['score']:g} / {answer['max_score']:g}{scope}")
+        scope = "" if answer["complete"] else _(" on the public tests")
+        click.echo(_("score: %(score)s / %(most)s") % {"score": f"{answer['score']:g}",
+                                                       "most": f"{answer['max_score']:g}"}
+                   + scope)  # fmt: skip
     if answer["hidden_tests"]:
-        click.echo(f"{answer['hidden_tests']} more test(s) are shown once results are released")
+        click.echo(_("%(count)s more test(s) are shown once results are released")
+                   % {"count": answer["hidden_tests"]})  # fmt: skip
 
 
 #: The exit code of `results` for an upload not graded yet.
@@ -667,9 +682,10 @@ def login(server: str, label: str, fmt: str) -> None:
     """
     from plpuzzle.sudoku.service import client
 
+    i18n.choose(i18n.terminal_language())
     link_token = None
     if "/welcome/" in server:
-        server, _, link_token = server.partition("/welcome/")
+        server, _sep, link_token = server.partition("/welcome/")
     try:
         address = client.check_server(server)
     except ValueError as e:
@@ -677,12 +693,12 @@ def login(server: str, label: str, fmt: str) -> None:
     try:
         if link_token:
             # Prompts go to stderr: stdout is for the answer (--format json).
-            password = click.prompt("Choose a password", hide_input=True, err=True,
-                                    confirmation_prompt="Again")  # fmt: skip
+            password = click.prompt(_("Choose a password"), hide_input=True, err=True,
+                                    confirmation_prompt=_("Again"))  # fmt: skip
             got = client.first_sign_in(address, link_token.strip("/"), password, label)
         else:
-            name = click.prompt("Login", err=True)
-            password = click.prompt("Password", hide_input=True, err=True)
+            name = click.prompt(_("Login"), err=True)
+            password = click.prompt(_("Password"), hide_input=True, err=True)
             device = client.saved().get(address, {}).get("device", "")
             got = client.new_token(address, name, password, label, str(device))
     except client.ClientError as e:
@@ -693,5 +709,6 @@ def login(server: str, label: str, fmt: str) -> None:
     if fmt == "json":
         write_json({"login": str(got["login"]), "server": address, "kept_in": str(path)})
         return
-    note(f"signed in as {one_line(str(got['login']), 64)}; the token is kept in {path} "
-         f"(readable by you only): `plpuzzle sudoku submit sudoku.pl` uses it")  # fmt: skip
+    note(_("signed in as %(login)s; the token is kept in %(path)s (readable by you only): "
+           "`plpuzzle sudoku submit sudoku.pl` uses it")
+         % {"login": one_line(str(got["login"]), 64), "path": path})  # fmt: skip
