@@ -215,3 +215,24 @@ def test_a_wait_can_time_out_and_leaves_no_request_behind() -> None:
     with pytest.raises(TimeoutError):
         share.ticket("x", 1).wait_turn(timeout=0.01)
     assert share.snapshot()["waiting"] == {}
+
+
+def test_a_turn_kept_goes_to_a_run_of_the_same_job_that_waits() -> None:
+    """A job's slot that ends its work keeps its turn for the job's next
+    run; when another slot of the same job already waits for a turn, that
+    slot gets it at once: kept idle, every turn of a full machine could sit
+    with jobs whose runs wait, and none would go on (a class of four on two
+    cores stalled so)."""
+    share = FairShare(1, reserve=0)
+    ticket = share.ticket("alice", 1)
+    first = ticket.wait_turn(timeout=5)
+    got: list[Turn] = []
+    second = threading.Thread(target=lambda: got.append(ticket.wait_turn(timeout=30)))
+    second.start()
+    while not share._waiting:  # the second slot waits for a turn
+        time.sleep(0.01)
+    ticket.keep(first)  # the first slot is done: its job's waiting run goes on
+    second.join(60)
+    assert got == [first] and ticket.kept is None
+    got[0].end()
+    assert share.snapshot()["turns"] == 0

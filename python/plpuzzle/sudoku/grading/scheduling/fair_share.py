@@ -98,13 +98,26 @@ class Ticket:
 
     def keep(self, turn: Turn) -> None:
         """Keep `turn` for this ticket's next wait_turn, unless it is over
-        by then: a job's next run goes on in the same turn, counted as one."""
+        by then: a job's next run goes on in the same turn, counted as one.
+        A run of this ticket's already waiting gets it at once: a turn kept
+        idle while its own job waits for one would hold it for nothing
+        (every turn so kept, no job would go on)."""
         with self.share._lock:
             if self.kept is not None and self.kept is not turn:
                 self.share._end(self.kept)
-            self.kept = None if self.cancelled else turn
+            self.kept = None
             if self.cancelled:
                 self.share._end(turn)
+                return
+            mine = next((r for r in self.share._waiting if r.ticket is self), None)
+            if mine is None:
+                self.kept = turn
+            elif turn.ended or self.share._over(turn):
+                self.share._end(turn)
+            else:
+                self.share._waiting.remove(mine)
+                mine.turn = turn
+                mine.event.set()
 
     def release(self) -> None:
         """Give back a kept turn (the job is done)."""
