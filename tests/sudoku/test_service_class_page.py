@@ -310,13 +310,20 @@ def test_the_class_of_400_reads_at_a_glance(driver: WebDriver, big: Big, tmp_pat
         ".map(r => r.cells[0].textContent)")] == [login(n) for n in range(10, 20)]  # fmt: skip
     assert driver.execute_script("return location.search") == "?q=s01"
     # Sorted by grade, best first (a second click), with no reload.
-    driver.find_element(By.CSS_SELECTOR, "a.sort[data-sort=grade]").click()
-    wait_for("sorted by grade", PAGE, lambda: "sort=grade" in driver.execute_script(
-        "return location.search"), every=0.3)  # fmt: skip
-    driver.find_element(By.CSS_SELECTOR, "a.sort[data-sort=grade]").click()
-    wait_for("sorted by grade, best first", PAGE, lambda: "desc=1" in driver.execute_script(
-        "return location.search") and _scores(rows(driver)) == sorted(
-        _scores(rows(driver)), reverse=True), every=0.3)  # fmt: skip
+    click = "document.querySelector('a.sort[data-sort=grade]').click()"
+    sorted_by = (
+        "const h = document.querySelector('table.students th[aria-sort]');"
+        "return h ? h.querySelector('a').dataset.sort + ' ' + h.getAttribute('aria-sort') : ''"
+    )
+    driver.execute_script(click)
+    wait_for("sorted by grade", PAGE, lambda: driver.execute_script(sorted_by) == "grade ascending",
+             every=0.3)  # fmt: skip
+    driver.execute_script(click)
+    wait_for("sorted by grade, best first", PAGE,
+             lambda: driver.execute_script(sorted_by) == "grade descending", every=0.3)  # fmt: skip
+    found = _scores(rows(driver))
+    assert found == sorted(found, reverse=True) and len(found) == 10, found
+    assert "desc=1" in driver.execute_script("return location.search")
     assert driver.execute_script("return window.__samePage") == "yes"
 
     # A state from the summary line.
@@ -339,11 +346,17 @@ def test_the_class_of_400_reads_at_a_glance(driver: WebDriver, big: Big, tmp_pat
     shoot(driver, SHOTS / "teacher-class-report-400.png" if named else tmp_path / "report.png")
     back = driver.find_element(By.CSS_SELECTOR, "a[href='/class']")
     assert back.is_displayed()
+    # Every student's section is drawn (none left blank until scrolled to)
+    # and says something: the ones without an upload say so.
     empty = driver.execute_script(
         "return [...document.querySelectorAll('details.student')]"
-        "  .filter(d => !d.querySelector('.body').textContent.trim()).length"
+        "  .filter(d => getComputedStyle(d).contentVisibility === 'auto'"
+        "    || !d.querySelector('summary .meta').textContent.trim()"
+        "    || !d.querySelector('.body').textContent.trim()).length"
     )
     assert empty == 0
+    assert driver.execute_script(
+        "return document.querySelectorAll('details.student').length") == STUDENTS  # fmt: skip
     heights = driver.execute_script(
         "return [...document.querySelectorAll('#class-table tbody tr')]"
         "  .map(r => r.getBoundingClientRect().height)"

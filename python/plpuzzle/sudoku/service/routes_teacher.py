@@ -175,7 +175,7 @@ def class_status(request: Request, signed: Teacher) -> Response:
 @router.get("/class/report")
 def class_report_page(request: Request, signed: Teacher) -> Response:
     """The class report, as `sudoku grade` writes it, of the counting uploads."""
-    page = render_html(class_view(request, current=True).report)
+    page = render_html(class_view(request, current=True).report, back=("/class", "the class page"))
     policy = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
               f"script-src {script_digest('report.js')}")  # fmt: skip
     return HTMLResponse(page, headers={"Content-Security-Policy": policy})
