@@ -407,8 +407,8 @@ def test_a_teacher_watches_the_class_grade_regrades_releases_and_exports(
     site = own_site
     welcome(driver, site, "tina")
     assert path_of(driver) == "/class" and text(driver, "h1") == "Class"
-    assert student_row(driver, "alice")[1:3] == [NONE, "no upload"]  # type: ignore[index]
-    assert student_row(driver, "bob")[1:3] == [NONE, "no upload"]  # type: ignore[index]
+    assert student_row(driver, "alice")[1:3] == ["", "no upload"]  # type: ignore[index]
+    assert student_row(driver, "bob")[1:3] == ["", "no upload"]  # type: ignore[index]
     assert verdicts(driver, "alice") == [f"test00{n}: missing" for n in (1, 2, 3, 4, 5, 8)]
 
     # Alice hands in from a browser of her own while the class page stays open.
@@ -423,14 +423,14 @@ def test_a_teacher_watches_the_class_grade_regrades_releases_and_exports(
     upload_id = int(made.headers["location"].rsplit("/", 1)[1])
 
     mark(driver)
-    row = wait(driver, GRADING, lambda d: (r := student_row(d, "alice")) and r[2] == "done" and r,
-               "the class page to show alice's upload graded")  # fmt: skip
+    row = wait(driver, GRADING, lambda d: (r := student_row(d, "alice")) and r[2] == "#1 done"
+               and r, "the class page to show alice's upload graded")  # fmt: skip
     assert marked(driver), "the class page was reloaded: its script should have redrawn it"
-    assert row[1] == "#1" and row[3] == "6 / 6", row  # her first upload
+    assert row[1] == "6 / 6", row  # her first upload, #1
     cells = verdicts(driver, "alice")
     assert cells and len(cells) == 6, f"the verdict row was not redrawn: {cells}"
     assert all(c.endswith(": correct") for c in cells), cells
-    assert student_row(driver, "bob")[1:3] == [NONE, "no upload"]  # type: ignore[index]
+    assert student_row(driver, "bob")[1:3] == ["", "no upload"]  # type: ignore[index]
     shoot(driver, "teacher-class")
 
     assert alice.get(f"/uploads/{upload_id}/status.json").json()["version"].startswith("done:0:")
@@ -442,7 +442,7 @@ def test_a_teacher_watches_the_class_grade_regrades_releases_and_exports(
     mark(driver)
     wait(driver, GRADING, lambda _: alice.get(f"/uploads/{upload_id}/status.json").json()[
         "version"].startswith("done:1:"), "the regrade of alice's upload")  # fmt: skip
-    wait(driver, PAGE, lambda d: (student_row(d, "alice") or [""] * 4)[2:4] == ["done", "6 / 6"],
+    wait(driver, PAGE, lambda d: (student_row(d, "alice") or [""] * 4)[1:3] == ["6 / 6", "#1 done"],
          "the class page to show the regrade done")  # fmt: skip
     assert marked(driver)
 

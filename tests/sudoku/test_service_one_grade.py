@@ -219,8 +219,8 @@ def _views(service: Service, people: dict[str, Any], received: list[Any],
     for login in logins:
         row = re.search(rf'<td><a href="/students/{login}">{login}</a></td>.*?</tr>', page, re.S)
         assert row, page[-3000:]
-        cells = re.findall(r"<td>([\d.]+ / [\d.]+)</td>", row.group(0))
-        views.setdefault("/class", {})[login] = number(cells[0])
+        cells = re.findall(r'<td class="num">([\d.]+ / [\d.]+)</td>', row.group(0))
+        views.setdefault("/class", {})[login] = number(cells[0]) if cells else None
     report = tina.page("/class/report")
     for login in logins:
         row = re.search(rf'>{login}</a>.*?<td class="num">([\d.]+ / [\d.]+)</td>', report, re.S)
@@ -291,6 +291,7 @@ def _check(before: dict[str, Any], after: dict[str, Any], late: str, deduct: boo
         for name in ("moodle.csv", "canvas.csv", "grades-wide.csv"):
             assert views[name]["dave"] is None, (name, views[name]["dave"])
         assert views["/me"]["dave"] is None
+        assert views["/class"]["dave"] is None  # no upload: a blank grade, not 0
         # Before the release the exports hold the public test only.
         assert views["class.json tests"][""] == (list(TESTS) if released else ["test001"])
         # bob's last results mail says what his pages say.

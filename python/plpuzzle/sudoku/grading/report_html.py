@@ -528,9 +528,11 @@ def _student(student: dict[str, Any], anchor: str, index: int) -> dict[str, Any]
     }
 
 
-def render_html(report: dict[str, Any], similarity: Similarity | None = None) -> str:
+def render_html(report: dict[str, Any], similarity: Similarity | None = None,
+                back: tuple[str, str] | None = None) -> str:  # fmt: skip
     """The whole page for a report from class_report.build(); with
-    `similarity`, its section (the pairs side by side) before the students'."""
+    `similarity`, its section (the pairs side by side) before the students';
+    with `back` (address, words), a link back to the site that serves it."""
     students = sorted(report["students"], key=lambda s: s["id"])
     report = {**report, "students": students}
     anchors = _anchors([s["id"] for s in students])
@@ -538,6 +540,7 @@ def render_html(report: dict[str, Any], similarity: Similarity | None = None) ->
     tests, charts = _tests(report)
     page = {
         "title": f"Sudoku grading report \u2013 {len(students)} students",
+        "back": {"href": back[0], "text": back[1]} if back else None,
         "grade_colours": [
             {"slug": grade_slug(g), "colour": GRADE_COLOURS[g]}
             for g in report["grades"]

@@ -21,13 +21,22 @@ from sqlalchemy import case, func, select
 from plpuzzle.sudoku import api
 from plpuzzle.sudoku.grading.pages import script_digest
 from plpuzzle.sudoku.grading.report import to_csv, to_wide_csv
-from plpuzzle.sudoku.grading.report_html import render_html
+from plpuzzle.sudoku.grading.report_html import render_html, verdict_matrix
 from plpuzzle.sudoku.grading.similarity.html import page as similarity_page
 from plpuzzle.sudoku.grading.similarity.report import summary as similarity_summary
 from plpuzzle.sudoku.service.accounts import SignedIn
+from plpuzzle.sudoku.service.class_table import (
+    SHOWS,
+    SORTS,
+    Query,
+    Row,
+    chosen,
+    class_rows,
+    summary,
+)
 from plpuzzle.sudoku.service.core import Service, place_upload
 from plpuzzle.sudoku.service.exports import canvas_csv, class_json, moodle_csv
-from plpuzzle.sudoku.service.grades import class_report
+from plpuzzle.sudoku.service.grades import class_grades, class_report
 from plpuzzle.sudoku.service.results import counting_uploads, late_only
 from plpuzzle.sudoku.service.routes_student import student_page
 from plpuzzle.sudoku.service.routing import (
@@ -58,8 +67,11 @@ class ClassView:
 
     version: str
     report: dict[str, Any]
-    #: The changing part of the class page, drawn.
-    live: Markup
+    #: The students' table's rows (class_table.py), by login.
+    rows: list[Row]
+    #: What the class page's changing part is drawn from, beside the rows
+    #: chosen for a request.
+    context: dict[str, Any]
     made: float
 
 
@@ -80,17 +92,41 @@ def class_view(request: Request, current: bool = False) -> ClassView:
         if kept is not None and kept.version == version:
             kept = replace(kept, made=time.monotonic())
         else:
-            report = class_report(d.service)
-            used = [g for g in report["grades"]
-                    if any(st["counts"].get(g) for st in report["students"])]  # fmt: skip
-            context = {"report": report, "uploads": counting_uploads(d.service),
-                       "version": version, "released": d.service.released(),
-                       "queued": _queued(d.service), "course": d.service.course,
-                       "used": used, "late_only": late_only(d.service)}  # fmt: skip
-            live = Markup(d.pages.get_template("class_live.html.j2").render(**context))
-            kept = ClassView(version, report, live, time.monotonic())
+            grades = class_grades(d.service, True)
+            report = class_report(d.service, grades=grades)
+            rows = class_rows(d.service, grades, late_only(d.service))
+            kept = ClassView(version, report, rows, _live_context(d.service, report, version),
+                             time.monotonic())  # fmt: skip
         request.app.state.class_view = kept
         return kept
+
+
+def _live_context(service: Service, report: dict[str, Any], version: str) -> dict[str, Any]:
+    """What the class page's changing part shows besides the rows: the
+    verdict matrix (a row a student, by login), the grades met, the queue."""
+    used = [g for g in report["grades"]
+            if any(st["counts"].get(g) for st in report["students"])]  # fmt: skip
+    results = {st["id"]: st["results"] for st in report["students"]}
+    matrix = verdict_matrix(report)[0] if len(report["tests"]) > MATRIX_TABLE_TESTS else None
+    pictures = {r["id"]: r for r in matrix["rows"]} if matrix is not None else None
+    return {"report": report, "results": results, "pictures": pictures, "matrix": matrix,
+            "version": version, "queued": _queued(service), "course": service.course,
+            "used": used, "deduct": bool(report.get("requirements"))}  # fmt: skip
+
+
+#: Up to this many tests the verdict matrix is a table (a cell a test,
+#: named); past it, a picture a student.
+MATRIX_TABLE_TESTS = 40
+
+
+def live_of(request: Request, view: ClassView) -> Markup:
+    """The class page's changing part, with the rows the request's query
+    asks for (class_table.chosen)."""
+    query = Query.of(request.query_params)
+    rows = chosen(view.rows, query)
+    page = deps(request).pages.get_template("class_live.html.j2")
+    return Markup(page.render(**view.context, rows=rows, query=query, everyone=view.rows,
+                              summary=summary(view.rows), sorts=SORTS))  # fmt: skip
 
 
 def class_version(service: Service) -> str:
@@ -120,13 +156,15 @@ def _queued(service: Service) -> int:
 def class_page(request: Request, signed: Teacher) -> Response:
     view = class_view(request)
     service = deps(request).service
-    return render(request, "class.html.j2", live=view.live, version=view.version,
-                  released=service.released(), manual=service.course.release is None)  # fmt: skip
+    query = Query.of(request.query_params)
+    return render(request, "class.html.j2", live=live_of(request, view), version=view.version,
+                  released=service.released(), manual=service.course.release is None,
+                  query=query, shows=SHOWS, exports=EXPORTS)  # fmt: skip
 
 
 @router.get("/class/live")
 def class_live(request: Request, signed: Teacher) -> Response:
-    return HTMLResponse(class_view(request).live)
+    return HTMLResponse(live_of(request, class_view(request)))
 
 
 @router.get("/class/status.json")
@@ -137,7 +175,7 @@ def class_status(request: Request, signed: Teacher) -> Response:
 @router.get("/class/report")
 def class_report_page(request: Request, signed: Teacher) -> Response:
     """The class report, as `sudoku grade` writes it, of the counting uploads."""
-    page = render_html(class_view(request, current=True).report)
+    page = render_html(class_view(request, current=True).report, back=("/class", "the class page"))
     policy = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
               f"script-src {script_digest('report.js')}")  # fmt: skip
     return HTMLResponse(page, headers={"Content-Security-Policy": policy})

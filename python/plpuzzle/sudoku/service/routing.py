@@ -284,7 +284,10 @@ async def read_hand_in(user: User, file: UploadFile, limit_kb: int) -> bytes:
 
 
 def grade_styles() -> str:
-    """The verdicts' colours, as the class report draws them."""
+    """The verdicts' colours, as the class report draws them: the badges,
+    and the class page's verdict cells (white on the colour)."""
     return "".join(
-        f".badge.g-{grade_slug(g)}{{background:{colour}}}\n" for g, colour in GRADE_COLOURS.items()
+        f".badge.g-{slug}{{background:{colour}}}\n"
+        f"td.cell.g-{slug}{{background:{colour};color:#fff;border-color:#fff}}\n"
+        for slug, colour in ((grade_slug(g), c) for g, c in GRADE_COLOURS.items())
     )
