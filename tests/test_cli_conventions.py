@@ -347,8 +347,15 @@ def json_runs(tmp: Path, tiny_class: tuple[Path, Path]) -> dict[str, tuple[str |
 
 
 #: Commands whose JSON run needs a running service: in tests/sudoku/test_service_cli.py
-#: (submit, login) and tests/sudoku/test_service_ops.py (backup, restore).
-JSON_WITH_A_SERVER = {"sudoku submit", "sudoku login", "sudoku backup", "sudoku restore"}
+#: (submit, login), tests/sudoku/test_service_mail_and_small.py (results) and
+#: tests/sudoku/test_service_ops.py (backup, restore).
+JSON_WITH_A_SERVER = {
+    "sudoku submit",
+    "sudoku login",
+    "sudoku results",
+    "sudoku backup",
+    "sudoku restore",
+}
 
 
 #: The commands whose JSON run takes long: covered by the full run.

@@ -206,8 +206,9 @@ class GradingQueue:
 
     def alive(self) -> str:
         """Why grading does not run ("" when it does): the queue stopped,
-        its dispatcher gone, or not round for HEALTH_ROUND seconds."""
-        if self._stop.is_set() or not self._threads:
+        its dispatcher gone, or not round for HEALTH_ROUND seconds; a
+        queue that only checks uploads does not grade."""
+        if self._stop.is_set() or not self._threads or not self.grading:
             return "grading is not running"
         if not self._threads[0].is_alive():
             return "the grading dispatcher has ended"
