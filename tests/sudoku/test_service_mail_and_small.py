@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -22,7 +21,7 @@ from typing import Any
 
 import httpx
 import pytest
-from service_kit import CLASS, PASSWORD, Server, make_course, wait_for
+from service_kit import CLASS, PASSWORD, Server, make_course, smtp_server, wait_for
 
 from plpuzzle.sudoku.service.core import Service, ServiceSettings
 
@@ -49,34 +48,17 @@ def mail_toml(port: int) -> str:
 
 
 @pytest.fixture
-def smtp() -> Iterator[list[Any]]:
-    """A real SMTP server on loopback; what it received, each with the
-    client's address (one per connection)."""
-    from aiosmtpd.controller import Controller
-
-    received: list[Any] = []
-
-    class Keep:
-        async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-            received.append((session.peer, envelope))
-            return "250 OK"
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    controller = Controller(Keep(), hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
-        received.append(port)  # the first item: the port
-        yield received
-    finally:
-        controller.stop()
+def smtp() -> Iterator[tuple[int, list[Any]]]:
+    """A real SMTP server on loopback; what it received, each envelope with
+    the client's address (one per connection)."""
+    with smtp_server() as found:
+        yield found
 
 
-def _mails(received: list[Any]) -> list[tuple[Any, Any]]:
+def _mails(received: tuple[int, list[Any]]) -> list[tuple[Any, Any]]:
     """(connection, parsed mail) of each mail received."""
     parse = lambda raw: message_from_bytes(raw, policy=policy.default)  # noqa: E731
-    return [(peer, parse(env.original_content)) for peer, env in received[1:]]
+    return [(env.peer, parse(env.original_content)) for env in received[1]]
 
 
 class Browser:

@@ -30,6 +30,7 @@ from service_kit import (
     api_tokens,
     free_port,
     make_course,
+    smtp_server,
     wait_for,
 )
 
@@ -162,29 +163,15 @@ class Site:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    from aiosmtpd.controller import Controller
-
-    mails: list[Any] = []
-
-    class Keep:
-        async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-            mails.append(envelope)
-            return "250 OK"
-
     tmp = tmp_path_factory.mktemp("nginx")
-    smtp_port = free_port()
-    controller = Controller(Keep(), hostname="127.0.0.1", port=smtp_port)
-    controller.start()
-    course = make_course(tmp / "course", COURSE.format(port=smtp_port))
-    data = tmp / "data"
-    tokens = api_tokens(course, data, ["alice", "bob", "carol", "dave"])
-    links = accounts(course, data, "--student", "erin")
-    server = Server(course, data, 2, "--secure-cookies")
-    try:
+    with smtp_server() as (smtp_port, mails):
+        course = make_course(tmp / "course", COURSE.format(port=smtp_port))
+        data = tmp / "data"
+        tokens = api_tokens(course, data, ["alice", "bob", "carol", "dave"])
+        links = accounts(course, data, "--student", "erin")
+        server = Server(course, data, 2, "--secure-cookies")
         with server, nginx_in_front(tmp / "nginx", server.port) as proxy:
             yield Site(proxy, server, tokens, links, mails)
-    finally:
-        controller.stop()
 
 
 def bearer(token: str) -> dict[str, str]:

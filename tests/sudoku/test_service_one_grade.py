@@ -16,7 +16,6 @@ import io
 import json
 import re
 import shutil
-import socket
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -24,7 +23,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from service_kit import CLASS, SUITE, Person, app_of, person, wait_for
+from service_kit import CLASS, SUITE, Person, app_of, person, smtp_server, wait_for
 from sqlalchemy import select
 
 from plpuzzle.sudoku.service.core import Service, ServiceSettings
@@ -67,25 +66,9 @@ POLICIES = [("ignored", True), ("counted", True), ("refused", False)]
 
 @pytest.fixture
 def smtp() -> Iterator[tuple[int, list[Any]]]:
-    """A real SMTP server on loopback (aiosmtpd); what it received."""
-    from aiosmtpd.controller import Controller
-
-    received: list[Any] = []
-
-    class Keep:
-        async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-            received.append(envelope)
-            return "250 OK"
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    controller = Controller(Keep(), hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
-        yield port, received
-    finally:
-        controller.stop()
+    """A real SMTP server on loopback; what it received."""
+    with smtp_server() as found:
+        yield found
 
 
 def stamp(moment: datetime) -> str:
