@@ -21,7 +21,18 @@ from typing import Any
 
 import httpx
 import pytest
-from service_kit import CLASS, PASSWORD, Server, make_course, smtp_server, wait_for
+from fastapi.testclient import TestClient
+from service_kit import (
+    CLASS,
+    PASSWORD,
+    Server,
+    app_of,
+    make_course,
+    make_service,
+    person,
+    smtp_server,
+    wait_for,
+)
 
 from plpuzzle.sudoku.service.core import Service, ServiceSettings
 
@@ -290,5 +301,27 @@ def test_the_queue_estimate_comes_from_measured_run_times(tmp_path: Path) -> Non
         others = len(service.tests) - 3
         assert work == 1.0 + others * DEFAULT_TEST_SECONDS
         assert wall == work / 2 + DEFAULT_STAGE_SECONDS
+    finally:
+        service.close()
+
+
+def test_upload_numbers_are_the_students_everywhere(tmp_path: Path) -> None:
+    """A student sees #1, #2 ...: the API says which number replaced an
+    upload (beside the id, its key), the status page names a running
+    upload by its number too, and an upload graded in full reports its tests
+    done, not 0 of 0."""
+    service = make_service(tmp_path, COURSE.format(more=""))
+    app = app_of(service)
+    try:
+        with TestClient(app):
+            alice, tina = person(app, service, "alice"), person(app, service, "tina", "teacher")
+            first = alice.upload_id("sudoku.pl", b"sudoku(_, _) :- repeat, fail.\n")
+            second = alice.upload_id("sudoku.pl", ALICE)
+            done = alice.wait(second)
+            assert done["state"] == "done" and done["done"] == done["total"] == len(service.tests)
+            old = alice.client.get(f"/uploads/{first}/status.json").json()
+            assert old["state"] == "replaced" and old["replaced_by"] == second
+            assert old["number"] == 1 and old["replaced_by_number"] == 2
+            assert "#2" in tina.page("/students/alice")
     finally:
         service.close()

@@ -216,6 +216,8 @@ def status_json(request: Request, upload: Upload) -> dict[str, Any]:
     queue = deps(request).queue
     progress = queue.progress.get(upload.id)
     done, total = (progress.done, progress.total) if progress else (0, 0)
+    if progress is None and upload.state == "done":  # graded in full: every test of its stage
+        done = total = len(deps(request).service.tests)
     place = queue.place(upload)
     waiting = None
     if upload.state in ("queued", "running") and not (progress and progress.done):
@@ -223,10 +225,21 @@ def status_json(request: Request, upload: Upload) -> dict[str, Any]:
         waiting = {"ahead": place.ahead, "seconds": seconds, "for": place.stage}
     public_ready = upload.early is not None or upload.public_graded is not None
     version = f"{upload.state}:{upload.attempt}:{done}:{upload.stage}:{place.ahead}"
-    return {"id": upload.id, "state": upload.state, "stage": upload.stage, "done": done,
-            "total": total, "late": upload.late, "loaded": upload.loaded,
-            "public_ready": public_ready, "replaced_by": upload.replaced_by,
+    # The numbers are what a student sees (#2); the ids are the API's keys.
+    return {"id": upload.id, "number": upload.number, "state": upload.state,
+            "stage": upload.stage, "done": done, "total": total, "late": upload.late,
+            "loaded": upload.loaded, "public_ready": public_ready,
+            "replaced_by": upload.replaced_by,
+            "replaced_by_number": number_of(deps(request).service, upload.replaced_by),
             "queue": waiting, "version": version}  # fmt: skip
+
+
+def number_of(service: Service, upload_id: int | None) -> int | None:
+    """The number its student sees of an upload (by its id), if any."""
+    if upload_id is None:
+        return None
+    with service.store.session() as db:
+        return db.scalar(select(Upload.number).where(Upload.id == upload_id))
 
 
 @router.get("/uploads/{upload_id:rowid}/feedback")

@@ -471,10 +471,13 @@ def status(request: Request, signed: Teacher) -> Response:
     with d.service.store.session() as db:
         states = dict(db.execute(select(Upload.state, func.count()).group_by(Upload.state)).all())
         users = db.scalar(select(func.count(User.id))) or 0
+        running = dict(d.queue.progress)
+        numbers = dict(db.execute(select(Upload.id, Upload.number)
+                                  .where(Upload.id.in_(list(running)))).all())  # fmt: skip
     where = d.service.settings.scheduler or f"this machine, {d.service.settings.jobs} job(s)"
     return render(request, "status.html.j2", states=states, users=users, where=where,
                   mail=d.outbox.counts() if d.service.mail else None,
                   mail_troubles=d.outbox.troubles() if d.service.mail else [],
                   rate=d.queue.rate(), disk=d.service.disk_used(),
-                  running=dict(d.queue.progress), queue=d.queue.queue_by_student(),
+                  running=running, numbers=numbers, queue=d.queue.queue_by_student(),
                   share=d.queue.share.snapshot(), sign_ins=d.guard.counts)  # fmt: skip

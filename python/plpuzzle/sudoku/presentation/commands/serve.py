@@ -592,7 +592,8 @@ def _print_results(answer: dict[str, Any]) -> None:
         return
     if answer["state"] == "replaced":
         warn(_("a newer upload (#%(number)s) replaced this one before it was graded; the last "
-               "upload counts") % {"number": answer["replaced_by"]})  # fmt: skip
+               "upload counts") % {"number": answer.get("replaced_by_number")
+                                   or answer["replaced_by"]})  # fmt: skip
     rows = answer["results"]
     for r in rows[:SHOWN_RESULTS]:
         test, grade = one_line(str(r["test"]), 20), one_line(str(r["grade"]), 20)
