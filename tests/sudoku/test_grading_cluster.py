@@ -99,8 +99,10 @@ def on_cluster(client: Client, function: Callable[[], int]) -> int:
 
 
 def test_a_class_graded_on_the_cluster_gets_the_local_pools_grades(tmp_path: Path) -> None:
+    # One student per grade, on the two tests that give every grade (dave
+    # is wrong on test002 only): a third test showed nothing more.
     klass = make_class(tmp_path, "alice", "dave", "ivan", "judy", "victor", "heidi", "grace")
-    suite = make_suite(tmp_path, "test001", "test002", "test005")
+    suite = make_suite(tmp_path, "test001", "test002")
     local = plpuzzle(*grade_args(klass, suite, tmp_path / "local", "--jobs", "2"))
     assert local.returncode == 0, local.stderr
     with cluster(2) as (address, client):
@@ -121,12 +123,12 @@ def test_a_class_graded_on_the_cluster_gets_the_local_pools_grades(tmp_path: Pat
         places = {r["ran_on"] for r in there.values()}
         assert places <= {f"{host} (dask worker {w})" for w in workers}, places
         # Every result recorded once; nothing left running or loaded.
-        assert graded_now(remote.stdout) == stored_rows(tmp_path / "remote") == 21
+        assert graded_now(remote.stdout) == stored_rows(tmp_path / "remote") == 14
         assert on_cluster(client, sandboxes) == 0
         # Resuming works as it does locally: everything comes from the gradebook.
         again = plpuzzle(*grade_args(klass, suite, tmp_path / "remote", "--scheduler", address))
         assert again.returncode == 0, again.stderr
-        assert "0 test run(s) graded now, 21 taken from the gradebook" in again.stdout
+        assert "0 test run(s) graded now, 14 taken from the gradebook" in again.stdout
 
 
 @pytest.mark.slow

@@ -14,6 +14,7 @@ import asyncio
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -98,11 +99,23 @@ def refused(r: httpx.Response, why: str) -> bool:
     return r.status_code == 429 and why in r.text and int(r.headers["retry-after"]) >= 1
 
 
-@pytest.fixture
-def course(tmp_path: Path) -> tuple[Path, Path]:
-    course, data = make_course(tmp_path / "course"), tmp_path / "data"
+@pytest.fixture(scope="module")
+def accounts(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The course and its 23 accounts, made once: each password is an
+    argon2 hash, which is what makes them slow to make."""
+    base = tmp_path_factory.mktemp("signin")
+    course, data = make_course(base / "course"), base / "data"
     api_tokens(course, data, ["alice", "bob", *(f"s{n:02}" for n in range(20))])
     return course, data
+
+
+@pytest.fixture
+def course(accounts: tuple[Path, Path], tmp_path: Path) -> tuple[Path, Path]:
+    """A copy of the module's course and accounts of the test's own: its
+    service's sign-ins and throttling are kept apart from the others'."""
+    return shutil.copytree(accounts[0], tmp_path / "course"), shutil.copytree(
+        accounts[1], tmp_path / "data"
+    )
 
 
 def test_a_guesser_elsewhere_does_not_keep_the_owner_out(course: tuple[Path, Path]) -> None:
