@@ -143,8 +143,11 @@ def hostile_similarity() -> dict:
                 "share_b": HOSTILE,
                 "shared": 12,
                 "anchor": "similar-pair-1",
+                "why": HOSTILE,
             }
         ],
+        "rings": [{"students": [HOSTILE, HOSTILE, HOSTILE], "common": 40, "share": HOSTILE}],
+        "min_shared": 30,
         "clusters": [[HOSTILE, HOSTILE]],
         "identical": [[HOSTILE]],
         "same_normal": [[HOSTILE]],
