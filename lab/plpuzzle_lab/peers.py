@@ -216,6 +216,8 @@ def run_peer(command: Sequence[str], text: str, time_limit: float) -> PeerRun:
             proc.returncode = 0  # reaped by wait4
             wall = time.monotonic() - start
         cpu = usage.ru_utime + usage.ru_stime
+        # A run that ended before a poll saw it: the kernel's own figure.
+        peak = peak or usage.ru_maxrss or None
         return PeerRun(sink.read_text(errors="replace"), cpu, wall, killed, peak)
 
 

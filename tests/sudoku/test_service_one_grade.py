@@ -27,7 +27,7 @@ from service_kit import CLASS, SUITE, Person, app_of, person, smtp_server, wait_
 from sqlalchemy import select
 
 from plpuzzle.sudoku.service.core import Service, ServiceSettings
-from plpuzzle.sudoku.service.store import Upload
+from plpuzzle.sudoku.service.store import Mail, Upload
 
 pytestmark = pytest.mark.sandbox
 
@@ -158,6 +158,11 @@ def _one_course(tmp: Path, late: str, deduct: bool, port: int, received: list[An
             assert refused.status_code == (403 if late == "refused" else 303)
             people["erin"].upload_id("sudoku.pl", FIRST_ONLY)
             wait_graded(service)
+            # bob's results mail is queued once his grading is recorded, and
+            # sent by the outbox's thread: read it once it was sent.
+            wait_for("bob's results mail", 600,
+                     lambda: _mail_score(received, "bob") and not _mail_waiting(service),
+                     every=0.3)  # fmt: skip
             before = _views(service, people, received)
             people["tina"].client.post("/release", data={"csrf": people["tina"].csrf()})
             # A results mail after the release: bob's upload graded again.
@@ -166,6 +171,7 @@ def _one_course(tmp: Path, late: str, deduct: bool, port: int, received: list[An
                                                          "login": "bob"})  # fmt: skip
             wait_for("bob's mail", 600, lambda: _mail_score(received[count:], "bob"), every=0.3)
             wait_graded(service)
+            wait_for("the mails sent", 600, lambda: not _mail_waiting(service), every=0.3)
             after = _views(service, people, received, released=True)
     finally:
         service.close()
@@ -236,6 +242,12 @@ def _exports(tina: Any) -> dict[str, dict[str, Any]]:
     canvas = list(csv.reader(io.StringIO(get("canvas.csv"))))
     out["canvas.csv"] = {r[3]: cell(r[5]) for r in canvas[2:]}
     return out
+
+
+def _mail_waiting(service: Service) -> bool:
+    """Whether the outbox holds a mail not sent yet."""
+    with service.store.session() as db:
+        return db.scalar(select(Mail.id).where(Mail.state == "waiting").limit(1)) is not None
 
 
 def _mail_score(received: list[Any], login: str) -> tuple[float, float] | None:
