@@ -9,7 +9,6 @@ from typing import Annotated, Any
 import anyio
 from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import JSONResponse, Response
-from sqlalchemy import select
 
 from plpuzzle.sudoku.service.accounts import AccountError, SignedIn
 from plpuzzle.sudoku.service.documents import receive_document
@@ -24,8 +23,8 @@ from plpuzzle.sudoku.service.routes_student import (
 from plpuzzle.sudoku.service.routes_teacher import (
     chosen_uploads,
     export_of,
+    grant_typed_extension,
     release_and_mail,
-    typed_deadline,
 )
 from plpuzzle.sudoku.service.routing import api_user, arrival, check_sign_in, deps, read_hand_in
 from plpuzzle.sudoku.service.store import Upload, User, WebSession
@@ -209,12 +208,7 @@ def api_extension(request: Request, login: str, teacher: ApiTeacher,
     """Give a student a deadline of their own, read as the page reads it
     (empty: take it back); 400 for a date the service does not take."""
     service = deps(request).service
-    with service.store.session() as db:
-        user = db.scalar(select(User).where(User.login == login, User.role == "student"))
-    if user is None:
-        raise HTTPException(404, "no such student")
-    when = typed_deadline(service, until)
-    service.grant_extension(user, when, teacher.login)
+    user, when = grant_typed_extension(service, login, until, teacher.login)
     shown = service.course.deadline_text(service.deadline_for(user))
     return JSONResponse({"login": login, "deadline": when.isoformat() if when else None,
                          "shown": shown})  # fmt: skip

@@ -207,17 +207,26 @@ def typed_deadline(service: Service, until: str) -> datetime | None:
         raise HTTPException(400, one_line(str(e), 200)) from None
 
 
-@router.post("/students/{login}/extension", dependencies=[Depends(check_csrf)])
-def extension(request: Request, login: str, signed: Teacher,
-              until: Annotated[str, Form(max_length=40)] = "") -> Response:  # fmt: skip
-    """Give a student a deadline of their own (empty: take it back)."""
-    service = deps(request).service
+def grant_typed_extension(service: Service, login: str, until: str,
+                          by: str) -> tuple[User, datetime | None]:  # fmt: skip
+    """The one way a teacher grants (or, empty, takes back) an extension,
+    from the page or the API: 404 for no such student, 400 for a date the
+    service does not take; the student and the deadline granted."""
     with service.store.session() as db:
         user = db.scalar(select(User).where(User.login == login, User.role == "student"))
     if user is None:
         raise HTTPException(404, "no such student")
     when = typed_deadline(service, until)
-    service.grant_extension(user, when, signed.user.login)
+    service.grant_extension(user, when, by)
+    return user, when
+
+
+@router.post("/students/{login}/extension", dependencies=[Depends(check_csrf)])
+def extension(request: Request, login: str, signed: Teacher,
+              until: Annotated[str, Form(max_length=40)] = "") -> Response:  # fmt: skip
+    """Give a student a deadline of their own (empty: take it back)."""
+    service = deps(request).service
+    _, when = grant_typed_extension(service, login, until, signed.user.login)
     done = (f"{login}'s deadline is now {service.course.deadline_text(when)}" if when
             else f"{login}'s extension was taken back")  # fmt: skip
     return done_redirect(request, f"/students/{login}", done)
