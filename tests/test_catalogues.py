@@ -21,20 +21,10 @@ PACKAGE = ROOT / "python" / "plpuzzle"
 HU_PO = PACKAGE / "locale" / "hu" / "LC_MESSAGES" / "plpuzzle.po"
 
 #: Files with messages for people not yet through gettext: each is taken
-#: off this list when it is converted (the class page and report are
-#: another change's; the teacher pages, the mails and the grader's
-#: feedback file come next).
+#: off this list when it is converted (the teacher's pages and the mails
+#: are; the grades' words, the class report and the grader's feedback
+#: file come next).
 NOT_YET_CONVERTED = {
-    "sudoku/service/templates/class.html.j2",
-    "sudoku/service/templates/class_live.html.j2",
-    "sudoku/service/templates/similarity.html.j2",
-    "sudoku/service/templates/similarity_live.html.j2",
-    "sudoku/service/templates/status.html.j2",
-    "sudoku/service/templates/student.html.j2",
-    "sudoku/service/templates/tokens.html.j2",
-    "sudoku/service/templates/confirm.html.j2",
-    "sudoku/service/mail.py",
-    "sudoku/service/routes_teacher.py",
     "sudoku/service/grades.py",
     "sudoku/grading/feedback",
     "sudoku/grading/requirements",
