@@ -229,7 +229,7 @@ def extension(request: Request, login: str, signed: Teacher,
               until: Annotated[str, Form(max_length=40)] = "") -> Response:  # fmt: skip
     """Give a student a deadline of their own (empty: take it back)."""
     service = deps(request).service
-    _, when = grant_typed_extension(service, login, until, signed.user.login)
+    _user, when = grant_typed_extension(service, login, until, signed.user.login)
     done = (_("%(login)s's deadline is now %(when)s")
             % {"login": login, "when": service.course.deadline_text(when)} if when
             else _("%(login)s's extension was taken back") % {"login": login})  # fmt: skip
@@ -414,7 +414,7 @@ def similarity(request: Request, signed: Teacher) -> Response:
 
 @router.get("/similarity/live")
 def similarity_live(request: Request, signed: Teacher) -> Response:
-    _, context = _similarity_state(deps(request).service)
+    _version, context = _similarity_state(deps(request).service)
     return render(request, "similarity_live.html.j2", **context)
 
 
