@@ -11,11 +11,12 @@ from __future__ import annotations
 import os
 import shutil
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from plpuzzle.i18n import LANGUAGES
 from plpuzzle.sandbox import cgroups, jail
 from plpuzzle.sandbox.meter import WITHOUT_GROUPS, accounting
 from plpuzzle.sandbox.program import LoadReport, SandboxSetupError
@@ -128,6 +129,10 @@ class GradingRequest:
     #: Check the course requirements (clpfd, head comments, layout,
     #: documentation) as the suite's [requirements] table says.
     requirements: bool = True
+    #: The language of the feedback files (i18n.LANGUAGES): the course's,
+    #: and the students' own choices by id (see feedback_language).
+    language: str = "en"
+    languages: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -597,6 +602,16 @@ def write_reports(
     return report, paths
 
 
+def feedback_language(request: GradingRequest, student: str) -> str:
+    """The language of a student's feedback files: the student's own
+    choice, else the course's (English when neither is a language there
+    is a catalogue for)."""
+    for language in (request.languages.get(student), request.language):
+        if language in LANGUAGES:
+            return language
+    return "en"
+
+
 def feedback(
     request: GradingRequest,
     prepared: Prepared,
@@ -634,6 +649,7 @@ def feedback(
         on_search=on_search,
         problems=prepared.warnings,
         tell_identical=request.tell_identical,
+        language=lambda student: feedback_language(request, student),
     )
 
 
