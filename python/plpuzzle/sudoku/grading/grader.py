@@ -16,7 +16,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from plpuzzle.i18n import LANGUAGES
+from plpuzzle.i18n import LANGUAGES, speaking
 from plpuzzle.sandbox import cgroups, jail
 from plpuzzle.sandbox.meter import WITHOUT_GROUPS, accounting
 from plpuzzle.sandbox.program import LoadReport, SandboxSetupError
@@ -594,7 +594,8 @@ def write_reports(
     paths = [folder / n for n in ("grades.csv", "grades.json", "grades.html")]
     paths[0].write_text(report_csv(report))
     paths[1].write_text(report_json(report))
-    paths[2].write_text(render_html(report, alike))
+    with speaking(request.language):  # the class report in the course's language
+        paths[2].write_text(render_html(report, alike))
     paths.append(write_wide_csv(report, folder / "grades-wide.csv"))
     if alike is not None:
         paths.append(folder / SIMILARITY_CSV)
