@@ -136,14 +136,16 @@ def said(text: str) -> str:
 
 
 def _said(text: str, depth: int) -> str:
-    found = recognised(text) if depth < 4 else None
+    if depth >= 4:
+        return text
+    # A list first: "missing 1, extra 1" also fills "missing %(count)s".
+    parts = text.split(", ")
+    if len(parts) > 1 and all(recognised(p) is not None for p in parts):
+        return ", ".join(_said(p, depth + 1) for p in parts)
+    found = recognised(text)
     if found is not None:
         template, places = found
         return _(template) % {k: _said(v, depth + 1) for k, v in places.items()}
-    if ", " in text and depth < 4:
-        parts = text.split(", ")
-        if all(recognised(p) is not None for p in parts):
-            return ", ".join(_said(p, depth + 1) for p in parts)
     return text
 
 
