@@ -156,7 +156,7 @@ def stored_grade() -> StudentGrades:
             Grade.TIMEOUT,
             timeout + measured(5.0, 6.1),
             "what it printed (last part):\nthinking",
-        ),  # fmt: skip
+        ),
         TestGrade("sam", names[3], Grade.TIMEOUT, timeout + measured(5.2, 6.0)),
     ]
     requirements = {
