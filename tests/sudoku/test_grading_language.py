@@ -286,3 +286,44 @@ def test_the_class_reports_script_speaks_the_pages_language(browser: Any, tmp_pa
     count = browser.find_element(By.ID, "class-count")
     WebDriverWait(browser, 5).until(lambda _: count.text)
     assert count.text == "1 közül 1 látszik"
+
+
+def test_grade_speaks_the_courses_language_unless_told(tmp_path: Path) -> None:
+    """`sudoku grade` writes a Hungarian course's feedback and class report
+    in Hungarian ([course] language of its suite.toml), as the service does."""
+    from plpuzzle.sudoku.grading.grader import course_language
+
+    assert course_language(SUITE) == "en"  # no [course] table
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "suite.toml").write_text('[course]\nlanguage = "hu"\n')
+    assert course_language(suite) == "hu"
+    (suite / "suite.toml").write_text('[course]\nlanguage = "de"\n')
+    assert course_language(suite) == "en"
+    (suite / "suite.toml").write_text("[course\n")  # broken: the grading says so, not this
+    assert course_language(suite) == "en"
+
+
+@pytest.mark.sandbox
+def test_sudoku_grade_of_a_hungarian_course_writes_hungarian(tmp_path: Path) -> None:
+    """The real command, in the sandbox: the feedback file and grades.html
+    in the course's language; the terminal's report stays English."""
+    import shutil
+
+    from run_plpuzzle import plpuzzle
+
+    suite = tmp_path / "suite"
+    shutil.copytree(SUITE, suite)
+    (suite / "suite.toml").write_text('time_limit = 10\n\n[course]\nlanguage = "hu"\n')
+    subs = tmp_path / "class"
+    subs.mkdir()
+    shutil.copy(REPO / "tests" / "fixtures" / "feedback" / "s_points_up.pl", subs / "sam.pl")
+    out = tmp_path / "report"
+    done = plpuzzle("sudoku", "grade", subs, "--suite", suite, "--out", out,
+                    "--no-similarity", "--shrink-seconds", "0")  # fmt: skip
+    assert done.returncode in (0, 1), done.stderr
+    assert "Reports:" in done.stdout and "Jelentések" not in done.stdout
+    sam = (out / "feedback" / "sam.md").read_text()
+    assert sam.startswith("# Sudoku házi feladat: visszajelzés") and "## Hibás válaszok" in sam
+    page = (out / "grades.html").read_text()
+    assert '<html lang="hu">' in page and "<h2>Eredménymátrix</h2>" in page

@@ -59,8 +59,9 @@ from plpuzzle.sudoku.grading.similarity.class_report import CSV_NAME as SIMILARI
 from plpuzzle.sudoku.grading.similarity.class_report import ungraded_hand_ins
 from plpuzzle.sudoku.grading.similarity.report import summary as similarity_summary
 from plpuzzle.sudoku.grading.similarity.report import to_csv as similarity_csv
-from plpuzzle.sudoku.runs.suite import SuiteCase, discover, load_case
+from plpuzzle.sudoku.runs.suite import SuiteCase, SuiteError, discover, load_case
 from plpuzzle.sudoku.runs.suite_config import (
+    MANIFEST_NAME,
     OFF,
     Manifest,
     Points,
@@ -70,6 +71,7 @@ from plpuzzle.sudoku.runs.suite_config import (
     load_manifest,
     load_points,
     near,
+    read_toml,
 )
 from plpuzzle.untrusted import one_line
 
@@ -601,6 +603,20 @@ def write_reports(
         paths.append(folder / SIMILARITY_CSV)
         paths[-1].write_text(similarity_csv(alike), encoding="utf-8")
     return report, paths
+
+
+def course_language(suite: Path) -> str:
+    """The language a suite's course speaks ([course] language in its
+    suite.toml, as the service reads it), for `grade` given none: English
+    when it names none there is a catalogue for. A suite.toml that cannot
+    be read is the grading's to report, not this."""
+    path = suite / MANIFEST_NAME
+    try:
+        table = read_toml(path)[1].get("course", {}) if path.is_file() else {}
+    except SuiteError:
+        return "en"
+    language = table.get("language") if isinstance(table, dict) else None
+    return language if language in LANGUAGES else "en"
 
 
 def feedback_language(request: GradingRequest, student: str) -> str:
