@@ -327,3 +327,24 @@ def test_sudoku_grade_of_a_hungarian_course_writes_hungarian(tmp_path: Path) -> 
     assert sam.startswith("# Sudoku házi feladat: visszajelzés") and "## Hibás válaszok" in sam
     page = (out / "grades.html").read_text()
     assert '<html lang="hu">' in page and "<h2>Eredménymátrix</h2>" in page
+
+
+def test_evidence_drawn_for_the_reports_is_said_again_line_by_line() -> None:
+    """The class report's evidence (evidence_in_words: a title, the board,
+    the broken rules indented) in Hungarian, the board as it is."""
+    from plpuzzle.sudoku.domain.evidence import evidence_in_words
+
+    _judged, (puzzle, bad) = wrong_case()
+    drawn = evidence_in_words(f"first extra solution: {grid_term(bad)}\ngiven 2 times: [[1]]",
+                              puzzle, Rules.CONSECUTIVE)  # fmt: skip
+    with i18n.speaking("hu"):
+        hungarian = said_lines(drawn)
+    english_lines, hungarian_lines = drawn.splitlines(), hungarian.splitlines()
+    assert len(english_lines) == len(hungarian_lines)
+    assert hungarian_lines[0] == "az első fölösleges megoldás (megadta, de nem megoldás):"
+    assert hungarian_lines[-1] == "2 alkalommal megadva: [[1]]"
+    for english, said_again in zip(english_lines, hungarian_lines, strict=True):
+        if english.strip().startswith("breaks: "):
+            assert said_again.startswith("    sérti: ") and "holds" not in said_again
+        elif english.startswith("    ") and english.strip():
+            assert said_again == english  # the board's rows

@@ -72,6 +72,14 @@ TEMPLATES = (
     N_("while loading:"),
     N_("not graded:"),
     N_("see the messages printed while loading, in the notes"),
+    # A wrong answer's evidence (judging.py), and drawn (domain/evidence.py).
+    N_("first missing solution: %(grid)s"),
+    N_("first extra solution: %(grid)s"),
+    N_("given %(count)s times: %(grid)s"),
+    N_("first extra solution (given, not a solution):"),
+    N_("first missing solution (a solution not given):"),
+    N_("breaks: %(rule)s"),
+    N_("... and %(count)s more broken rules"),
     # Why there is no smaller puzzle (feedback/shrink.py, feedback/build.py).
     N_("our engine could not solve the puzzle: %(why)s"),
     N_("the puzzle has more than %(count)s solutions, too many to compare within the bounds"),
@@ -150,7 +158,12 @@ def _said(text: str, depth: int) -> str:
 
 
 def said_lines(text: str) -> str:
-    """A stored text of many lines (a test's evidence), line by line."""
+    """A stored text of many lines (a test's evidence), line by line, each
+    line's indent kept (a drawn board's broken rules are indented)."""
     if current() == "en":
         return text
-    return "\n".join(said(line) for line in text.split("\n"))
+    out = []
+    for line in text.split("\n"):
+        body = line.lstrip(" ")
+        out.append(line[: len(line) - len(body)] + said(body))
+    return "\n".join(out)
