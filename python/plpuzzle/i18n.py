@@ -79,19 +79,6 @@ def N_(message: str) -> str:
     return message
 
 
-#: A test's verdict (the grader's name, the key) as the reader's language
-#: names it: the pages and the mails name verdicts by these.
-VERDICTS = {"correct": N_("correct"), "wrong": N_("wrong"), "timeout": N_("timeout"),
-            "memory limit": N_("memory limit"), "crashed": N_("crashed"),
-            "not loadable": N_("not loadable"), "load error": N_("load error"),
-            "no submission": N_("no submission"), "error": N_("error")}  # fmt: skip
-
-
-def verdict_name(verdict: str) -> str:
-    """A verdict in the language in force (one it does not know, as it is)."""
-    return _(VERDICTS[verdict]) if verdict in VERDICTS else verdict
-
-
 def terminal_language(environ: Mapping[str, str] | None = None) -> str:
     """The language of a terminal, as gettext reads its locale: LC_ALL,
     else LC_MESSAGES, else LANG (hu_HU.UTF-8: Hungarian); English when

@@ -49,7 +49,8 @@ from typing import TYPE_CHECKING
 from sqlalchemy import ColumnElement, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
-from plpuzzle.i18n import _, speaking, verdict_name
+from plpuzzle.i18n import _, speaking
+from plpuzzle.sudoku.grading.model import verdict_name
 from plpuzzle.sudoku.service.core import Service
 from plpuzzle.sudoku.service.course import MailSettings
 from plpuzzle.sudoku.service.store import Mail, Upload, User, now

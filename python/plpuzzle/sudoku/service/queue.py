@@ -505,6 +505,7 @@ class GradingQueue:
                 shrink_seconds=course.shrink_seconds, requirements=not public,
                 tests=course.public_tests if public else (),
                 finishing=ticket.turn, on_start=self._ticker(progress),
+                language=course.language, languages=self._language_of(job.login),
             )  # fmt: skip
         if ticket.cancelled:
             raise Cancelled
@@ -522,6 +523,12 @@ class GradingQueue:
                          reports=where, **sums, **public_graded)  # fmt: skip
         (out / "upload.json").write_text(json.dumps({"upload": job.upload_id}) + "\n")
         self._mail_results(job, public_only=job.stage == "public")
+
+    def _language_of(self, login: str) -> dict[str, str]:
+        """A student's own choice of language, if any (their feedback's)."""
+        with self.service.store.session() as db:
+            chosen = db.scalar(select(User.language).where(User.login == login))
+        return {login: chosen} if chosen else {}
 
     def _mail_results(self, job: Job, public_only: bool) -> None:
         """Mail a student who asked for it the results they may see now

@@ -18,7 +18,9 @@ from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined, se
 from starlette.convertors import Convertor, register_url_convertor
 
 from plpuzzle import i18n
+from plpuzzle.sudoku.grading.model import verdict_name
 from plpuzzle.sudoku.grading.report_html import GRADE_COLOURS, grade_slug, verdict_matrix
+from plpuzzle.sudoku.grading.said import said
 from plpuzzle.sudoku.service.accounts import SignedIn, same
 from plpuzzle.sudoku.service.core import Service
 from plpuzzle.sudoku.service.guard import TRUST_DAYS, SignInGuard
@@ -103,7 +105,7 @@ def page_environment() -> Environment:
     )
     env.globals.update(verdict_matrix=verdict_matrix, slug=grade_slug,
                        languages=i18n.LANGUAGE_NAMES, language=i18n.current,
-                       verdict_name=i18n.verdict_name)  # fmt: skip
+                       verdict_name=verdict_name, said=said)  # fmt: skip
     return env
 
 
