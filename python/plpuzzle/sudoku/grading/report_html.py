@@ -242,7 +242,7 @@ def _data_block(report: dict[str, Any]) -> str:
         "words": {
             "heads": [
                 _("Test"),
-                _("Grade"),
+                _("Verdict"),
                 _("Points"),
                 _("CPU s"),
                 _("wall s"),

@@ -52,7 +52,7 @@ from plpuzzle.sudoku.grading.scheduling.local_pool import LocalPool, hidden_path
 from plpuzzle.sudoku.grading.scheduling.protocol import Scheduler
 from plpuzzle.sudoku.service.core import Service, place_upload
 from plpuzzle.sudoku.service.grades import grade_of
-from plpuzzle.sudoku.service.mail import Outbox
+from plpuzzle.sudoku.service.mail import Outbox, results_mail
 from plpuzzle.sudoku.service.store import Upload, User, now
 from plpuzzle.sudoku.service.uploads import check, queue_unchecked
 from plpuzzle.untrusted import one_line
@@ -548,22 +548,9 @@ class GradingQueue:
         grade = grade_of(self.service, job.login, upload, self.service.released())
         if not public_only and not grade.complete and grade.requirements is None:
             return  # nothing new to see before the release: the public results were mailed
-        lines = [f"{r['test']}  {r['grade']}  {r['detail']}".rstrip() for r in grade.rows[:300]]
-        found = [f"{name}: {what}" for name, what in grade.requirement_lines]
-        number = upload.number or upload.id
         base = (self.service.settings.url or user.mail_base or "").rstrip("/")
-        page = (f"Its page: {base}/uploads/{upload.id}" if base else
-                f"Its page: upload #{number} on your page of the service")  # fmt: skip
-        body = "\n".join([f"Your upload #{number} ({upload.name}) is graded.", "",
-                          f"Score: {grade.score_text}", "", *lines, "",
-                          *(["Course requirements:", *found, ""] if found else []),
-                          page])  # fmt: skip
-        self.outbox.put(
-            self.service.address_of(user),
-            f"{self.service.course.name}: upload #{number} graded",
-            body,
-            "results",
-        )
+        subject, body = results_mail(self.service, user, upload, grade, base)
+        self.outbox.put(self.service.address_of(user), subject, body, "results")
 
     def _ticker(self, progress: Progress) -> Callable[[int], Callable[[bool], None]]:
         def on_start(total: int) -> Callable[[bool], None]:

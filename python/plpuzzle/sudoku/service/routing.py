@@ -113,10 +113,11 @@ def page_language(request: Request, user: User | None) -> str:
     """The language a request is answered in, the first of these that
     says: the user's own choice, the browser's Accept-Language, the
     course's default."""
+    service = deps(request).service
     if user is not None and user.language in i18n.LANGUAGES:
-        return user.language
+        return service.language_of(user)
     asked = i18n.browser_language(request.headers.get("accept-language", "")[:500])
-    return asked or deps(request).service.course.language
+    return asked or service.course.language
 
 
 def render(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
