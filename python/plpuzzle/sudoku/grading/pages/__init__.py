@@ -32,6 +32,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup
 
 from plpuzzle import i18n
+from plpuzzle.sudoku.grading.said import said
 
 _PACKAGE = __name__
 
@@ -69,8 +70,6 @@ def environment() -> Environment:
     env.install_gettext_callables(  # type: ignore[attr-defined]
         gettext=i18n._, ngettext=i18n.ngettext, newstyle=True
     )
-    from plpuzzle.sudoku.grading.said import said
-
     env.globals.update(asset=asset, script_digest=script_digest, said=said)
     return env
 
