@@ -116,6 +116,64 @@ def test_the_lazy_help_lines_are_the_groups_own() -> None:
         assert group is not None and group.get_short_help_str(limit=200) == short_help
 
 
+def test_a_sudoku_command_loads_its_own_module_only() -> None:
+    """`sudoku solve` runs without loading the other commands' modules,
+    grading, the service or similarity (each command a test starts pays
+    the import time of what it loads)."""
+    code = (
+        "import sys\n"
+        "from plpuzzle.cli import main\n"
+        "try:\n"
+        f"    main(['sudoku', 'solve', '--engine', 'python', {str(EXAMPLE)!r}],\n"
+        "         prog_name='plpuzzle')\n"
+        "except SystemExit as e:\n"
+        "    print('EXIT', e.code)\n"
+        "here = 'plpuzzle.sudoku.presentation.commands.'\n"
+        "mine = [m for m in sys.modules if m.startswith(here)]\n"
+        "heavy = [m for m in sys.modules if m.startswith(('plpuzzle.sudoku.grading',\n"
+        "         'plpuzzle.sudoku.service', 'jinja2', 'plpuzzle.sudoku.api'))]\n"
+        "print('MINE', sorted(mine))\n"
+        "print('HEAVY', heavy)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO
+    )
+    assert "EXIT 0" in run.stdout, run.stdout + run.stderr
+    here = "plpuzzle.sudoku.presentation.commands."
+    assert f"MINE {sorted([here + 'common', here + 'solve'])!r}" in run.stdout, run.stdout
+    assert "HEAVY []" in run.stdout, run.stdout
+
+
+def test_every_commands_help_works_and_names_the_command() -> None:
+    """Each command's --help, loaded through its group as `plpuzzle`
+    loads it: exit 0 and its own usage line; each group lists all its
+    commands."""
+    from click.testing import CliRunner
+
+    runner = CliRunner()
+    names = [name for name, _ in all_commands()]
+    assert {"sudoku solve", "sudoku grade", "sudoku serve", "sudoku restore", "knight tour"} <= set(
+        names
+    )
+    for name in names:
+        result = runner.invoke(main, [*name.split(), "--help"], prog_name="plpuzzle")
+        assert result.exit_code == 0, (name, result.output)
+        assert result.output.startswith(f"Usage: plpuzzle {name} "), (name, result.output)
+    for group in GROUPS:
+        shown = runner.invoke(main, [group, "--help"], prog_name="plpuzzle").output
+        for name in names:
+            if name.startswith(f"{group} "):
+                assert f"  {name.split()[1]}  " in shown, (group, name, shown)
+
+
+@pytest.mark.parametrize("args", [("nosuch",), ("sudoku", "nosuch"), ("knight", "nosuch")])
+def test_an_unknown_command_is_a_clear_usage_error(args: tuple[str, ...]) -> None:
+    run = plpuzzle(*args)
+    assert run.returncode == 2, run.stderr
+    assert f"Error: No such command '{args[-1]}'." in run.stderr
+    assert "Traceback" not in run.stderr
+
+
 def test_version_is_the_installed_distributions() -> None:
     for flag in ("--version", "-V"):
         run = plpuzzle(flag)

@@ -208,8 +208,11 @@ def test_make_engine_loads_a_solver_in_the_clis_default_dialect(tmp_path: Path) 
 
 
 def _commands(group: click.Command) -> list[click.Command]:
+    """Every leaf command below `group`, the lazily loaded ones too."""
     if isinstance(group, click.Group):
-        return [c for sub in group.commands.values() for c in _commands(sub)]
+        ctx = click.Context(group)
+        subs = (group.get_command(ctx, name) for name in group.list_commands(ctx))
+        return [c for sub in subs if sub is not None for c in _commands(sub)]
     return [group]
 
 

@@ -11,12 +11,17 @@ The puzzle groups are imported only when one of them runs, so that
 
 from __future__ import annotations
 
-import importlib
 from importlib.metadata import PackageNotFoundError, version
 
 import click
 
-from plpuzzle.clitools import ENGINE_DEFAULT_RULE, Interrupted, SetupError, set_verbosity
+from plpuzzle.clitools import (
+    ENGINE_DEFAULT_RULE,
+    Interrupted,
+    LazyGroup,
+    SetupError,
+    set_verbosity,
+)
 
 #: Each group: where it lives and its one-line help (tests check that this
 #: line is the group's own short_help, so the two cannot drift apart).
@@ -50,26 +55,9 @@ def package_version() -> str:
         return __version__
 
 
-class PlpuzzleGroup(click.Group):
-    """Loads the puzzle groups lazily and maps Ctrl-C and a missing engine
-    to plpuzzle's own one-line errors."""
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(GROUPS)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in GROUPS:
-            return None
-        module, _, attr = GROUPS[cmd_name][0].partition(":")
-        from plpuzzle.clitools import with_verbosity_options
-
-        return with_verbosity_options(getattr(importlib.import_module(module), attr))
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """The group list from GROUPS, without importing a single group."""
-        rows = [(name, GROUPS[name][1]) for name in self.list_commands(ctx)]
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
+class PlpuzzleGroup(LazyGroup):
+    """Loads the puzzle groups lazily (GROUPS) and maps Ctrl-C and a
+    missing engine to plpuzzle's own one-line errors."""
 
     def invoke(self, ctx: click.Context) -> object:
         try:
@@ -86,6 +74,8 @@ class PlpuzzleGroup(click.Group):
 
 @click.group(
     cls=PlpuzzleGroup,
+    lazy={name: where for name, (where, _) in GROUPS.items()},
+    helps={name: short_help for name, (_, short_help) in GROUPS.items()},
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     epilog=ENGINE_DEFAULT_RULE,
 )

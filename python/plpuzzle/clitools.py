@@ -8,6 +8,7 @@ that ignore case; `--format json` for machines; -q/-v from the root group.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import threading
@@ -121,6 +122,47 @@ def with_verbosity_options(command: click.Command) -> click.Command:
                 )
             )
     return command
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported when one is first asked for:
+    running `plpuzzle sudoku solve` loads solve's module, not grading's,
+    the service's and similarity's as well (each command a test starts
+    pays that import time).
+
+    `lazy` maps a command's name to `module:attribute`; `helps`, if given,
+    its one-line help, so that the group's --help lists the commands
+    without importing them (tests check each line is the command's own).
+    Without `helps`, --help imports every command to ask it.
+    """
+
+    def __init__(self, *args: Any, lazy: dict[str, str] | None = None,
+                 helps: dict[str, str] | None = None, **kwargs: Any) -> None:  # fmt: skip
+        super().__init__(*args, **kwargs)
+        self.lazy = dict(lazy or {})
+        self.helps = helps
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.lazy:
+            module, _, attr = self.lazy[cmd_name].partition(":")
+            command = getattr(importlib.import_module(module), attr)
+            if not isinstance(command, click.Command) or command.name != cmd_name:
+                raise TypeError(f"{self.lazy[cmd_name]} is not the command {cmd_name!r}")
+            self.add_command(with_verbosity_options(command))
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The list from `helps` when given, without importing a command."""
+        if self.helps is None:
+            super().format_commands(ctx, formatter)
+            return
+        rows = [(name, self.helps[name]) for name in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
 
 def verbosity() -> int:

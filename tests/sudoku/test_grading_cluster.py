@@ -1,8 +1,10 @@
 """Grading on a real Dask cluster (distributed.LocalCluster, worker processes).
 
-Each test starts its own cluster, grades with the real command line
-(`sudoku grade --scheduler`), and compares with the local pool or looks
-at what the cluster holds afterwards.
+The tests that leave the cluster as they found it share one cluster of
+the module (`shared_cluster`); those that kill a worker or add a plugin
+start their own. Each grades with the real command line (`sudoku grade
+--scheduler`), and compares with the local pool or looks at what the
+cluster holds afterwards.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -98,49 +100,71 @@ def on_cluster(client: Client, function: Callable[[], int]) -> int:
     return sum(client.run(function).values())
 
 
-def test_a_class_graded_on_the_cluster_gets_the_local_pools_grades(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def shared_cluster() -> Iterator[tuple[str, Client]]:
+    """One cluster of two workers for the tests that leave it as they found
+    it (nothing running, no sandbox, every worker alive); each test that
+    uses it checks, at its start, that it is so."""
+    with cluster(2) as found:
+        yield found
+
+
+def as_found(found: tuple[str, Client]) -> tuple[str, Client]:
+    """The shared cluster, checked to be idle with its two workers."""
+    address, client = found
+    assert len(client.scheduler_info()["workers"]) == 2
+    wait_until(lambda: on_cluster(client, running) == 0, 60, "the shared cluster idle")
+    assert on_cluster(client, sandboxes) == 0
+    return address, client
+
+
+def test_a_class_graded_on_the_cluster_gets_the_local_pools_grades(
+    tmp_path: Path, shared_cluster: tuple[str, Client]
+) -> None:
     # One student per grade, on the two tests that give every grade (dave
     # is wrong on test002 only): a third test showed nothing more.
     klass = make_class(tmp_path, "alice", "dave", "ivan", "judy", "victor", "heidi", "grace")
     suite = make_suite(tmp_path, "test001", "test002")
     local = plpuzzle(*grade_args(klass, suite, tmp_path / "local", "--jobs", "2"))
     assert local.returncode == 0, local.stderr
-    with cluster(2) as (address, client):
-        workers = set(client.scheduler_info()["workers"])
-        remote = plpuzzle(*grade_args(klass, suite, tmp_path / "remote", "--scheduler", address))
-        assert remote.returncode == 0, remote.stderr
-        assert (tmp_path / "remote" / "grades.csv").read_text() == (
-            tmp_path / "local" / "grades.csv"
-        ).read_text()
-        here, there = results(tmp_path / "local"), results(tmp_path / "remote")
-        assert {k: r["grade"] for k, r in here.items()} == {k: r["grade"] for k, r in there.items()}
-        assert {r["grade"] for r in there.values()} >= {
-            "correct", "wrong", "crashed", "not loadable", "error", "timeout", "memory limit"
-        }  # fmt: skip
-        # Where each run ran: this machine, or one of the cluster's workers.
-        host = socket.gethostname()
-        assert {r["ran_on"] for r in here.values()} == {host}
-        places = {r["ran_on"] for r in there.values()}
-        assert places <= {f"{host} (dask worker {w})" for w in workers}, places
-        # Every result recorded once; nothing left running or loaded.
-        assert graded_now(remote.stdout) == stored_rows(tmp_path / "remote") == 14
-        assert on_cluster(client, sandboxes) == 0
-        # Resuming works as it does locally: everything comes from the gradebook.
-        again = plpuzzle(*grade_args(klass, suite, tmp_path / "remote", "--scheduler", address))
-        assert again.returncode == 0, again.stderr
-        assert "0 test run(s) graded now, 14 taken from the gradebook" in again.stdout
+    address, client = as_found(shared_cluster)
+    workers = set(client.scheduler_info()["workers"])
+    remote = plpuzzle(*grade_args(klass, suite, tmp_path / "remote", "--scheduler", address))
+    assert remote.returncode == 0, remote.stderr
+    assert (tmp_path / "remote" / "grades.csv").read_text() == (
+        tmp_path / "local" / "grades.csv"
+    ).read_text()
+    here, there = results(tmp_path / "local"), results(tmp_path / "remote")
+    assert {k: r["grade"] for k, r in here.items()} == {k: r["grade"] for k, r in there.items()}
+    assert {r["grade"] for r in there.values()} >= {
+        "correct", "wrong", "crashed", "not loadable", "error", "timeout", "memory limit"
+    }  # fmt: skip
+    # Where each run ran: this machine, or one of the cluster's workers.
+    host = socket.gethostname()
+    assert {r["ran_on"] for r in here.values()} == {host}
+    places = {r["ran_on"] for r in there.values()}
+    assert places <= {f"{host} (dask worker {w})" for w in workers}, places
+    # Every result recorded once; nothing left running or loaded.
+    assert graded_now(remote.stdout) == stored_rows(tmp_path / "remote") == 14
+    assert on_cluster(client, sandboxes) == 0
+    # Resuming works as it does locally: everything comes from the gradebook.
+    again = plpuzzle(*grade_args(klass, suite, tmp_path / "remote", "--scheduler", address))
+    assert again.returncode == 0, again.stderr
+    assert "0 test run(s) graded now, 14 taken from the gradebook" in again.stdout
 
 
 @pytest.mark.slow
-def test_the_whole_fixture_class_on_the_cluster_matches_the_local_pool(tmp_path: Path) -> None:
+def test_the_whole_fixture_class_on_the_cluster_matches_the_local_pool(
+    tmp_path: Path, shared_cluster: tuple[str, Client]
+) -> None:
     # Every solver of the class, on the tests where none is near the limit
     # (a run near it may end either way, on the cluster as locally).
     klass = CLASS
     suite = make_suite(tmp_path, "test001", "test002", "test003", "test004", "test005")
     local = plpuzzle(*grade_args(klass, suite, tmp_path / "local", "--jobs", "2"))
     assert local.returncode == 0, local.stderr
-    with cluster(2) as (address, _):
-        remote = plpuzzle(*grade_args(klass, suite, tmp_path / "remote", "--scheduler", address))
+    address, _ = as_found(shared_cluster)
+    remote = plpuzzle(*grade_args(klass, suite, tmp_path / "remote", "--scheduler", address))
     assert remote.returncode == 0, remote.stderr
     assert (tmp_path / "remote" / "grades.csv").read_text() == (
         tmp_path / "local" / "grades.csv"
@@ -291,33 +315,35 @@ def ancestors(pid: int) -> set[int]:
     return seen
 
 
-def test_ctrl_c_leaves_no_tasks_or_sandboxes_behind(tmp_path: Path) -> None:
+def test_ctrl_c_leaves_no_tasks_or_sandboxes_behind(
+    tmp_path: Path, shared_cluster: tuple[str, Client]
+) -> None:
     klass = make_class(tmp_path, "grace", copies={"grace2": "grace", "grace3": "grace"})
     suite = make_suite(tmp_path, "test001", "test002", "test003")
-    with cluster(2) as (address, client):
-        args = grade_args(klass, suite, tmp_path / "out", "--scheduler", address)
-        args[args.index("--time-limit") + 1] = "100"
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "plpuzzle", *map(str, args)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
-        try:
-            wait_until(lambda: on_cluster(client, running) == 2, 120, "both workers running")
-            # A task runs a moment before its sandbox's first process starts.
-            wait_until(lambda: len(sandbox_processes(client)) > 0, 60, "a sandboxed process")
-            proc.send_signal(signal.SIGINT)
-            _, stderr = proc.communicate(timeout=120)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-        assert proc.returncode == 130, stderr
-        assert "Traceback" not in stderr
-        # A lambda is sent by value: the scheduler's process cannot import tests.
-        tasks = lambda dask_scheduler: [str(k) for k in dask_scheduler.tasks]  # noqa: E731
-        wait_until(lambda: not client.run_on_scheduler(tasks), 30, "no task left")
-        wait_until(
-            lambda: on_cluster(client, sandboxes) == 0,
-            30,
-            f"no sandbox on any worker: {client.run(sandboxes)}, running {client.run(running)}",
-        )
-        wait_until(lambda: not sandbox_processes(client), 30, "no sandboxed process on the machine")
+    address, client = as_found(shared_cluster)
+    args = grade_args(klass, suite, tmp_path / "out", "--scheduler", address)
+    args[args.index("--time-limit") + 1] = "100"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "plpuzzle", *map(str, args)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        wait_until(lambda: on_cluster(client, running) == 2, 120, "both workers running")
+        # A task runs a moment before its sandbox's first process starts.
+        wait_until(lambda: len(sandbox_processes(client)) > 0, 60, "a sandboxed process")
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    # A lambda is sent by value: the scheduler's process cannot import tests.
+    tasks = lambda dask_scheduler: [str(k) for k in dask_scheduler.tasks]  # noqa: E731
+    wait_until(lambda: not client.run_on_scheduler(tasks), 30, "no task left")
+    wait_until(
+        lambda: on_cluster(client, sandboxes) == 0,
+        30,
+        f"no sandbox on any worker: {client.run(sandboxes)}, running {client.run(running)}",
+    )
+    wait_until(lambda: not sandbox_processes(client), 30, "no sandboxed process on the machine")

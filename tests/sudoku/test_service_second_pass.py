@@ -404,10 +404,23 @@ def test_serve_on_a_busy_port_says_so_before_serving_and_check_warns_of_a_past_d
 
 
 def test_the_commands_load_no_dask_until_it_is_used() -> None:
-    probe = ("import sys; import plpuzzle.sudoku.presentation.commands; "
-             "print('distributed' in sys.modules)")  # fmt: skip
+    """Every sudoku command's module loaded (grade's among them, and with
+    it the scheduler that grades on a cluster), and still no Dask: it
+    loads when a cluster is used. The probe checks that the modules did
+    load, so that lazily loaded commands cannot make it pass by loading
+    nothing."""
+    probe = ("import sys, click; from plpuzzle.sudoku.presentation.commands import sudoku\n"
+             "ctx = click.Context(sudoku)\n"
+             "names = sudoku.list_commands(ctx)\n"
+             "loaded = [sudoku.get_command(ctx, n) is not None for n in names]\n"
+             "print(len(names), all(loaded),\n"
+             "      'plpuzzle.sudoku.grading.scheduling.on_dask' in sys.modules,\n"
+             "      'distributed' in sys.modules)")  # fmt: skip
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
-    assert run.stdout.strip() == "False", run.stderr
+    count, loaded, on_dask, dask = run.stdout.split()
+    assert int(count) >= 14 and loaded == "True", run.stderr
+    assert on_dask == "True", "the cluster's scheduler did not load: the probe proves nothing"
+    assert dask == "False", run.stderr
 
 
 # -- what a teacher sees ----------------------------------------------------------------------

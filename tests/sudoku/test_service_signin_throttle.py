@@ -1,11 +1,15 @@
 """Sign-in throttling: guesses are slowed where they come from, and the
 owner of a login always gets through with the right password.
 
-Real `plpuzzle sudoku serve` processes; each client binds a loopback
-address of its own (127.0.0.2, 127.0.0.3 ...), which is the address the
-service counts (only 127.0.0.1, the proxy's place, may name another by
-X-Forwarded-For). No assertion on how long anything took: waits are
-generous bounds.
+The service is served over real HTTP, by uvicorn with `serve`'s settings:
+a `plpuzzle sudoku serve` process, or (AppServer) the same application in
+a thread of the test, where the guard's clock is the test's: a wait the
+service asks for is stepped over, not slept out, and a hold lasts until
+the test steps past it, however slowly the machine runs. Each client
+binds a loopback address of its own (127.0.0.2, 127.0.0.3 ...), which is
+the address the service counts (only 127.0.0.1, the proxy's place, may
+name another by X-Forwarded-For). No assertion on how long anything
+took: waits are generous bounds.
 """
 
 from __future__ import annotations
@@ -23,7 +27,15 @@ from pathlib import Path
 
 import httpx
 import pytest
-from service_kit import PASSWORD, Server, api_tokens, make_course, wait_for
+from service_kit import (
+    PASSWORD,
+    AppServer,
+    ManualClock,
+    Server,
+    api_tokens,
+    make_course,
+    wait_for,
+)
 
 from plpuzzle.sudoku.service.guard import BUSY, BY_CLIENT, SignInGuard, client_key, login_key
 
@@ -80,9 +92,11 @@ def login_command(url: str, config: Path) -> subprocess.CompletedProcess[str]:
                           timeout=300, env=env)  # fmt: skip
 
 
-def guess_until_held(guess: Callable[[], httpx.Response], seconds: int) -> list[httpx.Response]:
-    """Wrong guesses, each after the wait the last answer asked for, until
-    a try must wait `seconds` or more; the answers."""
+def guess_until_held(guess: Callable[[], httpx.Response], seconds: int,
+                     clock: ManualClock) -> list[httpx.Response]:  # fmt: skip
+    """Wrong guesses, each after the wait the last answer asked for (the
+    guard's clock moved past it), until a try must wait `seconds` or more;
+    the answers."""
     answers: list[httpx.Response] = []
     while len(answers) < 100:
         r = guess()
@@ -91,7 +105,7 @@ def guess_until_held(guess: Callable[[], httpx.Response], seconds: int) -> list[
             wait = int(r.headers["retry-after"])
             if wait >= seconds:
                 return answers
-            threading.Event().wait(wait)
+            clock.advance(wait)
     raise AssertionError([r.status_code for r in answers])
 
 
@@ -119,7 +133,7 @@ def course(accounts: tuple[Path, Path], tmp_path: Path) -> tuple[Path, Path]:
 
 
 def test_a_guesser_elsewhere_does_not_keep_the_owner_out(course: tuple[Path, Path]) -> None:
-    with Server(*course, 1) as server:
+    with AppServer(*course) as server:
         owner, attacker = Browser(server.url, "127.0.0.3"), Browser(server.url, "127.0.0.2")
         # The attacker guesses at alice, naming another address each time
         # (not a proxy: not believed) and writing the login in other ways
@@ -132,7 +146,7 @@ def test_a_guesser_elsewhere_does_not_keep_the_owner_out(course: tuple[Path, Pat
             return attacker.sign_in(names[i % 4], "a-wrong-guess", **{
                 "X-Forwarded-For": f"10.1.2.{i % 250}"})  # fmt: skip
 
-        answers = guess_until_held(guess, 8)
+        answers = guess_until_held(guess, 8, server.clock)
         codes = [r.status_code for r in answers]
         assert codes[:5] == [401] * 5 and codes.count(401) <= 9, codes
         assert refused(answers[-1], HERE)
@@ -161,7 +175,7 @@ def test_a_guesser_elsewhere_does_not_keep_the_owner_out(course: tuple[Path, Pat
 def test_a_login_guessed_at_from_many_addresses_lets_its_owner_through(
     course: tuple[Path, Path], tmp_path: Path,
 ) -> None:  # fmt: skip
-    with Server(*course, 1) as server:
+    with AppServer(*course) as server:
         owner = Browser(server.url, "127.0.0.3")
         assert owner.sign_in("alice", PASSWORD).status_code == 303  # before: a device cookie
         terminal = api_sign_in(server.url, "127.0.0.5", "alice", PASSWORD).json()
@@ -174,10 +188,10 @@ def test_a_login_guessed_at_from_many_addresses_lets_its_owner_through(
         def guess() -> httpx.Response:
             return guessers[next(turn) // 3].sign_in("alice", "a-wrong-guess")
 
-        answers = guess_until_held(guess, 32)
+        answers = guess_until_held(guess, 32, server.clock)
         assert refused(answers[-1], ELSEWHERE)
         assert [r.status_code for r in answers].count(401) <= 16
-        # While it is held (32 s at least from now): others, without the
+        # While it is held (its clock stands still): others, without the
         # owner's device cookie, are refused before their password is checked.
         fresh = Browser(server.url, "127.0.0.30")
         assert refused(fresh.sign_in("alice", PASSWORD), ELSEWHERE)
@@ -246,7 +260,7 @@ def test_the_right_password_with_a_device_cookie_goes_first_in_a_flood(
 
 
 def test_an_unknown_login_costs_no_hash(course: tuple[Path, Path]) -> None:
-    with Server(*course, 1) as server:
+    with AppServer(*course) as server:
         tina, guesser = Browser(server.url, "127.0.0.5"), Browser(server.url, "127.0.0.6")
         assert tina.sign_in("tina", PASSWORD).status_code == 303
 
@@ -264,7 +278,7 @@ def test_an_unknown_login_costs_no_hash(course: tuple[Path, Path]) -> None:
         assert guesser.sign_in("alice", "a-wrong-guess").status_code == 401
         assert counts() == (checked + 1, pretended + 6)
         # Unknown logins are guesses all the same: the address is slowed.
-        answers = guess_until_held(lambda: guesser.sign_in("nobody", "x"), 2)
+        answers = guess_until_held(lambda: guesser.sign_in("nobody", "x"), 2, server.clock)
         assert refused(answers[-1], "from your address")
 
 

@@ -4,7 +4,6 @@ run (the decisions are runs.run_setup's)."""
 from __future__ import annotations
 
 from plpuzzle.runtime import LoadReport, Status
-from plpuzzle.sudoku.grading.similarity.tokens import with_clause_start
 from plpuzzle.sudoku.runs.run_setup import RulesChoice, SolverChoice
 
 
@@ -28,6 +27,10 @@ def load_failure(report: LoadReport, solver: SolverChoice, time_limit: float) ->
     means, ending in "nothing was run"; [] when it loaded cleanly."""
     if report.clean:
         return []
+    # Imported here: the similarity package loads grading (0.2 s), which a
+    # command that loads a solver cleanly never needs.
+    from plpuzzle.sudoku.grading.similarity.tokens import with_clause_start
+
     lines = [with_clause_start(solver.name_in(str(p)), solver.text_of) for p in report.errors]
     if report.status is Status.LOAD_ERROR:
         last = solver.name_in(report.message)

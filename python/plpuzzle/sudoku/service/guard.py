@@ -240,7 +240,8 @@ class SignInGuard:
     device cookies that let an owner through."""
 
     def __init__(self, secret: bytes, workers: int = 1, backlog: int = 4, reserved: int = 4,
-                 check_seconds: float = 0.5) -> None:  # fmt: skip
+                 check_seconds: float = 0.5,
+                 clock: Callable[[], float] = time.monotonic) -> None:  # fmt: skip
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="password")
         self.lane = _Lane(workers, backlog, reserved)
         self.devices = TimestampSigner(secret, salt="plpuzzle-device")
@@ -253,6 +254,10 @@ class SignInGuard:
         self.check_seconds = check_seconds
         #: Passwords checked (hashes computed), unknown logins answered without, tries refused.
         self.counts = {"checked": 0, "pretended": 0, "refused": 0}
+        #: Seconds, monotonic: what failures are stamped with and waits are
+        #: counted on (a test moves a clock of its own past a wait instead
+        #: of sleeping it out).
+        self.clock = clock
 
     # -- device cookies ------------------------------------------------------------
 
@@ -309,7 +314,7 @@ class SignInGuard:
         return max(waits)
 
     def _count(self, t: Try, ok: bool) -> None:
-        at, failures = time.monotonic(), self._failures
+        at, failures = self.clock(), self._failures
         pair = (t.login, t.client)
         if ok and t.device is not None:
             # The device is the owner's; the address may be a guesser's too:
@@ -346,8 +351,8 @@ class SignInGuard:
         failed) in the lane, unless this try must wait or its line is full
         (Busy); `exists` says (cheaply) whether the login has a password
         at all: when not, no hash is computed. The outcome is counted."""
-        t = self._try(address, login, device, time.monotonic())
-        left, why = self._wait(t, time.monotonic())
+        t = self._try(address, login, device, self.clock())
+        left, why = self._wait(t, self.clock())
         if left > 0 or self.lane.full(t.trusted):
             self.counts["refused"] += 1
             raise Busy(left, why) if left > 0 else Busy(5, BUSY)
@@ -373,7 +378,7 @@ class SignInGuard:
     def _still(self, t: Try) -> None:
         """Busy if failures counted while this try waited now hold it (tries
         sent at once are not all checked on the count they started with)."""
-        left, why = self._wait(t, time.monotonic())
+        left, why = self._wait(t, self.clock())
         if left > 0:
             raise Busy(left, why)
 

@@ -15,6 +15,7 @@ import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 import anyio
 from fastapi import FastAPI, Request
@@ -195,6 +196,16 @@ class BodyLimit:
 
 async def _no_body() -> Message:
     return {"type": "http.request", "body": b"", "more_body": False}
+
+
+def server_config(app: FastAPI, **more: Any) -> Any:
+    """uvicorn's settings for the service, `serve`'s and the tests' that
+    serve the application in their own process (`more`: where to listen,
+    how long requests under way get at a stop)."""
+    import uvicorn
+
+    return uvicorn.Config(app, access_log=False, log_level="warning", server_header=False,
+                          **more)  # fmt: skip
 
 
 def create_app(service: Service, queue: GradingQueue | None = None, grade: bool = True) -> FastAPI:

@@ -135,7 +135,7 @@ def serve(course: Path, data: Path, database_url: str | None, host: str, port: i
 
     from plpuzzle.cluster.client_side import ClusterError
     from plpuzzle.sudoku.service.queue import GradingQueue
-    from plpuzzle.sudoku.service.web import create_app
+    from plpuzzle.sudoku.service.web import create_app, server_config
 
     queue = GradingQueue(service)
     try:
@@ -161,9 +161,7 @@ def serve(course: Path, data: Path, database_url: str | None, host: str, port: i
     note(f"serving {course} on {where} (data: {service.data}); Ctrl-C stops")
     # SIGTERM (or Ctrl-C): the socket closes, requests under way get
     # STOP_REQUESTS seconds, then the queue puts what it grades back (queue.py).
-    config = uvicorn.Config(create_app(service, queue), access_log=False, log_level="warning",
-                            server_header=False,
-                            timeout_graceful_shutdown=STOP_REQUESTS)  # fmt: skip
+    config = server_config(create_app(service, queue), timeout_graceful_shutdown=STOP_REQUESTS)
     # uvicorn raises the stopping signal again once it has stopped: after a
     # clean stop on SIGTERM (systemd's, kill's), the process ends with 0.
     signal.signal(signal.SIGTERM, lambda signum, frame: None)
