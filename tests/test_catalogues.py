@@ -20,14 +20,6 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "python" / "plpuzzle"
 HU_PO = PACKAGE / "locale" / "hu" / "LC_MESSAGES" / "plpuzzle.po"
 
-#: Files with messages for people not yet through gettext: each is taken
-#: off this list when it is converted (the class report's similarity
-#: section, drawn by these two, comes next).
-NOT_YET_CONVERTED = {
-    "sudoku/grading/pages/templates/similarity.html.j2",
-    "sudoku/grading/similarity/html.py",
-}
-
 TEMPLATES = ("sudoku/service/templates/**.j2", "sudoku/grading/pages/templates/**.j2")
 METHODS = [("**.py", "python"), *((t, "jinja2") for t in TEMPLATES)]
 OPTIONS = {t: {"trim_blocks": "true", "lstrip_blocks": "true"} for t in TEMPLATES}
@@ -84,10 +76,3 @@ def test_the_committed_mo_is_the_po_compiled() -> None:
     assert HU_PO.with_suffix(".mo").read_bytes() == compiled.getvalue(), (
         "the .mo is not the .po compiled: run `make catalogues`"
     )
-
-
-def test_the_files_not_yet_converted_still_exist() -> None:
-    """The list above shrinks as files are converted; a name that no longer
-    exists there is a mistake."""
-    gone = sorted(n for n in NOT_YET_CONVERTED if not (PACKAGE / n).exists())
-    assert not gone, gone

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from markupsafe import escape
 
 from plpuzzle import i18n
 from plpuzzle.sandbox.program import _backstop_words, _cpu_limit_words
@@ -258,6 +259,25 @@ def test_the_class_report_in_hungarian() -> None:
     data = json.loads(re.search(r'id="report-data">(.*?)</script>', page, re.S).group(1))
     assert data["words"]["names"]["timeout"] == "időtúllépés"
     assert data["words"]["heads"][1] == "Eredmény"
+
+
+def test_the_reports_header_sentences_are_made_as_they_are_read() -> None:
+    """The limits and how CPU time is counted: grades.json keeps them in
+    English and the data they are made from; a page says them in its
+    language; a report stored before that data keeps its English."""
+    report, english = class_page("en")
+    _report, page = class_page("hu")
+    settings = report["settings"]
+    assert "of CPU time per test" in settings["policy"], settings
+    assert settings["accounting"].startswith("CPU time"), settings
+    assert "s CPU-idő a beadás összes folyamatára együtt" in page
+    assert "a CPU-időt " in page and "CPU time" not in page
+    sentences = escape(settings["policy"]), escape(settings["accounting"])
+    assert all(s in english for s in sentences)
+    old = {k: v for k, v in settings.items() if k not in ("wall_stretch", "accounting_facts")}
+    with i18n.speaking("hu"):
+        stored = render_html({**report, "settings": old})
+    assert all(s in stored for s in sentences)
 
 
 @pytest.mark.browser

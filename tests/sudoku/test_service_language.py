@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -287,3 +288,42 @@ def test_mails_speak_their_recipients_language_not_the_senders(tmp_path: Path) -
         assert "Pontszám: " in results and "Az oldala: " in results
         assert re.search(r"^test001  helyes", results, re.M), results
         assert "Score" not in results and "correct" not in results
+
+
+def refused(server: Server, length: int, headers: dict[str, str]) -> tuple[int, str]:
+    """A POST to /uploads whose body never comes (`length` stated): the
+    status and page the service answers before its application sees it
+    (413 by the stated size at once; else 408 when the body's time is up)."""
+    host, port = server.url.removeprefix("http://").split(":")
+    lines = ["POST /uploads HTTP/1.1", f"Host: {host}", f"Content-Length: {length}",
+             "Content-Type: multipart/form-data; boundary=x",
+             *(f"{k}: {v}" for k, v in headers.items())]  # fmt: skip
+    with socket.create_connection((host, int(port)), timeout=120) as raw:
+        raw.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        answer = b""
+        while chunk := raw.recv(65536):
+            answer += chunk
+    head, _sep, body = answer.partition(b"\r\n\r\n")
+    return int(head.split()[1]), body.decode("utf-8", "replace")
+
+
+def test_refusals_before_the_application_answers_speak_the_requests_language(served) -> None:
+    """413 and 408 are answered by the body's guards, outside the routes:
+    in the course's language, the browser's, the user's own (cookie)."""
+    server, _links = served
+    big = 64 * 1024 * 1024
+    status, page = refused(server, big, {})
+    assert status == 413 and "<h1>Sajnáljuk</h1>" in page and "a fájl nagyobb" in page, page[:800]
+    assert "Sorry" not in page and "the file is larger" not in page
+    status, page = refused(server, big, {"Accept-Language": "en-GB"})
+    assert status == 413 and "the file is larger than" in page, page[:800]
+    with password_signed_in(server, "oktato") as teacher:
+        me = teacher.get("/status").text
+        teacher.post("/language", data={"csrf": csrf(me), "language": "en", "back": "/"})
+        cookie = "; ".join(f"{k}={v}" for k, v in teacher.cookies.items())
+        status, page = refused(server, big, {"Cookie": cookie})
+        assert status == 413 and "the file is larger than" in page, page[:800]
+        teacher.post("/language", data={"csrf": csrf(me), "language": "", "back": "/"})
+    status, page = refused(server, 100, {})  # its body's time runs out
+    assert status == 408 and "a kérés törzse nem érkezett meg" in page, page[:800]
+    assert "<h1>Sajnáljuk</h1>" in page and "Sorry" not in page, page[:800]

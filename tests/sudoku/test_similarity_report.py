@@ -186,6 +186,31 @@ def test_the_class_page_carries_the_section(sim: similarity.Similarity) -> None:
     assert with_section.count("<script") == without.count("<script") == 2
 
 
+def test_the_section_speaks_the_language_in_force(sim: similarity.Similarity) -> None:
+    """A Hungarian course's report draws the section in Hungarian (its
+    words, why a pair is there, the notes), from the same comparison; the
+    JSON and the CSV stay English whatever the language in force."""
+    from plpuzzle import i18n
+    from plpuzzle.sudoku.grading.similarity.reading import _clauses
+
+    english, data = html.section(sim), report.summary(sim)
+    with i18n.speaking("hu"):
+        hungarian, page = html.section(sim), html.page(sim)
+        assert report.summary(sim) == data
+        note = _clauses({"failed": "a limit"}, "x.", 0).notes[0]
+        assert html.note_words(f"ben/{EVIL_NAME}: {note}") == (
+            f"ben/{EVIL_NAME}: tokenekként olvastuk: a limit"
+        )
+        assert html.note_words(similarity.NO_SOLVER_NOTE).startswith("nincs sudoku.pl")
+    assert '<html lang="hu">' in page and "<h2>Hasonló beadások</h2>" in hungarian
+    assert "A küszöböt elérő párok" in hungarian and "egymás mellett" in hungarian
+    assert "az egyik beadás " in hungarian and "közös ujjlenyomat" in hungarian
+    for words in ("Similar hand-ins", "Pairs at or above the threshold", "side by side",
+                  "of one hand-in is in the other", "fingerprints in common", "Threshold",
+                  "under CPU, memory and output limits", "Passage"):  # fmt: skip
+        assert words in english and words not in hungarian, words
+
+
 # --- in a real browser --------------------------------------------------------
 
 

@@ -13,9 +13,11 @@ show.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
+from plpuzzle.i18n import N_, _, speaking
 from plpuzzle.sandbox import cgroups
 from plpuzzle.sandbox.proctree import usable_cores
 
@@ -44,18 +46,53 @@ class Accounting:
     by_kernel: bool
     #: The cores a sandbox may run on (what wall time is multiplied by).
     cores: int
-    #: One line for the reports.
-    words: str
+    #: The control group's cgroup version (0: none), whether it is
+    #: delegated to this user, and whether it caps the group's memory.
+    cgroup: int = 0
+    delegated: bool = False
+    group_memory: bool = False
     #: Why the time is charged rather than counted ("" when counted).
     why_charged: str = ""
 
+    def facts(self) -> dict[str, Any]:
+        """What a report stores of it: data, put in words as the report
+        is read (accounting_words), in the reader's language."""
+        return {"by_kernel": self.by_kernel, "cores": self.cores, "cgroup": self.cgroup,
+                "delegated": self.delegated, "group_memory": self.group_memory}  # fmt: skip
+
+    @property
+    def words(self) -> str:
+        """One line for the reports, in English (as grades.json keeps it)."""
+        with speaking("en"):
+            return accounting_words(self.facts())
+
 
 #: What a grader without control groups can do about it.
-WITHOUT_GROUPS = (
+WITHOUT_GROUPS = N_(
     "no control group could be made for the sandbox here; run as root, or in a cgroup "
     "v2 group delegated to your user (systemd-run --user --scope -p Delegate=yes), "
     "for the kernel's count"
 )
+
+
+def accounting_words(facts: Mapping[str, Any]) -> str:
+    """An Accounting's facts (as a report stores them) in words, in the
+    language in force."""
+    if not facts.get("by_kernel"):
+        return _(
+            "CPU time charged as wall time x %(cores)s core(s), the cores a sandbox may use, "
+            "since %(why)s; memory sampled and capped per process"
+        ) % {"cores": facts.get("cores"), "why": _(WITHOUT_GROUPS)}
+    group = {"version": facts.get("cgroup")}
+    return _(
+        "CPU time counted by the kernel over every process of the sandbox, in its control "
+        "group (%(group)s); %(memory)s"
+    ) % {
+        "group": (_("cgroup v%(version)s, delegated to this user") if facts.get("delegated")
+                  else _("cgroup v%(version)s")) % group,
+        "memory": _("memory capped for the whole group") if facts.get("group_memory")
+        else _("memory sampled and capped per process"),
+    }  # fmt: skip
 
 
 def accounting() -> Accounting:
@@ -63,22 +100,6 @@ def accounting() -> Accounting:
     cores = usable_cores()
     where = cgroups.layout()
     if where is not None:
-        whose = ", delegated to this user" if where.delegated else ""
-        memory = (
-            "memory capped for the whole group"
-            if "memory" in where.controllers
-            else "memory sampled and capped per process"
-        )
-        return Accounting(
-            True,
-            cores,
-            f"CPU time counted by the kernel over every process of the sandbox, in its "
-            f"control group (cgroup v{where.version}{whose}); {memory}",
-        )
-    return Accounting(
-        False,
-        cores,
-        f"CPU time charged as wall time x {cores} core(s), the cores a sandbox may use, "
-        f"since {WITHOUT_GROUPS}; memory sampled and capped per process",
-        "no kernel count of CPU time here",
-    )
+        return Accounting(True, cores, where.version, where.delegated,
+                          "memory" in where.controllers)  # fmt: skip
+    return Accounting(False, cores, why_charged="no kernel count of CPU time here")

@@ -6,12 +6,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 from plpuzzle import __version__
-from plpuzzle.i18n import N_, _
+from plpuzzle.i18n import N_, _, speaking
 from plpuzzle.procstat import WALL_STRETCH
 from plpuzzle.runtime import Dialect
 from plpuzzle.sandbox import jail
@@ -161,19 +163,34 @@ class GradeSettings:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def policy(self) -> str:
-        """The limits in words, for the reports."""
-        return (
-            f"{self.time_limit:g} s of CPU time per test, over every process of the "
-            f"submission; a wall-clock backstop of {self.wall_seconds:g} s for solvers that "
-            "wait (moved out by the time a sandbox waited for a free core, to at most "
-            f"{WALL_STRETCH:g} times its length); {self.memory_mb} MB of memory per "
-            "submission's sandbox"
-        )
+        """The limits in words, in English, as the reports store them."""
+        with speaking("en"):
+            return limits_words({"time_limit": self.time_limit, "wall_limit": self.wall_seconds,
+                                 "memory_limit_mb": self.memory_mb,
+                                 "wall_stretch": WALL_STRETCH})  # fmt: skip
 
     @staticmethod
     def accounting() -> str:
         """How CPU time is counted on this machine, in words, for the reports."""
         return accounting().words
+
+    @staticmethod
+    def accounting_facts() -> dict[str, Any]:
+        """How CPU time is counted on this machine, as data the reports
+        store and put in words as they are read (accounting_words)."""
+        return accounting().facts()
+
+
+def limits_words(settings: Mapping[str, Any]) -> str:
+    """The limits of a report's settings (its stored numbers) in words,
+    in the language in force."""
+    return _(
+        "%(cpu)s s of CPU time per test, over every process of the submission; a wall-clock "
+        "backstop of %(wall)s s for solvers that wait (moved out by the time a sandbox waited "
+        "for a free core, to at most %(stretch)s times its length); %(mb)s MB of memory per "
+        "submission's sandbox"
+    ) % {"cpu": f"{settings['time_limit']:g}", "wall": f"{settings['wall_limit']:g}",
+         "stretch": f"{settings['wall_stretch']:g}", "mb": settings["memory_limit_mb"]}  # fmt: skip
 
 
 def case_key(case: SuiteCase) -> str:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from plpuzzle.procstat import WALL_STRETCH
 from plpuzzle.runtime.sicstus_gaps import NOT_EMULATED
 from plpuzzle.sudoku.grading.model import Grade, GradeSettings, TestGrade
 from plpuzzle.sudoku.runs.suite_config import Points
@@ -162,6 +163,11 @@ def _settings(settings: GradeSettings) -> dict[str, Any]:
         "memory_limit_mb": settings.memory_mb,
         "policy": settings.policy(),
         "accounting": settings.accounting(),
+        # What the two sentences above are made from: a page puts them in
+        # its reader's language (report_html; a report without these keeps
+        # its English sentences).
+        "wall_stretch": WALL_STRETCH,
+        "accounting_facts": settings.accounting_facts(),
     }
 
 

@@ -54,7 +54,8 @@ import png
 from markupsafe import Markup
 
 from plpuzzle.i18n import _, current, ngettext
-from plpuzzle.sudoku.grading.model import verdict_name
+from plpuzzle.sandbox.meter import accounting_words
+from plpuzzle.sudoku.grading.model import limits_words, verdict_name
 from plpuzzle.sudoku.grading.pages import render
 from plpuzzle.sudoku.grading.requirements.words import lines as requirement_lines
 from plpuzzle.sudoku.grading.requirements.words import short as requirement_cell
@@ -366,10 +367,12 @@ def _facts(report: dict[str, Any]) -> list[dict[str, Any]]:
         (_("Dialect"), settings["dialect"]),
         (_("Time limit"), limit),
         (_("Memory limit"), f"{settings['memory_limit_mb']} MB"),
-        (_("Limits"), settings["policy"]),
+        (_("Limits"), limits_words(settings) if "wall_stretch" in settings else settings["policy"]),
     ]
-    if settings.get("accounting"):
-        facts.append((_("CPU accounting"), settings["accounting"]))
+    how = settings.get("accounting_facts")
+    if isinstance(how, dict) or settings.get("accounting"):
+        facts.append((_("CPU accounting"), accounting_words(how) if isinstance(how, dict)
+                      else settings["accounting"]))  # fmt: skip
     places = report.get("ran_on", [])
     if places:
         ran = ", ".join(f"{p['place']} ({_runs(p['runs'])})" for p in places)

@@ -23,9 +23,9 @@ from plpuzzle.i18n import N_, _, current
 
 #: The grader's stored texts, most specific first (the first that a text
 #: fills wins). The words are the code's own: judging.py, sandbox/program.py,
-#: runs/suite.py, domain/validator.py, feedback/shrink.py, grading/model.py
-#: and service/grades.py write them; tests/sudoku/test_said.py checks that
-#: what they write is matched.
+#: runs/suite.py, domain/validator.py, feedback/shrink.py, grading/model.py,
+#: service/grades.py and the similarity report write them;
+#: tests/sudoku/test_said.py checks that what they write is matched.
 TEMPLATES = (
     # A test's detail (judging.py, the sandbox's words for how a run ended).
     N_("%(why)s (%(cpu)s s of CPU time, %(wall)s s on the clock)"),
@@ -109,6 +109,17 @@ TEMPLATES = (
     ),
     N_("differ by %(gap)s, not 1"),
     N_("have an even sum %(total)s, not an odd one"),
+    # How the similarity report read a hand-in (similarity/reading.py,
+    # source.py, class_report.py): its notes, said on the report's page.
+    N_("read as tokens: %(why)s"),
+    N_(
+        "%(count)s clause(s) with syntax errors, which SWI-Prolog does not load, read as "
+        "tokens (the first at line %(line)s: %(message)s)"
+    ),
+    N_("read up to %(count)s tokens"),
+    N_("compared its first %(count)s of %(total)s files"),
+    N_("compared its first %(count)s characters of code"),
+    N_("no sudoku.pl, so it cannot be graded: every .pl file compared"),
 )
 
 _PLACE = re.compile(r"%\((\w+)\)s")

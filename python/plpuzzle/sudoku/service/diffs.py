@@ -17,6 +17,7 @@ import subprocess
 import threading
 from pathlib import Path
 
+from plpuzzle.i18n import N_, _
 from plpuzzle.sudoku.service.core import Service
 from plpuzzle.sudoku.service.store import Upload
 
@@ -30,6 +31,11 @@ SLOTS = threading.BoundedSemaphore(2)
 
 Lines = list[tuple[str, str]]
 
+#: The notes a kept comparison may hold: kept in English, shown in the
+#: reader's language.
+SAME = N_("the two files are the same")
+NOT_COMPARED = N_("the two files could not be compared; download both")
+
 
 def note(text: str) -> tuple[Lines, int]:
     return [("note", text)], 0
@@ -39,11 +45,16 @@ def difference(service: Service, old: Upload | None, new: Upload) -> tuple[Lines
     """(kind, text) lines of a unified diff of two uploads' files, at
     most MAX_LINES of them, and how many more there are."""
     if new.suffix != ".pl" or (old is not None and old.suffix != ".pl"):
-        return note("archives are not compared line by line; download them to compare")
+        return note(_("archives are not compared line by line; download them to compare"))
     biggest = max(new.size, old.size if old else 0)
     if biggest > MAX_BYTES:
-        return note(f"files over {MAX_BYTES // 1024} KB are not compared here "
-                    f"({biggest // 1024} KB); download both to compare them")  # fmt: skip
+        return note(
+            _(
+                "files over %(most)s KB are not compared here (%(kb)s KB); download "
+                "both to compare them"
+            )
+            % {"most": MAX_BYTES // 1024, "kb": biggest // 1024}
+        )
     cache = service.data / "diffs" / f"{old.blob if old else 'none'}-{new.blob}.json"
     try:
         kept = json.loads(cache.read_text(encoding="utf-8"))
@@ -53,12 +64,16 @@ def difference(service: Service, old: Upload | None, new: Upload) -> tuple[Lines
         with SLOTS:
             found = _diff(before, service.blobs.path(new.blob))
         if found is None:
-            return note("the comparison took too long; download both files to compare them")
+            return note(_("the comparison took too long; download both files to compare them"))
         lines, more = found
         _keep(cache, lines, more)
-    names = {"--- a": f"--- upload {old.id}" if old else "--- nothing",
-             "+++ b": f"+++ upload {new.id}"}  # fmt: skip
-    return [(k, names.get(t, t) if k == "file" else t) for k, t in lines], more
+
+    def name(upload: Upload) -> str:
+        return _("upload %(id)s") % {"id": upload.number or upload.id}
+
+    names = {"--- a": "--- " + (name(old) if old else _("nothing")), "+++ b": "+++ " + name(new)}
+    shown = {"file": lambda t: names.get(t, t), "note": _}
+    return [(k, shown.get(k, str)(t)) for k, t in lines], more
 
 
 def _diff(before: Path, after: Path) -> tuple[Lines, int] | None:
@@ -71,9 +86,9 @@ def _diff(before: Path, after: Path) -> tuple[Lines, int] | None:
     except subprocess.TimeoutExpired:
         return None
     if run.returncode == 0:
-        return [("note", "the two files are the same")], 0
+        return [("note", SAME)], 0
     if run.returncode != 1:  # diff's own trouble
-        return [("note", "the two files could not be compared; download both")], 0
+        return [("note", NOT_COMPARED)], 0
     text = run.stdout.decode("utf-8", "replace").splitlines()
     out: Lines = []
     for n, line in enumerate(text[:MAX_LINES]):

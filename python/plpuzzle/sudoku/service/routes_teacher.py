@@ -18,7 +18,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from markupsafe import Markup
 from sqlalchemy import case, func, select
 
-from plpuzzle.i18n import _, ngettext
+from plpuzzle.i18n import _, ngettext, speaking
 from plpuzzle.sudoku import api
 from plpuzzle.sudoku.grading.pages import script_digest
 from plpuzzle.sudoku.grading.report import to_csv, to_wide_csv
@@ -482,7 +482,8 @@ def _compare(service: Service) -> None:
             sim = api.similar(folder, dialect=service.grade_settings.dialect,
                               jobs=service.settings.jobs)  # fmt: skip
             out = service.data / "similarity.html.tmp"
-            out.write_text(similarity_page(sim), encoding="utf-8")
+            with speaking(service.course.language):  # one page for every teacher
+                out.write_text(similarity_page(sim), encoding="utf-8")
             shutil.move(out, service.data / "similarity.html")
             found = service.data / "similarity.json.tmp"
             found.write_text(json.dumps({"made": now().isoformat(), **similarity_summary(sim)}),

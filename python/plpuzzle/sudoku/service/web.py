@@ -26,6 +26,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from plpuzzle import i18n
+from plpuzzle.i18n import N_
 from plpuzzle.sudoku.service import (
     routes_api,
     routes_ops,
@@ -109,9 +110,9 @@ class BodyClock:
                 return message
             # Too slow: answered here and now; to the application, the client
             # has left (and what it answers to that is not sent).
-            words = (f"the request's body did not arrive within {seconds:.0f} s: nothing of it "
-                     "was kept; send it again")  # fmt: skip
-            await _refusal(scope, 408, words)(scope, _no_body, closing)
+            too_slow = N_("the request's body did not arrive within %(seconds)d s: nothing of "
+                          "it was kept; send it again")  # fmt: skip
+            await _refusal(scope, 408, too_slow, seconds=round(seconds))(scope, _no_body, closing)
             refused = True
             return {"type": "http.disconnect"}
 
@@ -126,20 +127,30 @@ class BodyClock:
         await self.app(scope, timed, closing)
 
 
-def _refusal(scope: Scope, status: int, words: str) -> Response:
-    """A refusal before the application answered: the site's error page,
-    or JSON for the API."""
-    if scope["path"].startswith("/api/"):
-        response: Response = JSONResponse({"error": words}, status_code=status)
-    else:
-        app = scope.get("app")
+def _refusal(scope: Scope, status: int, message: str, **places: object) -> Response:
+    """A refusal before the application answered, `message` (filled with
+    `places`) in the request's language: the site's error page, or JSON
+    for the API."""
+    app = scope.get("app")
+    with i18n.speaking(_scope_language(scope) if app is not None else "en"):
+        words = i18n._(message) % places
+        if scope["path"].startswith("/api/"):
+            return JSONResponse({"error": words}, status_code=status)
         pages = app.state.deps.pages if app is not None else page_environment()
         text = pages.get_template("error.html.j2").render(
             me=None, csrf="", course=None, message=words, back="/me"
         )
-        response = HTMLResponse(text, status_code=status,
-                                headers={"Content-Security-Policy": PAGE_POLICY})  # fmt: skip
-    return response
+    return HTMLResponse(text, status_code=status,
+                        headers={"Content-Security-Policy": PAGE_POLICY})  # fmt: skip
+
+
+def _scope_language(scope: Scope) -> str:
+    """The language of a request refused before the application answered,
+    as page_language decides any request's: the signed-in user's choice
+    (their session cookie), the browser's, the course's."""
+    request = Request(scope)
+    signed = deps(request).service.accounts.session_of(request.cookies.get(SESSION_COOKIE))
+    return page_language(request, signed.user if signed else None)
 
 
 class BodyLimit:
@@ -163,9 +174,11 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         limit, shown_kb = self._for(scope)
-        too_large = _refusal(
-            scope, 413, f"the file is larger than {shown_kb} KB, the most this course takes"
-        )
+
+        def too_large(scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+            big = N_("the file is larger than %(kb)d KB, the most this course takes")
+            return _refusal(scope, 413, big, kb=shown_kb)(scope, receive, send)
+
         length = dict(scope["headers"]).get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > limit):
             await too_large(scope, _no_body, send)

@@ -70,7 +70,7 @@ def environment() -> Environment:
     env.install_gettext_callables(  # type: ignore[attr-defined]
         gettext=i18n._, ngettext=i18n.ngettext, newstyle=True
     )
-    env.globals.update(asset=asset, script_digest=script_digest, said=said)
+    env.globals.update(asset=asset, script_digest=script_digest, said=said, language=i18n.current)
     return env
 
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from plpuzzle.i18n import _
 from plpuzzle.runtime import Dialect
 from plpuzzle.sudoku.grading.similarity.fingerprints import WINDOW, K, fingerprints
 from plpuzzle.sudoku.grading.similarity.index import Pair, Scale, cliques, scale, score_pairs
@@ -174,23 +175,29 @@ class Similarity:
         return [r.students for r in self.rings()]
 
     def why(self, pair: Pair) -> str:
-        """Why `pair` is in the report, in words."""
+        """Why `pair` is in the report, in words, in the language in force."""
         s = self.settings
         sc = self.scale
         level = f"{self.cut:.0%}"
         if sc and sc.raised:
-            level += (
-                f" (raised from {s.threshold:.0%}: this class's pairs are typically "
-                f"{sc.median:.0%} alike, give or take {sc.spread:.0%})"
-            )
+            level += " " + _(
+                "(raised from %(threshold)s: this class's pairs are typically %(median)s alike, "
+                "give or take %(spread)s)"
+            ) % {"threshold": f"{s.threshold:.0%}", "median": f"{sc.median:.0%}",
+                 "spread": f"{sc.spread:.0%}"}  # fmt: skip
         elif sc:
-            level += f" (this class's pairs are typically {sc.median:.0%} alike)"
+            level += " " + _("(this class's pairs are typically %(median)s alike)") % {
+                "median": f"{sc.median:.0%}"}  # fmt: skip
+        why = _(
+            "%(score)s of one hand-in is in the other, at or above %(level)s; %(shared)s "
+            "fingerprints in common, at least %(least)s"
+        ) % {"score": f"{pair.score:.0%}", "level": level, "shared": pair.shared,
+             "least": s.min_shared}  # fmt: skip
         ring = next((r for r in self.rings() if {pair.a, pair.b} <= set(r.members)), None)
-        grouped = f"; one of a group of {len(ring.members)} that all match" if ring else ""
-        return (
-            f"{pair.score:.0%} of one hand-in is in the other, at or above {level}; "
-            f"{pair.shared} fingerprints in common, at least {s.min_shared}{grouped}"
-        )
+        if ring:
+            why += "; " + _("one of a group of %(count)s that all match") % {
+                "count": len(ring.members)}  # fmt: skip
+        return why
 
     def student(self, i: int) -> str:
         return self.handins[i].student

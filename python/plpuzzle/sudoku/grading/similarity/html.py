@@ -12,17 +12,21 @@ are in the files as written, each passage with one number (and colour) on
 both sides.
 
 The words stay neutral: the section says how much two files share after
-normalisation, and leaves what that means to the teacher.
+normalisation, and leaves what that means to the teacher. They are
+gettext's, in the language in force as the section is drawn (a Hungarian
+course's class report is Hungarian).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from plpuzzle.i18n import N_, _
 from plpuzzle.sudoku.grading.pages import render
+from plpuzzle.sudoku.grading.said import said
 from plpuzzle.sudoku.grading.similarity.compare import Compared, Similarity
 from plpuzzle.sudoku.grading.similarity.index import Pair
-from plpuzzle.sudoku.grading.similarity.reading import PROLOG
+from plpuzzle.sudoku.grading.similarity.reading import PARTLY, PROLOG, TOKENS
 from plpuzzle.sudoku.grading.similarity.report import Mark, line_of, matches, reader_words
 from plpuzzle.untrusted import one_line, printable
 
@@ -36,6 +40,8 @@ PAGE_CHARS = 2_000_000
 PASSAGES_LISTED = 40
 #: Passage colours, by passage number.
 COLOURS = 6
+#: How a hand-in was read, by its code (reading.py), in words.
+READ_AS = {PROLOG: N_("by Prolog"), PARTLY: N_("partly as tokens"), TOKENS: N_("as tokens")}
 
 
 def _pct(share: float) -> str:
@@ -48,10 +54,10 @@ def pair_anchor(number: int) -> str:
 
 def _pair_title(sim: Similarity, pair: Pair) -> str:
     a, b = sim.student(pair.a), sim.student(pair.b)
-    return (
-        f"{a} and {b}: {_pct(pair.share_a)} of {a}\u2019s fingerprints are in {b}\u2019s "
-        f"hand-in, {_pct(pair.share_b)} of {b}\u2019s in {a}\u2019s"
-    )
+    return _(
+        "%(a)s and %(b)s: %(share_a)s of %(a)s\u2019s fingerprints are in %(b)s\u2019s "
+        "hand-in, %(share_b)s of %(b)s\u2019s in %(a)s\u2019s"
+    ) % {"a": a, "b": b, "share_a": _pct(pair.share_a), "share_b": _pct(pair.share_b)}
 
 
 def code_lines(text: str, marks: list[Mark]) -> dict[str, Any]:
@@ -104,9 +110,11 @@ def _ranges(handin: Compared, marks: list[Mark]) -> dict[int, str]:
         first = min(s[1] for s in spots if s[0] == file)
         last = max(s[2] for s in spots if s[0] == file)
         name = handin.handin.files[file].name
-        lines = f"line {first}" if first == last else f"lines {first}\u2013{last}"
-        more = " and elsewhere" if any(s[0] != file for s in spots) else ""
-        out[passage] = f"{name}: {lines}{more}"
+        lines = (_("line %(first)s") if first == last else _("lines %(first)s\u2013%(last)s")) % {
+            "first": first, "last": last}  # fmt: skip
+        if any(s[0] != file for s in spots):
+            lines = _("%(lines)s and elsewhere") % {"lines": lines}
+        out[passage] = f"{name}: {lines}"
     return out
 
 
@@ -157,13 +165,24 @@ def _shown(sim: Similarity, above: list[Pair]) -> int:
 
 def _threshold_words(sim: Similarity) -> str:
     s = sim.settings
-    words = f"{_pct(sim.cut)} of either hand-in, and {s.min_shared} fingerprints in common"
+    words = _("%(share)s of either hand-in, and %(count)s fingerprints in common") % {
+        "share": _pct(sim.cut), "count": s.min_shared}  # fmt: skip
     if sim.scale and sim.scale.raised:
-        words += (
-            f" (raised from {_pct(s.threshold)}: this class's pairs are typically "
-            f"{_pct(sim.scale.median)} alike, give or take {_pct(sim.scale.spread)})"
-        )
+        words += " " + _(
+            "(raised from %(threshold)s: this class's pairs are typically %(median)s alike, "
+            "give or take %(spread)s)"
+        ) % {"threshold": _pct(s.threshold), "median": _pct(sim.scale.median),
+             "spread": _pct(sim.scale.spread)}  # fmt: skip
     return words
+
+
+def note_words(note: str) -> str:
+    """A hand-in's note (reading.py, source.py) in the language in force:
+    one of grading.said's templates filled in, perhaps after a file's name."""
+    name, sep, rest = note.partition(": ")
+    if sep and note == said(note) and rest != said(rest):
+        return f"{name}: {said(rest)}"
+    return said(note)
 
 
 def section_data(sim: Similarity) -> dict[str, Any]:
@@ -172,15 +191,18 @@ def section_data(sim: Similarity) -> dict[str, Any]:
     above = sim.above()
     shown = _shown(sim, above)
     facts = [
-        ("Hand-ins compared", len(sim.handins)),
-        ("Pairs at or above the threshold", len(above)),
-        ("Threshold", _threshold_words(sim)),
-        ("Fingerprints", f"winnowing, k = {s.k} tokens, window = {s.window}"),
-        ("Base code left out", f"{', '.join(s.base) or 'none'} ({sim.base_prints} fingerprints)"),
-        ("Textbook code left out", f"{sim.reference_prints} fingerprints of the shipped reference"),
-        ("Dialect", s.dialect),
-        ("Reading", reader_words(sim)),
-    ]
+        (_("Hand-ins compared"), len(sim.handins)),
+        (_("Pairs at or above the threshold"), len(above)),
+        (_("Threshold"), _threshold_words(sim)),
+        (_("Fingerprints"), _("winnowing, k = %(k)s tokens, window = %(window)s")
+         % {"k": s.k, "window": s.window}),
+        (_("Base code left out"), _("%(files)s (%(count)s fingerprints)")
+         % {"files": ", ".join(s.base) or _("none"), "count": sim.base_prints}),
+        (_("Textbook code left out"), _("%(count)s fingerprints of the shipped reference")
+         % {"count": sim.reference_prints}),
+        (_("Dialect"), s.dialect),
+        (_("Reading"), reader_words(sim)),
+    ]  # fmt: skip
     return {
         "compared": len(sim.handins),
         "min_shared": s.min_shared,
@@ -206,7 +228,11 @@ def section_data(sim: Similarity) -> dict[str, Any]:
         "identical": sim.identical,
         "same_normal": sim.same_normal,
         "read": [
-            {"student": c.student, "how": c.how, "notes": c.notes}
+            {
+                "student": c.student,
+                "how": _(READ_AS.get(c.how, c.how)),
+                "notes": [note_words(n) for n in c.notes],
+            }
             for c in sim.handins
             if c.how != PROLOG or c.notes
         ],

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from plpuzzle.i18n import _, speaking
 from plpuzzle.sudoku.grading.similarity.compare import Compared, Ring, Similarity
 from plpuzzle.sudoku.grading.similarity.index import Pair
 from plpuzzle.untrusted import spreadsheet_csv
@@ -61,7 +62,13 @@ def to_csv(sim: Similarity) -> str:
 def summary(sim: Similarity) -> dict[str, Any]:
     """What the JSON reports hold: the settings, each hand-in's count of
     fingerprints and how it was read, and the pairs at or above the
-    threshold, the groups, the identical files (no file text)."""
+    threshold, the groups, the identical files (no file text). In
+    English, whatever language the pages speak."""
+    with speaking("en"):
+        return _summary(sim)
+
+
+def _summary(sim: Similarity) -> dict[str, Any]:
     s = sim.settings
     return {
         "method": "winnowing of normalised Prolog tokens (Schleimer, Wilkerson, Aiken 2003)",
@@ -108,11 +115,17 @@ def scale_row(sim: Similarity) -> dict[str, Any]:
 
 
 def reader_words(sim: Similarity) -> str:
-    """How the files were read, in words, for the reports."""
-    where = (
-        "in a bubblewrap sandbox" if sim.sandboxed else "in a separate process (no bubblewrap here)"
+    """How the files were read, in words, for the reports, in the language
+    in force."""
+    if sim.sandboxed:
+        return _(
+            "SWI-Prolog's reader, in a bubblewrap sandbox, under CPU, memory and output "
+            "limits; no file was run"
+        )
+    return _(
+        "SWI-Prolog's reader, in a separate process (no bubblewrap here), under CPU, memory "
+        "and output limits; no file was run"
     )
-    return f"SWI-Prolog's reader, {where}, under CPU, memory and output limits; no file was run"
 
 
 # -- where two hand-ins match ---------------------------------------------------------------
