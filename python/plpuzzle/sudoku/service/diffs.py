@@ -72,8 +72,11 @@ def difference(service: Service, old: Upload | None, new: Upload) -> tuple[Lines
         return _("upload %(id)s") % {"id": upload.number or upload.id}
 
     names = {"--- a": "--- " + (name(old) if old else _("nothing")), "+++ b": "+++ " + name(new)}
-    shown = {"file": lambda t: names.get(t, t), "note": _}
-    return [(k, shown.get(k, str)(t)) for k, t in lines], more
+    shown: Lines = []
+    for kind, text in lines:  # the files named, a kept note in the reader's language
+        shown.append((kind, names.get(text, text) if kind == "file" else
+                      _(text) if kind == "note" else text))  # fmt: skip
+    return shown, more
 
 
 def _diff(before: Path, after: Path) -> tuple[Lines, int] | None:
