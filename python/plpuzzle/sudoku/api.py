@@ -362,21 +362,19 @@ def grade(
     as `plpuzzle sudoku grade` does: the command calls this, the one
     place a grading request is built; each keyword is one of its options.
 
-    Writes grades.csv, grades.json, grades.html, feedback/ and the
-    resumable gradebook (`db`, default out/grades.sqlite) into `out`.
-    `rules`, `time_limit` and `memory_mb` left as None come from the
-    suite's suite.toml, else the defaults. `feedback_views` adds feedback
-    on some tests only: each (folder, tests) into out/folder/feedback.
-    `requirements` adds the course requirements (as `requirements()`
-    finds them) to the reports and the feedback. `tests` grades those
-    tests only (by name). `scheduler` is a Dask scheduler's address, or a
-    Scheduler of the caller's (see grading.scheduling); `finishing` is
-    held while the reports and the feedback are written. The class report
-    and the feedback are in `language` ("en" or "hu"; default: the suite's
-    [course] language, else English), a student's feedback in their own
-    choice of `languages` (by id) if any.
-    `on_start`, `on_phase` and `on_warning` hear of the progress (see
-    grading.grader.grade). Raises SetupProblem when this machine cannot
+    Writes grades.csv/.json/.html, feedback/ and the resumable gradebook
+    (`db`, default out/grades.sqlite) into `out`. `rules`, `time_limit`,
+    `memory_mb` left as None come from suite.toml, else the defaults.
+    `feedback_views` adds feedback on some tests only: each (folder,
+    tests) into out/folder/feedback. `requirements` adds the course
+    requirements (see `requirements()`); `tests` grades only those named.
+    `scheduler` is a Dask scheduler's address, or a Scheduler of the
+    caller's (see grading.scheduling); `finishing` is held while the
+    reports and the feedback are written. Their `language` is "en" or
+    "hu" (default: the suite's [course] language, else "en"), a student's
+    feedback their own choice in `languages` (by id) if any.
+    `on_start`, `on_phase`, `on_warning` hear of the progress (see
+    grading.grader.grade).  Raises SetupProblem when this machine cannot
     sandbox, GradingError for bad input (the suite, points, roster),
     GradebookError for an unusable gradebook, and GradingInterrupted (a
     KeyboardInterrupt) on Ctrl-C.

@@ -209,14 +209,7 @@ def _data_block(report: dict[str, Any]) -> str:
                 continue
             evidence = -1
             if r["evidence"]:
-                text = said_lines(r["evidence"])
-                if len(text) > EVIDENCE_CHARS:
-                    more = len(text) - EVIDENCE_CHARS
-                    text = (
-                        text[:EVIDENCE_CHARS]
-                        + "\u2026 "
-                        + _("(%(count)d more characters in grades.json)") % {"count": more}
-                    )
+                text = _evidence_text(r["evidence"])
                 if text in index:
                     evidence = index[text]
                 elif left > 0:
@@ -240,26 +233,45 @@ def _data_block(report: dict[str, Any]) -> str:
         "tests": [t["name"] for t in report["tests"]],
         "points": [t["points"] for t in report["tests"]],
         "cut": _("(evidence left out of this page to keep it light: see grades.json)"),
-        "words": {
-            "heads": [
-                _("Test"),
-                _("Verdict"),
-                _("Points"),
-                _("CPU s"),
-                _("wall s"),
-                _("Ran on"),
-                _("Detail and evidence"),
-            ],
-            "shown": _("%(shown)s of %(all)s shown"),
-            "cpu": _("s CPU"),
-            "names": {g: verdict_name(g) for g in grades},
-        },
+        "words": _script_words(grades),
         "strings": strings,
         "places": places,
         "students": rows,
     }
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _evidence_text(evidence: Any) -> str:
+    """A test's evidence in the reader's words, cut to EVIDENCE_CHARS."""
+    text = said_lines(evidence)
+    if len(text) <= EVIDENCE_CHARS:
+        return text
+    more = len(text) - EVIDENCE_CHARS
+    return (
+        text[:EVIDENCE_CHARS]
+        + "\u2026 "
+        + _("(%(count)d more characters in grades.json)") % {"count": more}
+    )
+
+
+def _script_words(grades: Sequence[str]) -> dict[str, Any]:
+    """The words report.js shows, in the language in force, so that the
+    script itself carries none."""
+    return {
+        "heads": [
+            _("Test"),
+            _("Verdict"),
+            _("Points"),
+            _("CPU s"),
+            _("wall s"),
+            _("Ran on"),
+            _("Detail and evidence"),
+        ],
+        "shown": _("%(shown)s of %(all)s shown"),
+        "cpu": _("s CPU"),
+        "names": {g: verdict_name(g) for g in grades},
+    }
 
 
 def _place_runs(codes: Sequence[int]) -> str:

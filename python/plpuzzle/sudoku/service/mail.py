@@ -51,6 +51,7 @@ from sqlalchemy.exc import IntegrityError
 
 from plpuzzle.i18n import _, speaking
 from plpuzzle.sudoku.grading.model import verdict_name
+from plpuzzle.sudoku.grading.said import said
 from plpuzzle.sudoku.service.core import Service
 from plpuzzle.sudoku.service.course import MailSettings
 from plpuzzle.sudoku.service.store import Mail, Upload, User, now
@@ -100,7 +101,7 @@ def results_mail(service: Service, user: User, upload: Upload, grade: Grade,
     service's address, "" when it is not known)."""
     number = upload.number or upload.id
     with speaking(service.language_of(user)):
-        lines = [f"{r['test']}  {verdict_name(r['grade'])}  {r['detail']}".rstrip()
+        lines = [f"{r['test']}  {verdict_name(r['grade'])}  {said(r['detail'])}".rstrip()
                  for r in grade.rows[:300]]  # fmt: skip
         found = [f"{name}: {what}" for name, what in grade.requirement_lines]
         page = (_("Its page: %(url)s") % {"url": f"{base}/uploads/{upload.id}"} if base
