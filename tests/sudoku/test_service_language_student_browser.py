@@ -168,6 +168,9 @@ def test_the_students_loop_in_hungarian_leaves_no_english(site, browser: WebDriv
     hand_in(driver, server.url, disk / "broken" / "sudoku.pl")
     trouble = driver.find_element(By.CSS_SELECTOR, "section.card.error").text
     assert trouble.startswith("Nem töltődik be"), trouble
+    # Prolog's own message stays as printed; what the check adds is said.
+    assert "Syntax error" in trouble and "így a(z) sudoku/2 nincs definiálva" in trouble, trouble
+    assert "is not defined" not in trouble, trouble
     look("an upload that does not load")
     fixed = hand_in(driver, server.url, disk / "fixed" / "sudoku.pl")
     look("the upload, as it came")

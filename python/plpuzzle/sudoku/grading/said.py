@@ -24,7 +24,7 @@ from plpuzzle.i18n import N_, _, current
 #: The grader's stored texts, most specific first (the first that a text
 #: fills wins). The words are the code's own: judging.py, sandbox/program.py,
 #: runs/suite.py, domain/validator.py, feedback/shrink.py, grading/model.py,
-#: service/grades.py and the similarity report write them;
+#: service/grades.py, the load check and the similarity report write them;
 #: tests/sudoku/test_said.py checks that what they write is matched.
 TEMPLATES = (
     # A test's detail (judging.py, the sandbox's words for how a run ended).
@@ -109,6 +109,15 @@ TEMPLATES = (
     ),
     N_("differ by %(gap)s, not 1"),
     N_("have an even sum %(total)s, not an odd one"),
+    # What the first check of a hand-in adds to Prolog's messages
+    # (grading/load_check.py, prolog/sandbox_loader.pl, sandbox/program.py).
+    N_("the file does not define %(predicate)s"),
+    N_("so %(predicate)s is not defined: the clauses with the errors above were not loaded"),
+    N_(
+        "loading took more than the %(budget)s s this first check gives it; grading loads it "
+        "again with the full limits (%(cpu)s s of CPU time)"
+    ),
+    N_("nothing to grade was found"),
     # How the similarity report read a hand-in (similarity/reading.py,
     # source.py, class_report.py): its notes, said on the report's page.
     N_("read as tokens: %(why)s"),
