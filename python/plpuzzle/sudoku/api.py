@@ -16,7 +16,7 @@ test_api.py), where the bundled puzzles are in puzzles/sudoku/.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
@@ -33,6 +33,7 @@ from plpuzzle.sudoku.grading.grader import (
     GradingOutcome,
     GradingRequest,
     SetupProblem,
+    course_language,
 )
 from plpuzzle.sudoku.grading.grader import grade as grade_request
 from plpuzzle.sudoku.grading.model import GradeSettings, GradingError
@@ -351,6 +352,8 @@ def grade(
     db: os.PathLike[str] | str | None = None,
     feedback_views: Sequence[tuple[str, Sequence[str]]] = (),
     finishing: Callable[[], AbstractContextManager[object]] = nullcontext,
+    language: str | None = None,
+    languages: Mapping[str, str] | None = None,
     on_start: Callable[[int], Callable[[bool], None]] | None = None,
     on_phase: Callable[[str], None] | None = None,
     on_warning: Callable[[str], None] | None = None,
@@ -359,18 +362,19 @@ def grade(
     as `plpuzzle sudoku grade` does: the command calls this, the one
     place a grading request is built; each keyword is one of its options.
 
-    Writes grades.csv, grades.json, grades.html, feedback/ and the
-    resumable gradebook (`db`, default out/grades.sqlite) into `out`.
-    `rules`, `time_limit` and `memory_mb` left as None come from the
-    suite's suite.toml, else the defaults. `feedback_views` adds feedback
-    on some tests only: each (folder, tests) into out/folder/feedback.
-    `requirements` adds the course requirements (as `requirements()`
-    finds them) to the reports and the feedback. `tests` grades those
-    tests only (by name). `scheduler` is a Dask scheduler's address, or a
-    Scheduler of the caller's (see grading.scheduling); `finishing` is
-    held while the reports and the feedback are written.
-    `on_start`, `on_phase` and `on_warning` hear of the progress (see
-    grading.grader.grade). Raises SetupProblem when this machine cannot
+    Writes grades.csv/.json/.html, feedback/ and the resumable gradebook
+    (`db`, default out/grades.sqlite) into `out`. `rules`, `time_limit`,
+    `memory_mb` left as None come from suite.toml, else the defaults.
+    `feedback_views` adds feedback on some tests only: each (folder,
+    tests) into out/folder/feedback. `requirements` adds the course
+    requirements (see `requirements()`); `tests` grades only those named.
+    `scheduler` is a Dask scheduler's address, or a Scheduler of the
+    caller's (see grading.scheduling); `finishing` is held while the
+    reports and the feedback are written. Their `language` is "en" or
+    "hu" (default: the suite's [course] language, else "en"), a student's
+    feedback their own choice in `languages` (by id) if any.
+    `on_start`, `on_phase`, `on_warning` hear of the progress (see
+    grading.grader.grade).  Raises SetupProblem when this machine cannot
     sandbox, GradingError for bad input (the suite, points, roster),
     GradebookError for an unusable gradebook, and GradingInterrupted (a
     KeyboardInterrupt) on Ctrl-C.
@@ -398,6 +402,8 @@ def grade(
         only=only, similarity=similarity, base=tuple(Path(b) for b in base),
         requirements=requirements, tests=tuple(tests), finishing=finishing,
         feedback_views=tuple((folder, tuple(tests)) for folder, tests in feedback_views),
+        language=language if language is not None else course_language(Path(suite)),
+        languages=dict(languages or {}),
     )  # fmt: skip
     return grade_request(request, on_start, on_phase, on_warning)
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 import os
 import shutil
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from plpuzzle.i18n import LANGUAGES, speaking
 from plpuzzle.sandbox import cgroups, jail
 from plpuzzle.sandbox.meter import WITHOUT_GROUPS, accounting
 from plpuzzle.sandbox.program import LoadReport, SandboxSetupError
@@ -58,8 +59,9 @@ from plpuzzle.sudoku.grading.similarity.class_report import CSV_NAME as SIMILARI
 from plpuzzle.sudoku.grading.similarity.class_report import ungraded_hand_ins
 from plpuzzle.sudoku.grading.similarity.report import summary as similarity_summary
 from plpuzzle.sudoku.grading.similarity.report import to_csv as similarity_csv
-from plpuzzle.sudoku.runs.suite import SuiteCase, discover, load_case
+from plpuzzle.sudoku.runs.suite import SuiteCase, SuiteError, discover, load_case
 from plpuzzle.sudoku.runs.suite_config import (
+    MANIFEST_NAME,
     OFF,
     Manifest,
     Points,
@@ -69,6 +71,7 @@ from plpuzzle.sudoku.runs.suite_config import (
     load_manifest,
     load_points,
     near,
+    read_toml,
 )
 from plpuzzle.untrusted import one_line
 
@@ -128,6 +131,10 @@ class GradingRequest:
     #: Check the course requirements (clpfd, head comments, layout,
     #: documentation) as the suite's [requirements] table says.
     requirements: bool = True
+    #: The language of the feedback files (i18n.LANGUAGES): the course's,
+    #: and the students' own choices by id (see feedback_language).
+    language: str = "en"
+    languages: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -589,12 +596,37 @@ def write_reports(
     paths = [folder / n for n in ("grades.csv", "grades.json", "grades.html")]
     paths[0].write_text(report_csv(report))
     paths[1].write_text(report_json(report))
-    paths[2].write_text(render_html(report, alike))
+    with speaking(request.language):  # the class report in the course's language
+        paths[2].write_text(render_html(report, alike))
     paths.append(write_wide_csv(report, folder / "grades-wide.csv"))
     if alike is not None:
         paths.append(folder / SIMILARITY_CSV)
         paths[-1].write_text(similarity_csv(alike), encoding="utf-8")
     return report, paths
+
+
+def course_language(suite: Path) -> str:
+    """The language a suite's course speaks ([course] language in its
+    suite.toml, as the service reads it), for `grade` given none: English
+    when it names none there is a catalogue for. A suite.toml that cannot
+    be read is the grading's to report, not this."""
+    path = suite / MANIFEST_NAME
+    try:
+        table = read_toml(path)[1].get("course", {}) if path.is_file() else {}
+    except SuiteError:
+        return "en"
+    language = table.get("language") if isinstance(table, dict) else None
+    return language if language in LANGUAGES else "en"
+
+
+def feedback_language(request: GradingRequest, student: str) -> str:
+    """The language of a student's feedback files: the student's own
+    choice, else the course's (English when neither is a language there
+    is a catalogue for)."""
+    for language in (request.languages.get(student), request.language):
+        if language in LANGUAGES:
+            return language
+    return "en"
 
 
 def feedback(
@@ -634,6 +666,7 @@ def feedback(
         on_search=on_search,
         problems=prepared.warnings,
         tell_identical=request.tell_identical,
+        language=lambda student: feedback_language(request, student),
     )
 
 

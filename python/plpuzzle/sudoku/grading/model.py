@@ -11,6 +11,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from plpuzzle import __version__
+from plpuzzle.i18n import N_, _
 from plpuzzle.procstat import WALL_STRETCH
 from plpuzzle.runtime import Dialect
 from plpuzzle.sandbox import jail
@@ -53,6 +54,31 @@ class Grade(StrEnum):
     NO_SUBMISSION = "no submission"
     #: On the roster, but nothing was handed in.
     MISSING = "missing"
+
+
+#: The verdicts' names for people: the one table every page, feedback
+#: file, report and mail names a verdict by (the stored value is its code).
+VERDICT_NAMES = {
+    Grade.CORRECT: N_("correct"),
+    Grade.WRONG: N_("wrong"),
+    Grade.TIMEOUT: N_("timeout"),
+    Grade.MEMORY: N_("memory limit"),
+    Grade.CRASHED: N_("crashed"),
+    Grade.NOT_LOADABLE: N_("not loadable"),
+    Grade.LOAD_ERROR: N_("load error"),
+    Grade.ERROR: N_("error"),
+    Grade.NO_SUBMISSION: N_("no submission"),
+    Grade.MISSING: N_("missing"),
+}
+
+
+def verdict_name(grade: str) -> str:
+    """A verdict (its stored value) in the language in force; a value that
+    is no verdict as it is."""
+    try:
+        return _(VERDICT_NAMES[Grade(grade)])
+    except ValueError:
+        return grade
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,11 @@ block has every <, > and & as a JSON escape, the only images are the
 matrix's data: PNGs drawn here (with pypng), the script
 writes text only through textContent, and a Content-Security-Policy lets
 no script run but ours (by its digest) and loads nothing from outside.
+
+The page is drawn in the language in force (i18n): our words through the
+catalogue, verdicts by grading.model's names, the grader's stored details
+and evidence said again by grading.said; the script's few words (its
+table's headings, the filter's count) travel in the data block.
 """
 
 from __future__ import annotations
@@ -48,9 +53,12 @@ from urllib.parse import quote
 import png
 from markupsafe import Markup
 
+from plpuzzle.i18n import _, current, ngettext
+from plpuzzle.sudoku.grading.model import verdict_name
 from plpuzzle.sudoku.grading.pages import render
 from plpuzzle.sudoku.grading.requirements.words import lines as requirement_lines
 from plpuzzle.sudoku.grading.requirements.words import short as requirement_cell
+from plpuzzle.sudoku.grading.said import said, said_lines
 from plpuzzle.sudoku.grading.similarity import html as similarity_html
 from plpuzzle.sudoku.grading.similarity.compare import Similarity
 
@@ -200,10 +208,7 @@ def _data_block(report: dict[str, Any]) -> str:
                 continue
             evidence = -1
             if r["evidence"]:
-                text = r["evidence"]
-                if len(text) > EVIDENCE_CHARS:
-                    more = len(text) - EVIDENCE_CHARS
-                    text = text[:EVIDENCE_CHARS] + f"\u2026 ({more} more characters in grades.json)"
+                text = _evidence_text(r["evidence"])
                 if text in index:
                     evidence = index[text]
                 elif left > 0:
@@ -211,7 +216,7 @@ def _data_block(report: dict[str, Any]) -> str:
                     evidence = ref(text)
                 else:
                     evidence = -2
-            extra.append([t, ref(r["detail"]) if r["detail"] else -1, evidence])
+            extra.append([t, ref(said(r["detail"])) if r["detail"] else -1, evidence])
         rows.append(
             {
                 "id": s["id"],
@@ -226,13 +231,46 @@ def _data_block(report: dict[str, Any]) -> str:
         "grades": grades,
         "tests": [t["name"] for t in report["tests"]],
         "points": [t["points"] for t in report["tests"]],
-        "cut": "(evidence left out of this page to keep it light: see grades.json)",
+        "cut": _("(evidence left out of this page to keep it light: see grades.json)"),
+        "words": _script_words(grades),
         "strings": strings,
         "places": places,
         "students": rows,
     }
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _evidence_text(evidence: Any) -> str:
+    """A test's evidence in the reader's words, cut to EVIDENCE_CHARS."""
+    text = said_lines(evidence)
+    if len(text) <= EVIDENCE_CHARS:
+        return text
+    more = len(text) - EVIDENCE_CHARS
+    return (
+        text[:EVIDENCE_CHARS]
+        + "\u2026 "
+        + _("(%(count)d more characters in grades.json)") % {"count": more}
+    )
+
+
+def _script_words(grades: Sequence[str]) -> dict[str, Any]:
+    """The words report.js shows, in the language in force, so that the
+    script itself carries none."""
+    return {
+        "heads": [
+            _("Test"),
+            _("Verdict"),
+            _("Points"),
+            _("CPU s"),
+            _("wall s"),
+            _("Ran on"),
+            _("Detail and evidence"),
+        ],
+        "shown": _("%(shown)s of %(all)s shown"),
+        "cpu": _("s CPU"),
+        "names": {g: verdict_name(g) for g in grades},
+    }
 
 
 def _place_runs(codes: Sequence[int]) -> str:
@@ -329,29 +367,32 @@ def _facts(report: dict[str, Any]) -> list[dict[str, Any]]:
         median_text = f"{median:g}"
     else:
         median_text = "\u2013"
+    limit = _("%(cpu)s s CPU (wall %(wall)s s)") % {
+        "cpu": f"{settings['time_limit']:g}", "wall": f"{settings['wall_limit']:g}"}  # fmt: skip
     facts = [
-        ("Students", len(students)),
-        ("Tests", len(report["tests"])),
-        ("Max score", report["max_score"]),
-        ("Median score", median_text),
-        ("Rules", settings["rules"]),
-        ("Dialect", settings["dialect"]),
-        ("Time limit", f"{settings['time_limit']:g} s CPU (wall {settings['wall_limit']:g} s)"),
-        ("Memory limit", f"{settings['memory_limit_mb']} MB"),
-        ("Limits", settings["policy"]),
+        (_("Students"), len(students)),
+        (_("Tests"), len(report["tests"])),
+        (_("Max score"), report["max_score"]),
+        (_("Median score"), median_text),
+        (_("Rules"), settings["rules"]),
+        (_("Dialect"), settings["dialect"]),
+        (_("Time limit"), limit),
+        (_("Memory limit"), f"{settings['memory_limit_mb']} MB"),
+        (_("Limits"), settings["policy"]),
     ]
     if settings.get("accounting"):
-        facts.append(("CPU accounting", settings["accounting"]))
+        facts.append((_("CPU accounting"), settings["accounting"]))
     places = report.get("ran_on", [])
     if places:
-        facts.append(("Ran on", ", ".join(f"{p['place']} ({_runs(p['runs'])})" for p in places)))
+        ran = ", ".join(f"{p['place']} ({_runs(p['runs'])})" for p in places)
+        facts.append((_("Ran on"), ran))
     if report.get("not_emulated"):
-        facts.append(("Not emulated (plpuzzle's gap)", ", ".join(report["not_emulated"])))
+        facts.append((_("Not emulated (plpuzzle's gap)"), ", ".join(report["not_emulated"])))
     return [{"key": k, "value": v, "wide": len(str(v)) > 40} for k, v in facts]
 
 
 def _runs(n: int) -> str:
-    return f"{n} run" if n == 1 else f"{n} runs"
+    return ngettext("%(count)d run", "%(count)d runs", n) % {"count": n}
 
 
 def _class_rows(report: dict[str, Any], anchors: Sequence[str]) -> list[dict[str, Any]]:
@@ -411,14 +452,14 @@ def verdict_matrix(report: dict[str, Any]) -> tuple[dict[str, Any], list[dict[st
     for s in report["students"]:
         for r in s["results"]:
             totals[r["grade"]] += 1
-    legend = [{"name": g, "slug": grade_slug(g), "n": n} for g, n in totals.items()]
+    legend = [{"name": verdict_name(g), "slug": grade_slug(g), "n": n} for g, n in totals.items()]
     width = (CELL_W + 1) * len(tests)
     rows = []
     for i, s in enumerate(report["students"]):
         codes = [grades.index(r["grade"]) for r in s["results"]]
         line = b"".join(bytes([c] * CELL_W + [gap]) for c in codes)
         image = base64.b64encode(_png(width, [line] * CELL_H, palette)).decode() if codes else ""
-        summary = ", ".join(f"{n} {g}" for g, n in s["counts"].items() if n)
+        summary = ", ".join(f"{n} {verdict_name(g)}" for g, n in s["counts"].items() if n)
         rows.append(
             {
                 "i": i,
@@ -455,32 +496,42 @@ def _tests(report: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str,
     names = [t["name"] for t in tests]
     pass_chart = _bar_chart(
         "pass-rate-chart",
-        "Pass rate per test",
+        _("Pass rate per test"),
         names,
         [t["pass_rate"] for t in tests],
         1.0,
         _percent,
         [
-            f"{t['name']}: {t['correct']} of {t['total']} correct ({_percent(t['pass_rate'])})"
+            _("%(test)s: %(correct)s of %(total)s correct (%(rate)s)")
+            % {
+                "test": t["name"],
+                "correct": t["correct"],
+                "total": t["total"],
+                "rate": _percent(t["pass_rate"]),
+            }
             for t in tests
         ],
         _percent,
         "#2da44e",
     )
-    pass_chart["caption"] = "Share of students whose solver passed each test."
+    pass_chart["caption"] = _("Share of students whose solver passed each test.")
     medians = [t["median_cpu_seconds"] for t in tests]
     runtime_chart = _bar_chart(
         "runtime-chart",
-        "Median CPU seconds per test",
+        _("Median CPU seconds per test"),
         names,
         medians,
         _nice_ceiling(max(medians, default=0.0)),
         _seconds,
-        [f"{t['name']}: median {_seconds(t['median_cpu_seconds'])} CPU s" for t in tests],
+        [
+            _("%(test)s: median %(seconds)s CPU s")
+            % {"test": t["name"], "seconds": _seconds(t["median_cpu_seconds"])}
+            for t in tests
+        ],
         lambda v: f"{v:g}",
         "#0969da",
     )
-    runtime_chart["caption"] = "Median CPU seconds per test over all students."
+    runtime_chart["caption"] = _("Median CPU seconds per test over all students.")
     return rows, [pass_chart, runtime_chart]
 
 
@@ -497,16 +548,18 @@ def _student(student: dict[str, Any], anchor: str, index: int) -> dict[str, Any]
     for grade, details in groups.items():
         tests = [t for names in details.values() for t in names]
         shown = sorted(details.items(), key=lambda d: -len(d[1]))[:DETAILS_SHOWN]
-        said = "; ".join(f"{_clip(d, DETAIL_CHARS)} ({len(names)})" for d, names in shown if d)
+        told = "; ".join(
+            f"{_clip(said(d), DETAIL_CHARS)} ({len(names)})" for d, names in shown if d
+        )
         if len(details) > DETAILS_SHOWN:
-            said += f"; and {len(details) - DETAILS_SHOWN} more"
+            told += "; " + _("and %(count)d more") % {"count": len(details) - DETAILS_SHOWN}
         fails.append(
             {
-                "name": grade,
+                "name": verdict_name(grade),
                 "slug": grade_slug(grade),
                 "count": len(tests),
                 "tests": tests,
-                "said": said,
+                "said": told,
             }
         )
     return {
@@ -516,10 +569,12 @@ def _student(student: dict[str, Any], anchor: str, index: int) -> dict[str, Any]
         "score": student["score"],
         "max_score": student["max_score"],
         "counts": [
-            {"name": g, "slug": grade_slug(g), "n": n} for g, n in student["counts"].items() if n
+            {"name": verdict_name(g), "slug": grade_slug(g), "n": n}
+            for g, n in student["counts"].items()
+            if n
         ],
         "submission": student["submission"],
-        "notes": student.get("notes", []),
+        "notes": [said(n) for n in student.get("notes", [])],
         "requirements": requirement_lines(student["requirements"])
         if student.get("requirements")
         else [],
@@ -539,7 +594,13 @@ def render_html(report: dict[str, Any], similarity: Similarity | None = None,
     matrix, legend = verdict_matrix(report)
     tests, charts = _tests(report)
     page = {
-        "title": f"Sudoku grading report \u2013 {len(students)} students",
+        "language": current(),
+        "title": ngettext(
+            "Sudoku grading report \u2013 %(count)d student",
+            "Sudoku grading report \u2013 %(count)d students",
+            len(students),
+        )
+        % {"count": len(students)},
         "back": {"href": back[0], "text": back[1]} if back else None,
         "grade_colours": [
             {"slug": grade_slug(g), "colour": GRADE_COLOURS[g]}
@@ -547,7 +608,7 @@ def render_html(report: dict[str, Any], similarity: Similarity | None = None,
             if g in GRADE_COLOURS
         ],
         "facts": _facts(report),
-        "grades": [{"name": g, "slug": grade_slug(g)} for g in report["grades"]],
+        "grades": [{"name": verdict_name(g), "slug": grade_slug(g)} for g in report["grades"]],
         # The course requirements' column, when grading checked them.
         "requirements": bool(report.get("requirements")),
         "class_rows": _class_rows(report, anchors),

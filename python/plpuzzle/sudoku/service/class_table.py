@@ -18,38 +18,40 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from plpuzzle.i18n import N_
 from plpuzzle.sudoku.service.core import Service
 from plpuzzle.sudoku.service.grades import Grade
 from plpuzzle.sudoku.service.store import Extension, Upload, User
 
 #: What a row's state may be, for the filter and the summary line, in the
-#: order the summary names them.
+#: order the summary names them (marked for the catalogue: the page
+#: says them in the reader's language).
 STATES = {
-    "graded": "graded",
-    "grading": "being graded",
-    "noload": "does not load",
-    "failed": "grading failed",
-    "late": "late only",
-    "missing": "no upload",
+    "graded": N_("graded"),
+    "grading": N_("being graded"),
+    "noload": N_("does not load"),
+    "failed": N_("grading failed"),
+    "late": N_("late only"),
+    "missing": N_("no upload"),
 }
 
 #: The filter's choices beyond the states: what the table is read for.
 SHOWS = {
-    "": "every student",
+    "": N_("every student"),
     **STATES,
-    "deduction": "requirements take points off",
-    "short": "below full marks",
-    "extension": "own deadline",
+    "deduction": N_("requirements take points off"),
+    "short": N_("below full marks"),
+    "extension": N_("own deadline"),
 }
 
 #: The columns the table sorts by, and their headings.
 SORTS = {
-    "student": "Student",
-    "grade": "Grade",
-    "state": "State",
-    "deadline": "Deadline",
-    "requirements": "Requirements",
-    "last": "Last upload",
+    "student": N_("Student"),
+    "grade": N_("Grade"),
+    "state": N_("State"),
+    "deadline": N_("Deadline"),
+    "requirements": N_("Requirements"),
+    "last": N_("Last upload"),
 }
 
 #: The longest filter text looked at (the rest is ignored, not an error).

@@ -23,6 +23,7 @@ from typing import Any
 
 from sqlalchemy import delete, func, select, text
 
+from plpuzzle import i18n
 from plpuzzle.sandbox.workspace import new_run_id, run_is_alive
 from plpuzzle.sudoku.grading.grader import GradingRequest, resolve
 from plpuzzle.sudoku.grading.model import GradeSettings
@@ -177,6 +178,12 @@ class Service:
         domain = self.mail.domain if self.mail is not None else ""
         return f"{user.login}@{domain}" if domain else ""
 
+    def language_of(self, user: User) -> str:
+        """The language of a user's mails: their own choice, kept with the
+        account, else the course's. Never a request's (a mail may go out
+        on a teacher's click, or from the grader)."""
+        return user.language if user.language in i18n.LANGUAGES else self.course.language
+
     def claim_is_dead(self, owner: str | None, heartbeat: datetime | None) -> bool:
         """Whether the process that claimed an upload is gone: one of this
         machine that no longer runs, or any whose heartbeat is older than
@@ -198,12 +205,14 @@ class Service:
         return self.course.extensions.get(user.login, self.course.deadline)
 
     def extension_of(self, user: User) -> tuple[datetime, str] | None:
-        """A student's own deadline and where it comes from, if any."""
+        """A student's own deadline and where it comes from, if any (in
+        the language in force; "in suite.toml" as it is, for the page)."""
         with self.store.session() as db:
             granted = db.get(Extension, user.id)
         if granted is not None:
             when = self.course.local_text(granted.granted_at, seconds=False)
-            return granted.until, f"granted by {granted.granted_by} on {when}"
+            return granted.until, i18n._("granted by %(who)s on %(when)s") % {
+                "who": granted.granted_by, "when": when}  # fmt: skip
         if user.login in self.course.extensions:
             return self.course.extensions[user.login], "in suite.toml"
         return None

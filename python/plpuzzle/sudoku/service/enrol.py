@@ -16,7 +16,7 @@ from sqlalchemy import select
 from plpuzzle.sudoku.service.accounts import WELCOME_DAYS, NewAccount
 from plpuzzle.sudoku.service.core import Service
 from plpuzzle.sudoku.service.links import LinksFile, link_of, merge, write_private
-from plpuzzle.sudoku.service.mail import Outbox
+from plpuzzle.sudoku.service.mail import Outbox, link_mail
 from plpuzzle.sudoku.service.roster import Entry
 from plpuzzle.sudoku.service.store import User
 
@@ -91,11 +91,9 @@ def mail_links(service: Service, done: Enrolled, url: str, seconds: float) -> No
         if not address:
             done.no_address.append(account.login)
             continue
-        body = (f"Your account of {service.course.name} is {account.login}. Choose your "
-                f"password here (the link works once, for {WELCOME_DAYS} days):\n\n"
-                f"{link_of(url, account.token)}\n")  # fmt: skip
-        mail_id = outbox.put_one(address, f"{service.course.name}: your sign-in link", body,
-                                 "link")  # fmt: skip
+        subject, body = link_mail(service, users[account.login], link_of(url, account.token),
+                                  WELCOME_DAYS)  # fmt: skip
+        mail_id = outbox.put_one(address, subject, body, "link")
         if mail_id is not None:
             queued.append(mail_id)
     if seconds > 0 and queued:

@@ -25,6 +25,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from plpuzzle.i18n import _
 from plpuzzle.sudoku.grading.model import Grade as Verdict
 from plpuzzle.sudoku.grading.model import TestGrade
 from plpuzzle.sudoku.grading.report import StudentGrades, build
@@ -113,15 +114,17 @@ class Grade:
 
     @property
     def score_text(self) -> str:
-        """The score in words, as every page and mail writes it."""
+        """The score in words, as every page and mail writes it, in the
+        language in force (the reader's)."""
         if self.score is None:
             return "\u2013"
         text = f"{self.score:g} / {self.max_score:g}"
         if not self.complete:
-            text += " on the public tests"
+            text = _("%(score)s on the public tests") % {"score": text}
         if self.deduction:
-            text += (f" ({self.tests_score:g} from the tests, {self.deduction:g} taken off for "
-                     "the course requirements)")  # fmt: skip
+            text += " " + _("(%(tests)s from the tests, %(off)s taken off for the course "
+                            "requirements)") % {"tests": f"{self.tests_score:g}",
+                                                "off": f"{self.deduction:g}"}  # fmt: skip
         return text
 
 
@@ -265,7 +268,8 @@ def with_documentation(found: dict[str, Any], document: Paper) -> dict[str, Any]
 
 
 def _progress(upload: Upload) -> str:
-    """Where an upload not graded in full stands, in words."""
+    """Where an upload not graded in full stands, in English (a test's
+    detail, said in the reader's language by grading.said)."""
     if upload.state == "replaced":
         return f"replaced by upload {upload.replaced_by} before it was graded"
     if upload.early is not None:

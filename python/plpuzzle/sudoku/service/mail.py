@@ -23,6 +23,10 @@ the course's mail domain), as RFC 5322 wants and spam filters check.
 
 The SMTP password, if the server wants one, comes from
 $PLPUZZLE_SMTP_PASSWORD, never from a file of the course.
+
+The mails' words are made here (results_mail, release_mail, link_mail),
+each in its recipient's language (Service.language_of: their own choice,
+else the course's), never in that of the request that sent it.
 """
 
 from __future__ import annotations
@@ -40,14 +44,21 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
+from typing import TYPE_CHECKING
 
 from sqlalchemy import ColumnElement, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
+from plpuzzle.i18n import _, speaking
+from plpuzzle.sudoku.grading.model import verdict_name
+from plpuzzle.sudoku.grading.said import said
 from plpuzzle.sudoku.service.core import Service
 from plpuzzle.sudoku.service.course import MailSettings
-from plpuzzle.sudoku.service.store import Mail, now
+from plpuzzle.sudoku.service.store import Mail, Upload, User, now
 from plpuzzle.untrusted import one_line
+
+if TYPE_CHECKING:
+    from plpuzzle.sudoku.service.grades import Grade
 
 log = logging.getLogger("plpuzzle.service.mail")
 
@@ -80,6 +91,57 @@ def message_of(settings: MailSettings, to: str, subject: str, body: str,
     message["Message-ID"] = message_id or make_msgid("plpuzzle", domain=mail_domain(settings))
     message.set_content(body)
     return message
+
+
+def results_mail(service: Service, user: User, upload: Upload, grade: Grade,
+                 base: str) -> tuple[str, str]:  # fmt: skip
+    """The subject and body of an upload's results mail, in the student's
+    language: the grade as the upload's page shows it, each test's verdict,
+    what the course requirements found, and the page (`base`: the
+    service's address, "" when it is not known)."""
+    number = upload.number or upload.id
+    with speaking(service.language_of(user)):
+        lines = [f"{r['test']}  {verdict_name(r['grade'])}  {said(r['detail'])}".rstrip()
+                 for r in grade.rows[:300]]  # fmt: skip
+        found = [f"{name}: {what}" for name, what in grade.requirement_lines]
+        page = (_("Its page: %(url)s") % {"url": f"{base}/uploads/{upload.id}"} if base
+                else _("Its page: upload #%(number)s on your page of the service")
+                % {"number": number})  # fmt: skip
+        head = (_("Your upload #%(number)s (%(name)s) is graded.")
+                % {"number": number, "name": upload.name})  # fmt: skip
+        body = "\n".join([head, "", _("Score: %(score)s") % {"score": grade.score_text}, "",
+                          *lines, "",
+                          *([_("Course requirements:"), *found, ""] if found else []),
+                          page])  # fmt: skip
+        subject = _("%(course)s: upload #%(number)s graded") % {"course": service.course.name,
+                                                                "number": number}  # fmt: skip
+    return subject, body
+
+
+def release_mail(service: Service, user: User, upload: Upload, base: str) -> tuple[str, str]:
+    """The subject and body of the mail that the results are released, in
+    the student's language: where their counting upload's page is."""
+    number = upload.number or upload.id
+    with speaking(service.language_of(user)):
+        subject = _("%(course)s: results released") % {"course": service.course.name}
+        body = _("Every test's result and the feedback of your upload that counts "
+                 "(#%(number)s, %(name)s) are on its page now: %(url)s\n\n"
+                 "All your uploads: %(mine)s\n") % {
+            "number": number, "name": upload.name, "url": f"{base}/uploads/{upload.id}",
+            "mine": f"{base}/me"}  # fmt: skip
+    return subject, body
+
+
+def link_mail(service: Service, user: User, link: str, days: int) -> tuple[str, str]:
+    """The subject and body of a new account's sign-in link, in the
+    user's language (a new account's: the course's)."""
+    with speaking(service.language_of(user)):
+        subject = _("%(course)s: your sign-in link") % {"course": service.course.name}
+        body = _("Your account of %(course)s is %(login)s. Choose your password here (the "
+                 "link works once, for %(days)s days):\n\n%(link)s\n") % {
+            "course": service.course.name, "login": user.login, "days": days,
+            "link": link}  # fmt: skip
+    return subject, body
 
 
 class Connection:

@@ -52,7 +52,7 @@ from plpuzzle.sudoku.grading.scheduling.local_pool import LocalPool, hidden_path
 from plpuzzle.sudoku.grading.scheduling.protocol import Scheduler
 from plpuzzle.sudoku.service.core import Service, place_upload
 from plpuzzle.sudoku.service.grades import grade_of
-from plpuzzle.sudoku.service.mail import Outbox
+from plpuzzle.sudoku.service.mail import Outbox, results_mail
 from plpuzzle.sudoku.service.store import Upload, User, now
 from plpuzzle.sudoku.service.uploads import check, queue_unchecked
 from plpuzzle.untrusted import one_line
@@ -505,6 +505,7 @@ class GradingQueue:
                 shrink_seconds=course.shrink_seconds, requirements=not public,
                 tests=course.public_tests if public else (),
                 finishing=ticket.turn, on_start=self._ticker(progress),
+                language=course.language, languages=self._language_of(job.login),
             )  # fmt: skip
         if ticket.cancelled:
             raise Cancelled
@@ -522,6 +523,12 @@ class GradingQueue:
                          reports=where, **sums, **public_graded)  # fmt: skip
         (out / "upload.json").write_text(json.dumps({"upload": job.upload_id}) + "\n")
         self._mail_results(job, public_only=job.stage == "public")
+
+    def _language_of(self, login: str) -> dict[str, str]:
+        """A student's own choice of language, if any (their feedback's)."""
+        with self.service.store.session() as db:
+            chosen = db.scalar(select(User.language).where(User.login == login))
+        return {login: chosen} if chosen else {}
 
     def _mail_results(self, job: Job, public_only: bool) -> None:
         """Mail a student who asked for it the results they may see now
@@ -541,22 +548,9 @@ class GradingQueue:
         grade = grade_of(self.service, job.login, upload, self.service.released())
         if not public_only and not grade.complete and grade.requirements is None:
             return  # nothing new to see before the release: the public results were mailed
-        lines = [f"{r['test']}  {r['grade']}  {r['detail']}".rstrip() for r in grade.rows[:300]]
-        found = [f"{name}: {what}" for name, what in grade.requirement_lines]
-        number = upload.number or upload.id
         base = (self.service.settings.url or user.mail_base or "").rstrip("/")
-        page = (f"Its page: {base}/uploads/{upload.id}" if base else
-                f"Its page: upload #{number} on your page of the service")  # fmt: skip
-        body = "\n".join([f"Your upload #{number} ({upload.name}) is graded.", "",
-                          f"Score: {grade.score_text}", "", *lines, "",
-                          *(["Course requirements:", *found, ""] if found else []),
-                          page])  # fmt: skip
-        self.outbox.put(
-            self.service.address_of(user),
-            f"{self.service.course.name}: upload #{number} graded",
-            body,
-            "results",
-        )
+        subject, body = results_mail(self.service, user, upload, grade, base)
+        self.outbox.put(self.service.address_of(user), subject, body, "results")
 
     def _ticker(self, progress: Progress) -> Callable[[int], Callable[[bool], None]]:
         def on_start(total: int) -> Callable[[bool], None]:

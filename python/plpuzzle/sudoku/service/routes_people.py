@@ -184,8 +184,9 @@ def new_token(
     days: Annotated[str, Form(max_length=5)] = "",
 ) -> Response:
     if days.strip() and not (days.strip().isdigit() and 1 <= int(days) <= 3650):
-        return tokens_page(request, signed, error="days: a whole number from 1 to 3650, or "
-                           "nothing for a token that lasts until revoked", status=400)  # fmt: skip
+        words = i18n._("days: a whole number from 1 to 3650, or nothing for a token that "
+                       "lasts until revoked")  # fmt: skip
+        return tokens_page(request, signed, error=words, status=400)
     token = deps(request).service.accounts.new_token(
         signed.user.id, label or "token", int(days) if days.strip() else None
     )

@@ -7,7 +7,9 @@ student sees their own only), the same answer as for no upload at all.
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 from typing import Annotated, Any
 
 import anyio
@@ -17,6 +19,8 @@ from markupsafe import Markup
 from sqlalchemy import select
 
 from plpuzzle.i18n import _
+from plpuzzle.sudoku.grading.feedback.model import from_json
+from plpuzzle.sudoku.grading.feedback.render import to_html
 from plpuzzle.sudoku.service.accounts import SignedIn
 from plpuzzle.sudoku.service.core import Service
 from plpuzzle.sudoku.service.diffs import difference
@@ -252,9 +256,21 @@ def feedback(
     grade = grade_of(d.service, owner.login, upload, everything)
     if grade.feedback is None:
         raise HTTPException(404, _("no feedback for this upload yet"))
-    body = feedback_body(grade.feedback.read_text(encoding="utf-8"))
+    body = feedback_body(feedback_page(grade.feedback))
     return render(request, "feedback.html.j2", upload=upload, owner=owner, body=body,
                   grade=grade, complete=grade.complete)  # fmt: skip
+
+
+def feedback_page(html: Path) -> str:
+    """A grading's feedback page for one student, drawn in the reader's
+    language from the data the grader kept beside it (feedback/<id>.json),
+    without what the site's page says itself; a grading before that data
+    was kept: the page it wrote (in its language)."""
+    try:
+        data = json.loads(html.with_suffix(".json").read_text(encoding="utf-8"))
+        return to_html(from_json(data), whole=False)
+    except (OSError, ValueError, KeyError, TypeError):
+        return html.read_text(encoding="utf-8")
 
 
 #: What the site's feedback page says itself, from the student's grade:

@@ -18,6 +18,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from markupsafe import Markup
 from sqlalchemy import case, func, select
 
+from plpuzzle.i18n import _, ngettext
 from plpuzzle.sudoku import api
 from plpuzzle.sudoku.grading.pages import script_digest
 from plpuzzle.sudoku.grading.report import to_csv, to_wide_csv
@@ -37,6 +38,7 @@ from plpuzzle.sudoku.service.class_table import (
 from plpuzzle.sudoku.service.core import Service, place_upload
 from plpuzzle.sudoku.service.exports import canvas_csv, class_json, moodle_csv
 from plpuzzle.sudoku.service.grades import class_grades, class_report
+from plpuzzle.sudoku.service.mail import release_mail
 from plpuzzle.sudoku.service.results import counting_uploads, late_only
 from plpuzzle.sudoku.service.routes_student import student_page
 from plpuzzle.sudoku.service.routing import (
@@ -175,7 +177,8 @@ def class_status(request: Request, signed: Teacher) -> Response:
 @router.get("/class/report")
 def class_report_page(request: Request, signed: Teacher) -> Response:
     """The class report, as `sudoku grade` writes it, of the counting uploads."""
-    page = render_html(class_view(request, current=True).report, back=("/class", "the class page"))
+    report = class_view(request, current=True).report
+    page = render_html(report, back=("/class", _("the class page")))
     policy = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
               f"script-src {script_digest('report.js')}")  # fmt: skip
     return HTMLResponse(page, headers={"Content-Security-Policy": policy})
@@ -186,7 +189,7 @@ def student(request: Request, login: str, signed: Teacher) -> Response:
     with deps(request).service.store.session() as db:
         user = db.scalar(select(User).where(User.login == login))
     if user is None:
-        raise HTTPException(404, "no such student")
+        raise HTTPException(404, _("no such student"))
     return student_page(request, user, "student.html.j2")
 
 
@@ -194,7 +197,7 @@ def chosen_uploads(request: Request, login: str) -> list[Upload]:
     """The counting uploads of everyone, or of one student (404 if none such)."""
     everyone = counting_uploads(deps(request).service)
     if login and login not in everyone:
-        raise HTTPException(404, "no such student")
+        raise HTTPException(404, _("no such student"))
     return [u for k, u in everyone.items() if u is not None and (not login or k == login)]
 
 
@@ -215,7 +218,7 @@ def grant_typed_extension(service: Service, login: str, until: str,
     with service.store.session() as db:
         user = db.scalar(select(User).where(User.login == login, User.role == "student"))
     if user is None:
-        raise HTTPException(404, "no such student")
+        raise HTTPException(404, _("no such student"))
     when = typed_deadline(service, until)
     service.grant_extension(user, when, by)
     return user, when
@@ -226,23 +229,26 @@ def extension(request: Request, login: str, signed: Teacher,
               until: Annotated[str, Form(max_length=40)] = "") -> Response:  # fmt: skip
     """Give a student a deadline of their own (empty: take it back)."""
     service = deps(request).service
-    _, when = grant_typed_extension(service, login, until, signed.user.login)
-    done = (f"{login}'s deadline is now {service.course.deadline_text(when)}" if when
-            else f"{login}'s extension was taken back")  # fmt: skip
+    _user, when = grant_typed_extension(service, login, until, signed.user.login)
+    done = (_("%(login)s's deadline is now %(when)s")
+            % {"login": login, "when": service.course.deadline_text(when)} if when
+            else _("%(login)s's extension was taken back") % {"login": login})  # fmt: skip
     return done_redirect(request, f"/students/{login}", done)
 
 
 @router.get("/regrade")
 def regrade_confirm(request: Request, signed: Teacher, login: str = "") -> Response:
     """What a regrade would do, and the button that does it."""
-    uploads = chosen_uploads(request, login)
-    return render(request, "confirm.html.j2", action="/regrade", login=login,
-                  title="Regrade" + (f" {login}" if login else " everyone"),
-                  words=f"Grade again, from scratch, {len(uploads)} counting upload(s)"
-                  + (f" of {login}" if login else " (one per student who has one)")
-                  + ": after a fix of the suite, say. Their results are replaced as the "
-                  "new gradings end; students' own uploads are graded first.",
-                  button="Regrade")  # fmt: skip
+    count = {"count": len(chosen_uploads(request, login)), "login": login}
+    words = (_("Grade again, from scratch, %(count)s counting upload(s) of %(login)s: after a "
+               "fix of the suite, say. Their results are replaced as the new gradings end; "
+               "students' own uploads are graded first.") if login else
+             _("Grade again, from scratch, %(count)s counting upload(s) (one per student who "
+               "has one): after a fix of the suite, say. Their results are replaced as the new "
+               "gradings end; students' own uploads are graded first."))  # fmt: skip
+    title = _("Regrade %(login)s") % count if login else _("Regrade everyone")
+    return render(request, "confirm.html.j2", action="/regrade", login=login, title=title,
+                  words=words % count, button=_("Regrade"))  # fmt: skip
 
 
 @router.post("/regrade", dependencies=[Depends(check_csrf)])
@@ -251,7 +257,7 @@ def regrade(request: Request, signed: Teacher,
     """Grade again, from scratch, every student's counting upload (or one
     student's): after a fix of the suite, say."""
     count = deps(request).queue.regrade([u.id for u in chosen_uploads(request, login)])
-    done = f"{count} counting upload(s) queued to be graded again"
+    done = _("%(count)s counting upload(s) queued to be graded again") % {"count": count}
     target = f"/students/{login}" if login else "/class"
     return done_redirect(request, target, done)
 
@@ -262,7 +268,7 @@ def grade_one(request: Request, upload_id: int, signed: Teacher) -> Response:
     before it was graded, or one whose grading failed."""
     d = deps(request)
     if not d.queue.regrade([upload_id]):
-        raise HTTPException(404, "no such upload")
+        raise HTTPException(404, _("no such upload"))
     return RedirectResponse(f"/uploads/{upload_id}", status_code=303)
 
 
@@ -272,25 +278,34 @@ def release_confirm(request: Request, signed: Teacher) -> Response:
     students = sum(1 for u in counting_uploads(service).values() if u)
     mails = len(release_mails(service, server_url(request)))
     mailing = (
-        f" It mails the {mails} of them with an address who were not mailed about "
-        "that upload yet; students without an upload that counts get no mail."
+        _(
+            "It mails the %(count)s of them with an address who were not mailed about that "
+            "upload yet; students without an upload that counts get no mail."
+        )
+        % {"count": mails}
         if service.mail is not None
-        else " The course has no mail: nobody is mailed."
+        else _("The course has no mail: nobody is mailed.")
     )
+    words = " ".join([
+        _("Show every student every test's result and feedback (%(count)s student(s) have an "
+          "upload that counts).") % {"count": students}, mailing,
+        _("You can withdraw the release later, but students may have seen the results "
+          "by then.")])  # fmt: skip
     return render(request, "confirm.html.j2", action="/release", login="",
-                  title="Release full results",
-                  words=f"Show every student every test's result and feedback ({students} "
-                  "student(s) have an upload that counts)." + mailing + " You can withdraw "
-                  "the release later, but students may have seen the results by then.",
-                  button="Release" + (f" and mail {mails}" if mails else ""))  # fmt: skip
+                  title=_("Release full results"), words=words,
+                  button=_("Release and mail %(count)s") % {"count": mails} if mails
+                  else _("Release"))  # fmt: skip
 
 
 @router.post("/release", dependencies=[Depends(check_csrf)])
 def release(request: Request, signed: Teacher) -> Response:
     mailed = release_and_mail(request)
-    done = "results released: students see every test's result and feedback"
+    done = _("results released: students see every test's result and feedback")
     if mailed:
-        done += f"; {mailed} student(s) will be mailed"
+        done = _(
+            "results released: students see every test's result and feedback; "
+            "%(count)s student(s) will be mailed"
+        ) % {"count": mailed}
     return done_redirect(request, "/class", done)
 
 
@@ -314,17 +329,12 @@ def release_mails(service: Service, base: str) -> dict[str, tuple[str, str, str]
     with service.store.session() as db:
         users = {u.login: u for u in db.scalars(select(User).where(User.login.in_(counting)))}
         had = set(db.scalars(select(Mail.once).where(Mail.once.like("release:%"))))
-    subject = f"{service.course.name}: results released"
     out = {}
     for login, upload in counting.items():
         key, address = f"release:{login}:{upload.id}", service.address_of(users[login])
         if key in had or not address:
             continue
-        number = upload.number or upload.id
-        out[key] = (address, subject,
-                    f"Every test's result and the feedback of your upload that counts "
-                    f"(#{number}, {upload.name}) are on its page now: "
-                    f"{base}/uploads/{upload.id}\n\nAll your uploads: {base}/me\n")  # fmt: skip
+        out[key] = (address, *release_mail(service, users[login], upload, base))
     return out
 
 
@@ -332,9 +342,9 @@ def release_mails(service: Service, base: str) -> dict[str, tuple[str, str, str]
 def withdraw_release(request: Request, signed: Teacher) -> Response:
     service = deps(request).service
     service.release(False)
-    done = "release withdrawn: students see the public tests' results only"
+    done = _("release withdrawn: students see the public tests' results only")
     if service.released():  # a release date in suite.toml decides
-        done = "the release date of suite.toml has passed: results stay released"
+        done = _("the release date of suite.toml has passed: results stay released")
     return done_redirect(request, "/class", done)
 
 
@@ -345,7 +355,7 @@ EXPORTS = ("grades.csv", "grades-wide.csv", "class.json", "moodle.csv", "canvas.
 def export_of(request: Request, name: str) -> Response:
     """One export of the counting uploads' grades (404 for no such)."""
     if name not in EXPORTS:
-        raise HTTPException(404, f"no such export: {', '.join(EXPORTS)}")
+        raise HTTPException(404, _("no such export: %(names)s") % {"names": ", ".join(EXPORTS)})
     service = deps(request).service
     report = exported_report(request)
     if name == "class.json":
@@ -404,7 +414,7 @@ def similarity(request: Request, signed: Teacher) -> Response:
 
 @router.get("/similarity/live")
 def similarity_live(request: Request, signed: Teacher) -> Response:
-    _, context = _similarity_state(deps(request).service)
+    _version, context = _similarity_state(deps(request).service)
     return render(request, "similarity_live.html.j2", **context)
 
 
@@ -423,17 +433,28 @@ def _similarity_state(service: Service) -> tuple[str, dict[str, Any]]:
         made = datetime.fromisoformat(found["made"])
     except (OSError, ValueError, KeyError, TypeError):
         found, made = None, None
-    words = state.read_text() if state.is_file() else ""
+    kept = state.read_text() if state.is_file() else ""
     ready = (data / "similarity.html").is_file()
-    version = f"{words}|{made.isoformat() if made else ''}|{ready}"
-    return version, {"ready": ready, "found": found, "made": made, "state": words}
+    version = f"{kept}|{made.isoformat() if made else ''}|{ready}"
+    return version, {"ready": ready, "found": found, "made": made, "state": _state_words(kept)}
+
+
+def _state_words(kept: str) -> str:
+    """The comparison's state file as the reader's language says it: the
+    file holds "comparing", or "failed: " and the error, in no language
+    (the thread that writes it answers no reader)."""
+    if kept == "comparing":
+        return _("comparing the counting uploads...")
+    if kept.startswith("failed: "):
+        return _("the comparison failed: %(error)s") % {"error": kept[len("failed: ") :]}
+    return kept
 
 
 @router.get("/similarity/report")
 def similarity_report(request: Request, signed: Teacher) -> Response:
     found = deps(request).service.data / "similarity.html"
     if not found.is_file():
-        raise HTTPException(404, "the similarity report has not been made yet")
+        raise HTTPException(404, _("the similarity report has not been made yet"))
     policy = "default-src 'none'; style-src 'unsafe-inline'"
     return HTMLResponse(found.read_text(encoding="utf-8"),
                         headers={"Content-Security-Policy": policy})  # fmt: skip
@@ -451,7 +472,7 @@ def compare(request: Request, signed: Teacher) -> Response:
 def _compare(service: Service) -> None:
     state = service.data / "similarity.state"
     try:
-        state.write_text("comparing the counting uploads...")
+        state.write_text("comparing")
         with tempfile.TemporaryDirectory(prefix="plpuzzle-similar-") as tmp:
             folder = Path(tmp) / "class"
             folder.mkdir()
@@ -469,7 +490,7 @@ def _compare(service: Service) -> None:
             shutil.move(found, service.data / "similarity.json")
         state.write_text("")
     except Exception as e:  # said on the page, never the service's end
-        state.write_text(f"the comparison failed: {one_line(f'{type(e).__name__}: {e}', 300)}")
+        state.write_text(f"failed: {one_line(f'{type(e).__name__}: {e}', 300)}")
     finally:
         _similarity_lock.release()
 
@@ -483,7 +504,11 @@ def status(request: Request, signed: Teacher) -> Response:
         running = dict(d.queue.progress)
         numbers = dict(db.execute(select(Upload.id, Upload.number)
                                   .where(Upload.id.in_(list(running)))).all())  # fmt: skip
-    where = d.service.settings.scheduler or f"this machine, {d.service.settings.jobs} job(s)"
+    jobs = d.service.settings.jobs
+    where = d.service.settings.scheduler or (
+        ngettext("this machine, %(count)s job", "this machine, %(count)s jobs", jobs)
+        % {"count": jobs}
+    )
     return render(request, "status.html.j2", states=states, users=users, where=where,
                   mail=d.outbox.counts() if d.service.mail else None,
                   mail_troubles=d.outbox.troubles() if d.service.mail else [],

@@ -18,7 +18,9 @@ from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined, se
 from starlette.convertors import Convertor, register_url_convertor
 
 from plpuzzle import i18n
+from plpuzzle.sudoku.grading.model import verdict_name
 from plpuzzle.sudoku.grading.report_html import GRADE_COLOURS, grade_slug, verdict_matrix
+from plpuzzle.sudoku.grading.said import said
 from plpuzzle.sudoku.service.accounts import SignedIn, same
 from plpuzzle.sudoku.service.core import Service
 from plpuzzle.sudoku.service.guard import TRUST_DAYS, SignInGuard
@@ -102,7 +104,8 @@ def page_environment() -> Environment:
         gettext=i18n._, ngettext=i18n.ngettext, newstyle=True
     )
     env.globals.update(verdict_matrix=verdict_matrix, slug=grade_slug,
-                       languages=i18n.LANGUAGE_NAMES, language=i18n.current)  # fmt: skip
+                       languages=i18n.LANGUAGE_NAMES, language=i18n.current,
+                       verdict_name=verdict_name, said=said)  # fmt: skip
     return env
 
 
@@ -110,10 +113,11 @@ def page_language(request: Request, user: User | None) -> str:
     """The language a request is answered in, the first of these that
     says: the user's own choice, the browser's Accept-Language, the
     course's default."""
+    service = deps(request).service
     if user is not None and user.language in i18n.LANGUAGES:
-        return user.language
+        return service.language_of(user)
     asked = i18n.browser_language(request.headers.get("accept-language", "")[:500])
-    return asked or deps(request).service.course.language
+    return asked or service.course.language
 
 
 def render(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from plpuzzle import i18n
 from plpuzzle.sandbox import jail
 from plpuzzle.sandbox.workspace import RunFolder
 from plpuzzle.sudoku.domain.evidence import GridEvidence, describe, grids_in_evidence
@@ -40,6 +41,7 @@ from plpuzzle.sudoku.grading.feedback.model import (
     Shrunk,
     StudentFeedback,
     TestFeedback,
+    to_json,
 )
 from plpuzzle.sudoku.grading.feedback.shrink import (
     Counterexample,
@@ -49,7 +51,6 @@ from plpuzzle.sudoku.grading.feedback.shrink import (
 )
 from plpuzzle.sudoku.grading.intake import id_problem
 from plpuzzle.sudoku.grading.model import Grade, GradeSettings, Submission, TestGrade, case_key
-from plpuzzle.sudoku.grading.requirements.words import lines as requirement_lines
 from plpuzzle.sudoku.runs.suite import SuiteCase, load_case
 from plpuzzle.sudoku.runs.suite_config import Points
 from plpuzzle.untrusted import one_line
@@ -195,7 +196,7 @@ def build_feedback(
         error_groups(student.grades),
         list(student.notes),
         list(student.identical_to) if tell_identical else [],
-        requirement_lines(required) if required is not None else [],
+        required,
     )
 
 
@@ -343,8 +344,12 @@ def write_feedback(
     on_search: Callable[[int], None] | None = None,
     problems: list[str] | None = None,
     tell_identical: bool = False,
+    language: Callable[[str], str] = lambda student: "en",
 ) -> Path:
-    """Write feedback/<student>.md and .html into `report_dir`; return that folder.
+    """Write feedback/<student>.md and .html into `report_dir`, each in
+    the student's `language` (grader.feedback_language), and the data they
+    are drawn from as feedback/<student>.json (for a page that draws it
+    in its reader's language); return that folder.
 
     Each student's files are written on their own: what goes wrong with
     one is added to `problems`, in words, and the others are written.
@@ -372,7 +377,10 @@ def write_feedback(
         try:  # one student's feedback, never the class's
             found = shrunk.get(s.student)
             feedback = build_feedback(s, cases, settings, points, found, tell_identical)
-            for suffix, text in ((".md", to_markdown(feedback)), (".html", to_html(feedback))):
+            with i18n.speaking(language(s.student)):
+                texts = [(".md", to_markdown(feedback)), (".html", to_html(feedback))]
+            data = json.dumps(to_json(feedback), ensure_ascii=False, sort_keys=True)
+            for suffix, text in [*texts, (".json", data + "\n")]:
                 (folder / f"{feedback_name(s.student)}{suffix}").write_text(text, encoding="utf-8")
         except Exception as e:
             words = one_line(f"{type(e).__name__}: {e}", 300)

@@ -5,6 +5,9 @@ them): the score, a compact table of verdicts, each error once, and for
 each wrong test the boards and broken rules, then the smallest puzzle the
 solver still gets wrong, ready to save as a test file. Nothing here
 depends on the time or the machine, so the same grades give the same files.
+Both are drawn in the language in force (i18n): our words through the
+catalogue, verdicts by grading.model's names, the grader's stored findings
+said again by grading.said.
 
 Text that came from a submission (an exception, what it printed, a file
 name, a malformed answer) is never live markup. In HTML it is escaped. In
@@ -19,6 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from plpuzzle.i18n import N_, _, current
 from plpuzzle.sudoku.domain.evidence import GridEvidence
 from plpuzzle.sudoku.domain.model import Puzzle
 from plpuzzle.sudoku.domain.textformat import solutions_to_text
@@ -28,7 +32,10 @@ from plpuzzle.sudoku.grading.feedback.model import (
     StudentFeedback,
     TestFeedback,
 )
+from plpuzzle.sudoku.grading.model import verdict_name
 from plpuzzle.sudoku.grading.pages import render
+from plpuzzle.sudoku.grading.requirements.words import lines as requirement_lines
+from plpuzzle.sudoku.grading.said import said, said_lines
 from plpuzzle.untrusted import md_code, md_fence
 
 #: Our solutions are written out as an expected-solution file up to this many.
@@ -37,35 +44,55 @@ SOLUTIONS_WRITTEN = 8
 EVIDENCE_LINES = 25
 
 RULE_WORDS = {
-    "consecutive": "an `s` or `w` info means the two cells' values differ by exactly 1",
-    "oddsum": "an `s` or `w` info means the two cells' values have an odd sum",
+    "consecutive": N_("an `s` or `w` info means the two cells' values differ by exactly 1"),
+    "oddsum": N_("an `s` or `w` info means the two cells' values have an odd sum"),
 }
+
+
+def _rule_words(rules: str) -> str:
+    return _(RULE_WORDS[rules]) if rules in RULE_WORDS else rules
 
 
 def _verdict(t: TestFeedback) -> str:
     """A test's verdict for the table; an error's message is told once, below it."""
-    return f"{t.grade}: {t.detail}" if t.detail and t.grade == "wrong" else t.grade
+    name = verdict_name(t.grade)
+    return f"{name}: {said(t.detail)}" if t.detail and t.grade == "wrong" else name
+
+
+def _counts_line(f: StudentFeedback) -> str:
+    """How many tests got each verdict: `correct 3, wrong 1`."""
+    return ", ".join(f"{verdict_name(g)} {n}" for g, n in f.counts.items())
 
 
 def _evidence_text(e: ErrorGroup) -> list[str]:
-    lines = e.evidence.splitlines()
+    lines = said_lines(e.evidence).splitlines()
     if len(lines) > EVIDENCE_LINES:
-        lines = [*lines[:EVIDENCE_LINES], f"... ({len(lines) - EVIDENCE_LINES} more lines)"]
+        more = len(lines) - EVIDENCE_LINES
+        lines = [*lines[:EVIDENCE_LINES], _("... (%(count)d more lines)") % {"count": more}]
     return lines
 
 
 def _extra_caption(e: GridEvidence, ours: bool = False) -> str:
     if e.violations:
-        return "A solution your solver gave that is not one:"
+        return _("A solution your solver gave that is not one:")
     if ours:
-        return "A solution your solver gave that breaks no rule (please tell your teacher):"
-    return (
+        return _("A solution your solver gave that breaks no rule (please tell your teacher):")
+    return _(
         "A solution your solver gave that breaks no rule, but is not among the "
         "expected ones (please tell your teacher):"
     )
 
 
-MISSING_CAPTION = "A solution your solver did not give:"
+def _missing_caption() -> str:
+    return _("A solution your solver did not give:")
+
+
+def _breaks() -> str:
+    return _("It breaks these rules:")
+
+
+def _and_more(count: int) -> str:
+    return _("... and %(count)d more") % {"count": count}
 
 
 def _goal(puzzle: Puzzle) -> str:
@@ -75,29 +102,39 @@ def _goal(puzzle: Puzzle) -> str:
 def _counts(s: Shrunk) -> str:
     theirs = f"{s.theirs_count}"
     if s.extra and s.theirs_count > len(s.ours):
-        theirs = f"{s.theirs_count} (or more: it was stopped there)"
-    kind = "well-formed solution(s)" if s.malformed else "answer(s)"
-    return f"This puzzle has {len(s.ours)} solution(s); your solver gave {theirs} {kind}."
+        theirs = _("%(count)d (or more: it was stopped there)") % {"count": s.theirs_count}
+    counted = {"ours": len(s.ours), "theirs": theirs}
+    if s.malformed:
+        return _("This puzzle has %(ours)d solution(s); your solver gave %(theirs)s "
+                 "well-formed solution(s).") % counted  # fmt: skip
+    return (
+        _("This puzzle has %(ours)d solution(s); your solver gave %(theirs)s answer(s).") % counted
+    )
 
 
 def _shrunk_summary(s: Shrunk) -> str:
     origin = (
-        f"the test's puzzle has K={s.original_k} and {s.original_infos} infos"
+        _("the test's puzzle has K=%(k)d and %(infos)d infos")
+        % {"k": s.original_k, "infos": s.original_infos}
         if s.original_k != s.puzzle.k or s.original_infos != s.infos
-        else "the test's puzzle could not be made smaller"
+        else _("the test's puzzle could not be made smaller")
     )
-    return f"K={s.puzzle.k} with {s.infos} info(s) ({origin})"
+    return _("K=%(k)d with %(infos)d info(s) (%(origin)s)") % {
+        "k": s.puzzle.k, "infos": s.infos, "origin": origin}  # fmt: skip
 
 
 def _shrunk_extras(s: Shrunk) -> list[str]:
     out = []
     if s.duplicates:
-        out.append(f"Your solver gave {s.duplicates} solution(s) more than once.")
+        out.append(_("Your solver gave %(count)d solution(s) more than once.")
+                   % {"count": s.duplicates})  # fmt: skip
     if s.malformed:
-        out.append(f"Besides, it gave {s.malformed} answer(s) that are no solution at all "
-                   "(malformed, or with unbound variables).")  # fmt: skip
+        besides = _("Besides, it gave %(count)d answer(s) that are no solution at all "
+                    "(malformed, or with unbound variables).")  # fmt: skip
+        out.append(besides % {"count": s.malformed})
     if s.stopped:
-        out.append(f"(The search for a smaller puzzle {s.stopped}; a smaller one may exist.)")
+        out.append(_("(The search for a smaller puzzle %(stopped)s; a smaller one may exist.)")
+                   % {"stopped": said(s.stopped)})  # fmt: skip
     return out
 
 
@@ -107,9 +144,9 @@ def _shrunk_extras(s: Shrunk) -> list[str]:
 def _md_board(e: GridEvidence) -> list[str]:
     out = ["```", *e.board.splitlines(), "```"]
     if e.violations:
-        out += ["", "It breaks these rules:", *(f"- {v}" for v in e.violations[:6])]
+        out += ["", _breaks(), *(f"- {said(v)}" for v in e.violations[:6])]
         if len(e.violations) > 6:
-            out.append(f"- ... and {len(e.violations) - 6} more")
+            out.append(f"- {_and_more(len(e.violations) - 6)}")
     return [*out, ""]
 
 
@@ -130,24 +167,27 @@ def _solutions_hint(s: Shrunk, test: str, rules: str) -> tuple[str, str]:
     listed: the words, and the command."""
     puzzle, solutions = small_names(test)
     return (
-        f"Its {len(s.ours)} solutions are too many to list here; this writes them as {solutions}:",
+        _("Its %(count)d solutions are too many to list here; this writes them as %(file)s:")
+        % {"count": len(s.ours), "file": solutions},
         f"plpuzzle sudoku solve {puzzle} --engine python --rules {rules} --format expected "
         f"-o {solutions}",
     )
 
 
 def _md_shrunk(s: Shrunk, test: str, rules: str) -> list[str]:
-    puzzle, _ = small_names(test)
+    puzzle = small_names(test)[0]
     out = [
-        f"#### A smaller puzzle your solver gets wrong: {_shrunk_summary(s)}",
+        "#### "
+        + _("A smaller puzzle your solver gets wrong: %(summary)s")
+        % {"summary": _shrunk_summary(s)},
         "",
-        f"Save it as a puzzle file of your own tests (`{puzzle}`):",
+        _("Save it as a puzzle file of your own tests (%(file)s):") % {"file": f"`{puzzle}`"},
         "",
         "```",
         *s.text.splitlines(),
         "```",
         "",
-        f"or run it directly: `{_goal(s.puzzle)}`",
+        _("or run it directly: %(goal)s") % {"goal": f"`{_goal(s.puzzle)}`"},
         "",
         _counts(s),
         "",
@@ -155,10 +195,11 @@ def _md_shrunk(s: Shrunk, test: str, rules: str) -> list[str]:
     if s.extra:
         out += [_extra_caption(s.extra, ours=True), "", *_md_board(s.extra)]
     if s.missing:
-        out += [MISSING_CAPTION, "", *_md_board(s.missing)]
+        out += [_missing_caption(), "", *_md_board(s.missing)]
     if len(s.ours) <= SOLUTIONS_WRITTEN:
         out += [
-            f"Its solutions, as an expected-solution file (`{small_names(test)[1]}`):",
+            _("Its solutions, as an expected-solution file (%(file)s):")
+            % {"file": f"`{small_names(test)[1]}`"},
             "",
             "```",
             solutions_to_text(s.ours).rstrip("\n"),
@@ -180,59 +221,77 @@ def _md_cell(text: str) -> str:
     return md_code(text).replace("|", "\\|")
 
 
-#: What the requirements section is, for the student.
-REQUIREMENTS_INTRO = (
-    "What the assignment asks beyond correct answers, as read from your files "
-    "(nothing was run to find it):"
-)
+def _requirements_intro() -> str:
+    """What the requirements section is, for the student."""
+    return _(
+        "What the assignment asks beyond correct answers, as read from your files "
+        "(nothing was run to find it):"
+    )
+
+
+def _requirements(f: StudentFeedback) -> list[tuple[str, str]]:
+    """The course requirements in words, in the language in force."""
+    return requirement_lines(f.requirements) if f.requirements else []
+
+
+def _no_smaller(note: str) -> str:
+    return _("No smaller puzzle: %(why)s.") % {"why": said(note)}
 
 
 def to_markdown(f: StudentFeedback) -> str:
     """The feedback as Markdown (what a teacher pastes into a mail)."""
-    counts = ", ".join(f"{g} {n}" for g, n in f.counts.items())
     out = [
-        "# Sudoku assignment: feedback",
+        "# " + _("Sudoku assignment: feedback"),
         "",
-        f"Student: {md_code(f.student)}",
+        _("Student: %(student)s") % {"student": md_code(f.student)},
         "",
-        f"Score: **{f.score} / {f.max_score}** ({counts}).",
+        _("Score: %(score)s (%(counts)s).")
+        % {"score": f"**{f.score} / {f.max_score}**", "counts": _counts_line(f)},
         "",
-        f"Rules: {f.rules} ({RULE_WORDS.get(f.rules, f.rules)}).",
+        _("Rules: %(rules)s (%(words)s).") % {"rules": f.rules, "words": _rule_words(f.rules)},
         "",
     ]
     if f.identical_to:
-        out += [f"Identical to: {', '.join(md_code(o) for o in f.identical_to)}", ""]
+        out += [_("Identical to: %(others)s")
+                % {"others": ", ".join(md_code(o) for o in f.identical_to)}, ""]  # fmt: skip
     if f.notes:
-        out += ["## Notes", "", *_md_text("\n".join(f"- {n}" for n in f.notes))]
-    if f.requirements:
-        out += ["## Course requirements", "", REQUIREMENTS_INTRO, ""]
-        out += _md_text("\n".join(f"- {name}: {found}" for name, found in f.requirements))
-    out += ["## Tests", "", "| test | verdict | points |", "|---|---|---|"]
+        out += ["## " + _("Notes"), "", *_md_text("\n".join(f"- {said(n)}" for n in f.notes))]
+    if requirements := _requirements(f):
+        out += ["## " + _("Course requirements"), "", _requirements_intro(), ""]
+        out += _md_text("\n".join(f"- {name}: {found}" for name, found in requirements))
+    head = (_("test"), _("verdict"), _("points"))
+    out += [
+        "## " + _("Tests"),
+        "",
+        "| {} | {} | {} |".format(*map(_md_cell, head)),
+        "|---|---|---|",
+    ]
     for t in f.tests:
         out.append(f"| {_md_cell(t.test)} | {_md_cell(_verdict(t))} | {t.earned}/{t.points} |")
     out.append("")
     if f.errors:
-        out += ["## Errors", ""]
+        out += ["## " + _("Errors"), ""]
         for e in f.errors:
-            out += [f"### {e.grade}", "", f"Tests: {_md_cell(', '.join(e.tests))}", ""]
-            out += _md_text(e.message)
+            tests = _("Tests: %(tests)s") % {"tests": _md_cell(", ".join(e.tests))}
+            out += [f"### {verdict_name(e.grade)}", "", tests, ""]
+            out += _md_text(said(e.message))
             if e.evidence:
                 out += _md_text("\n".join(_evidence_text(e)))
     wrong = [t for t in f.tests if t.grade == "wrong"]
     if wrong:
-        out += ["## Wrong answers", ""]
+        out += ["## " + _("Wrong answers"), ""]
     for t in wrong:
-        out += [f"### {_md_cell(t.test)}: {_md_cell(t.detail)}", ""]
+        out += [f"### {_md_cell(t.test)}: {_md_cell(said(t.detail))}", ""]
         if t.extra:
             out += [_extra_caption(t.extra), "", *_md_board(t.extra)]
         if t.missing:
-            out += [MISSING_CAPTION, "", *_md_board(t.missing)]
+            out += [_missing_caption(), "", *_md_board(t.missing)]
         if t.other:
             out += _md_text("\n".join(t.other))
         if t.shrunk:
             out += _md_shrunk(t.shrunk, t.test, f.rules)
         elif t.shrink_note:
-            out += [f"No smaller puzzle: {t.shrink_note}.", ""]
+            out += [_no_smaller(t.shrink_note), ""]
     return "\n".join(out).rstrip("\n") + "\n"
 
 
@@ -274,11 +333,16 @@ def _shrunk_page(s: Shrunk, test: str, rules: str) -> dict[str, Any]:
     }
 
 
-def to_html(f: StudentFeedback) -> str:
-    """The feedback as one HTML page, with no scripts and no outside files."""
+def to_html(f: StudentFeedback, whole: bool = True) -> str:
+    """The feedback as one HTML page, with no scripts and no outside files;
+    not `whole`: without its heading, score and course requirements (a
+    page that says them itself: the service's)."""
     page = {
-        "counts": ", ".join(f"{g} {n}" for g, n in f.counts.items()),
-        "rule_words": _words(RULE_WORDS.get(f.rules, f.rules)),
+        "whole": whole,
+        "language": current(),
+        "counts": _counts_line(f),
+        "rule_words": _words(_rule_words(f.rules)),
+        "requirements": _requirements(f),
         "tests": [
             {
                 "cls": t.grade.replace(" ", "-"),
@@ -289,27 +353,28 @@ def to_html(f: StudentFeedback) -> str:
             }
             for t in f.tests
         ],
+        "notes": [said(n) for n in f.notes],
         "errors": [
             {
-                "grade": e.grade,
-                "message": e.message,
+                "grade": verdict_name(e.grade),
+                "message": said(e.message),
                 "tests": e.tests,
                 "evidence": "\n".join(_evidence_text(e)) if e.evidence else "",
             }
             for e in f.errors
         ],
-        "missing_caption": MISSING_CAPTION,
-        "requirements_intro": REQUIREMENTS_INTRO,
+        "missing_caption": _missing_caption(),
+        "requirements_intro": _requirements_intro(),
         "wrong": [
             {
                 "test": t.test,
-                "detail": t.detail,
+                "detail": said(t.detail),
                 "extra": t.extra,
                 "extra_caption": _extra_caption(t.extra) if t.extra else "",
                 "missing": t.missing,
                 "other": t.other,
                 "shrunk": _shrunk_page(t.shrunk, t.test, f.rules) if t.shrunk else None,
-                "shrink_note": t.shrink_note,
+                "shrink_note": said(t.shrink_note),
             }
             for t in f.tests
             if t.grade == "wrong"

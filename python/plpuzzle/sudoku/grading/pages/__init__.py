@@ -14,6 +14,10 @@ page only as an escaped variable. The only text put in unescaped is our
 own (the static files) and the JSON data block, which is escaped for the
 inside of a script element by untrusted.json_for_pages (every <, > and &
 as a JSON escape); both are marked in Python, here and in report_html.
+
+Our words are gettext's (`_`, Jinja2's i18n extension): a page is drawn
+in the language in force (plpuzzle.i18n), and the grader's stored
+findings are said in it by grading.said (`said`).
 """
 
 from __future__ import annotations
@@ -26,6 +30,9 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
+
+from plpuzzle import i18n
+from plpuzzle.sudoku.grading.said import said
 
 _PACKAGE = __name__
 
@@ -57,8 +64,13 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        extensions=["jinja2.ext.i18n"],
     )
-    env.globals.update(asset=asset, script_digest=script_digest)
+    # `_` translates into the language in force as a page is drawn (i18n).
+    env.install_gettext_callables(  # type: ignore[attr-defined]
+        gettext=i18n._, ngettext=i18n.ngettext, newstyle=True
+    )
+    env.globals.update(asset=asset, script_digest=script_digest, said=said)
     return env
 
 

@@ -23,6 +23,7 @@ from plpuzzle.sudoku.grading.requirements.comments import HeadComments, head_com
 from plpuzzle.sudoku.grading.requirements.documentation import Documentation, documentation
 from plpuzzle.sudoku.grading.requirements.layout import Layout, layout
 from plpuzzle.sudoku.grading.requirements.terms import Lines, clause
+from plpuzzle.sudoku.grading.requirements.words import DEDUCTION_WHY
 from plpuzzle.sudoku.grading.similarity.compare import HANDIN_TOKENS, Similarity
 from plpuzzle.sudoku.grading.similarity.reading import (
     PROLOG,
@@ -58,11 +59,11 @@ class Requirements:
         """The points the suite takes off, each with why."""
         p, out = self.policy, []
         if p.clpfd == DEDUCT and self.clpfd is not None and self.clpfd.status == "no":
-            why = "no clpfd constraint is reached from sudoku/2"
+            why = DEDUCTION_WHY["clpfd"]
             out.append({"requirement": "clpfd", "points": p.clpfd_points, "why": why})
         doc = self.documentation
         if p.documentation == DEDUCT and doc is not None and not doc.present:
-            why = "no documentation file in the hand-in"
+            why = DEDUCTION_WHY["documentation"]
             out.append(
                 {"requirement": "documentation", "points": p.documentation_points, "why": why}
             )

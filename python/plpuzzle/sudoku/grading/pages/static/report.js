@@ -39,7 +39,7 @@
     var s = student(i), x = s.x[t] || [t, -1, -1];
     var grade = D().grades[parseInt(s.g.charAt(t), 36)];
     return {
-      test: D().tests[t], grade: grade,
+      test: D().tests[t], grade: grade, name: D().words.names[grade] || grade,
       points: D().points[t], earned: grade === "correct" ? D().points[t] : 0,
       cpu: secs(s.c[t]), wall: secs(s.w[t]), place: D().places[s.p[t]] || "",
       detail: x[1] < 0 ? "" : D().strings[x[1]],
@@ -48,8 +48,8 @@
   }
   function describe(i, t) {
     var r = result(i, t);
-    return student(i).id + " \u00b7 " + r.test + ": " + r.grade + ", " + r.cpu +
-      " s CPU" + (r.detail ? " \u2014 " + r.detail : "");
+    return student(i).id + " \u00b7 " + r.test + ": " + r.name + ", " + r.cpu +
+      " " + D().words.cpu + (r.detail ? " \u2014 " + r.detail : "");
   }
   function sortable(table) {
     var heads = all("thead th", table), body = table.tBodies[0];
@@ -97,7 +97,9 @@
       groups.forEach(function (sel) {
         all(sel).forEach(function (e) { e.hidden = !keep[+e.dataset.i]; });
       });
-      count.textContent = q ? shown + " of " + names.length + " shown" : "";
+      // The words come in the page's language (report_html's data block).
+      count.textContent = q ? D().words.shown.replace("%(shown)s", shown)
+        .replace("%(all)s", names.length) : "";
     });
   }
   function render(d) {
@@ -105,15 +107,14 @@
     if (d.dataset.done) return;
     d.dataset.done = "1";
     var table = el("table"), head = el("tr"), body = el("tbody");
-    [["Test", ""], ["Grade", ""], ["Points", "num"], ["CPU s", "num"], ["wall s", "num"],
-      ["Ran on", ""], ["Detail and evidence", ""]].forEach(function (h) {
-      head.appendChild(el("th", h[0], h[1]));
+    ["", "", "num", "num", "num", "", ""].forEach(function (cls, n) {
+      head.appendChild(el("th", D().words.heads[n], cls));
     });
     table.appendChild(el("thead")).appendChild(head);
     D().tests.forEach(function (_, t) {
       var r = result(i, t), tr = el("tr"), detail = el("td", r.detail, "detail");
       tr.appendChild(el("td", r.test, "test"));
-      tr.appendChild(el("td")).appendChild(el("span", r.grade,
+      tr.appendChild(el("td")).appendChild(el("span", r.name,
         "badge g-" + r.grade.toLowerCase().replace(/[^a-z0-9]+/g, "-")));
       tr.appendChild(el("td", r.earned + " / " + r.points, "num"));
       tr.appendChild(el("td", r.cpu, "num"));
