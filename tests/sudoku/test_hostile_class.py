@@ -203,6 +203,7 @@ KINDS = {k.name: k for k in hostile.KINDS}
 # -- the whole round at once, locally ------------------------------------------------------
 
 
+@pytest.mark.slow  # a whole class graded; the colluders alone stay in the default run
 def test_the_whole_third_round_as_one_class(tmp_path: Path) -> None:
     """Every hostile kind in one class beside alice, with similarity and
     feedback, graded once: it is graded (exit 0), alice is whole, every

@@ -303,6 +303,7 @@ def test_the_service_runs_on_postgresql(tmp_path: Path, postgres: str) -> None:
     assert not (tmp_path / "data" / "service.sqlite").exists()
 
 
+@pytest.mark.slow  # two services graded side by side; one on PostgreSQL stays in the default run
 def test_two_services_on_one_postgresql_grade_nothing_twice(tmp_path: Path, postgres: str) -> None:
     url = fresh_database(postgres, "two")
     course = make_course(tmp_path / "course", course_toml())

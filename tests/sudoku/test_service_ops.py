@@ -216,7 +216,8 @@ def tokens_on(course: Path, data: Path, url: str | None, logins: list[str]) -> d
         service.close()
 
 
-@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
+# The PostgreSQL twin (slow: a second cluster of services) runs in CI.
+@pytest.mark.parametrize("database", ["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
 def test_a_backup_taken_while_uploads_arrive_restores_a_service(
     tmp_path: Path, database: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

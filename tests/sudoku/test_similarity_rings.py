@@ -140,6 +140,7 @@ def _accounts(course: Path, data: Path, students: list[str]) -> tuple[dict[str, 
     return tokens, f"/welcome/{tina.token}"
 
 
+@pytest.mark.slow  # a class graded in the service; grade names the ring in the default run
 @pytest.mark.sandbox
 def test_the_service_reports_the_ring_with_every_member(tmp_path: Path) -> None:
     """A real `serve`: the class uploaded through the API, the teacher's
