@@ -337,22 +337,28 @@ lookahead(Vars, Units, Strength, Memory) :-
 %   The trials set Strength, the propagators' switch, to `trial`.
 %   step/4 tries every either-or; step/5 the preselected ones.
 step(Vars, Units, Open, Strength) :-
-    new_node(Vars, Open, Strength, Node, Best),
+    new_node(Vars, Open, Strength, implied, Node, Best),
     forall_two(Open, Node, Best),
     forall_units(Units, Node, Best),
     branch(Best, Vars, Open).
 
 step(Vars, Units, Open, Strength, Memory) :-
-    new_node(Vars, Open, Strength, Node, Best),
+    new_node(Vars, Open, Strength, none, Node, Best),
     preselected(Vars, Units, Open, Memory, Chosen),
     forall_chosen(Chosen, Node, Best, Memory),
     branch(Best, Vars, Open).
 
-new_node(Vars, Open, Strength, Node, Best) :-
+%   node(Vars, Left, Tried, Strength, Open, Implied, Epoch): Tried
+%   holds, per field, the reach of each value tried at the node (see
+%   reach/3); Implied, per field, the values that a live trial decided,
+%   as W-Reach-Epoch, Epoch counting the exclusions made at the node
+%   before that trial (see either_or/4).
+new_node(Vars, Open, Strength, Skip, Node, Best) :-
     length(Open, Left),
     functor(Vars, _, N),
     functor(Tried, t, N),
-    Node = node(Vars, Left, Tried, Strength),
+    (   Skip == implied -> functor(Implied, i, N) ; Implied = none ),
+    Node = node(Vars, Left, Tried, Strength, Open, Implied, 0),
     Best = best(none, 0, unchanged).
 
 branch(Best, Vars, Open) :-
@@ -537,7 +543,8 @@ forall_chosen([_-(A-B)|Cs], Node, Best, Memory) :-
     forall_chosen(Cs, Node, Best, Memory).
 
 %   Keep the score of a side tried at this node, if it lived.
-remember(I-V, node(_, _, Tried, _), memory(Last, Stride)) :-
+remember(I-V, Node, memory(Last, Stride)) :-
+    arg(3, Node, Tried),
     arg(I, Tried, Known),
     (   nonvar(Known),
         memberchk(V-Reach, Known),
@@ -549,62 +556,144 @@ remember(I-V, node(_, _, Tried, _), memory(Last, Stride)) :-
 
 %   Try both sides (unless one is gone already); a failing side is
 %   excluded at once, so later trials see the narrower node.
+%
+%   A side that a live trial of this node decided, with no exclusion
+%   since, is implied: its propagation reaches at most what that
+%   trial's did, so it lives, and decides at most that trial's reach
+%   (its bound).  Its trial is skipped when even the bound cannot make
+%   the either-or the best one so far: it would neither exclude nor
+%   choose, so the node ends as if it had been tried.  (Its last
+%   score in the memory stays as it was: a bound is not a score.)
 either_or(A, B, Node, Best) :-
     arg(1, Node, Vars),
     (   still_open(Vars, A),
         still_open(Vars, B)
-    ->  reach(A, Node, RA),
-        (   RA < 0
-        ->  exclude_side(A, Vars, Best)
-        ;   reach(B, Node, RB),
-            (   RB < 0
-            ->  exclude_side(B, Vars, Best)
-            ;   Score is (RA + 1) * (RB + 1),
-                arg(2, Best, Score0),
-                (   Score > Score0
-                ->  nb_setarg(1, Best, A ; B),
-                    nb_setarg(2, Best, Score)
-                ;   true
-                )
-            )
+    ->  bound(A, Node, BA),
+        bound(B, Node, BB),
+        arg(2, Best, Score0),
+        (   BA \== none, BB \== none,
+            (BA + 1) * (BB + 1) =< Score0
+        ->  true
+        ;   BA \== none
+        ->  implied_side(B, A, BA, Node, Best, Score0)
+        ;   implied_side(A, B, BB, Node, Best, Score0)
         )
     ;   true
     ).
 
-exclude_side(I-V, Vars, Best) :-
+%   implied_side(+A, +B, +BB, +Node, +Best, +Score0): try A, then B
+%   unless B is implied (bound BB) and cannot win with A's reach.
+implied_side(A, B, BB, Node, Best, Score0) :-
+    reach(A, Node, RA),
+    (   RA < 0
+    ->  exclude_side(A, Node, Best)
+    ;   BB \== none,
+        (RA + 1) * (BB + 1) =< Score0
+    ->  true
+    ;   reach(B, Node, RB),
+        (   RB < 0
+        ->  exclude_side(B, Node, Best)
+        ;   Score is (RA + 1) * (RB + 1),
+            (   Score > Score0
+            ->  nb_setarg(1, Best, A ; B),
+                nb_setarg(2, Best, Score)
+            ;   true
+            )
+        )
+    ).
+
+%   bound(+I-V, +Node, -Bound): the least reach of the live trials of
+%   this node, since its last exclusion, that decided I = V, if I = V
+%   was not tried itself; else `none`.
+bound(I-V, Node, Bound) :-
+    arg(3, Node, Tried),
+    arg(I, Tried, Known),
+    (   nonvar(Known), memberchk(V-_, Known)
+    ->  Bound = none
+    ;   arg(6, Node, Implied),
+        Implied == none
+    ->  Bound = none
+    ;   arg(6, Node, Implied),
+        arg(I, Implied, Ws),
+        arg(7, Node, Epoch),
+        least_reach(Ws, V, Epoch, none, Bound)
+    ).
+
+least_reach(Ws, _, _, B, B) :- var(Ws), !.
+least_reach([], _, _, B, B).
+least_reach([W-R-E|Ws], V, Epoch, B0, B) :-
+    (   W =:= V, E =:= Epoch, ( B0 == none ; R < B0 )
+    ->  least_reach(Ws, V, Epoch, R, B)
+    ;   least_reach(Ws, V, Epoch, B0, B)
+    ).
+
+exclude_side(I-V, Node, Best) :-
+    arg(1, Node, Vars),
     arg(I, Vars, X),
     (   X #\= V
     ->  true
     ;   search_event(failure),
         fail
     ),
+    arg(7, Node, Epoch),
+    Epoch1 is Epoch + 1,
+    setarg(7, Node, Epoch1),
     nb_setarg(3, Best, changed).
 
 %   reach(+I-V, +Node, -Reach): how many variables of the node are
 %   decided when field I takes V, with propagation at trial strength; -1
 %   if that fails.  Each side is tried once per node.  (Counting the
 %   values removed instead chose about as well and cost twice as much.)
-reach(I-V, node(Vars, Left0, Tried, Strength), Reach) :-
+reach(I-V, Node, Reach) :-
+    Node = node(Vars, Left0, Tried, Strength, Open, Implied, Epoch),
     arg(I, Tried, Known),
     (   var(Known) -> Done = [] ; Done = Known ),
     (   memberchk(V-Reach, Done)
     ->  true
     ;   arg(I, Vars, X),
         search_event(trial),
-        (   findall(Left, trial(X, V, Vars, Strength, Left), [Left])
-        ->  Reach is Left0 - Left
+        (   findall(Left-Decided,
+                    trial(Implied, X, V, Vars, Open, Strength, Left,
+                          Decided),
+                    [Left-Decided])
+        ->  Reach is Left0 - Left,
+            imply(Decided, Implied, Reach, Epoch)
         ;   search_event(trial_failure),
             Reach = -1
         ),
         setarg(I, Tried, [V-Reach|Done])
     ).
 
-trial(X, V, Vars, Strength, Left) :-
+%   Left of the node's open fields are open after X = V, Decided the
+%   others, as I-W (only where the node keeps what its trials imply).
+trial(Implied, X, V, Vars, Open, Strength, Left, Decided) :-
     set_strength(Strength, trial),
     X = V,
     set_strength(Strength, full),
-    term_variables(Vars, Vs),
-    length(Vs, Left).
+    (   Implied == none
+    ->  term_variables(Vars, Vs),
+        length(Vs, Left),
+        Decided = []
+    ;   decided(Open, Vars, 0, Left, Decided)
+    ).
+
+decided([], _, L, L, []).
+decided([I|Is], Vars, L0, L, D) :-
+    arg(I, Vars, Y),
+    (   var(Y)
+    ->  L1 is L0 + 1,
+        decided(Is, Vars, L1, L, D)
+    ;   D = [I-Y|D1],
+        decided(Is, Vars, L0, L, D1)
+    ).
+
+imply(_, none, _, _) :- !.
+imply([], _, _, _).
+imply([I-W|Ds], Implied, Reach, Epoch) :-
+    arg(I, Implied, Ws),
+    (   var(Ws) -> Ws1 = [W-Reach-Epoch] ; Ws1 = [W-Reach-Epoch|Ws] ),
+    setarg(I, Implied, Ws1),
+    imply(Ds, Implied, Reach, Epoch).
 
 		 /*******************************
 		 *           COUNTING           *

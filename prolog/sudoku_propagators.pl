@@ -162,7 +162,7 @@ clpfd:run_propagator(box_lines(Strength, Chunked), State) :-
     (   arg(1, Strength, trial)
     ->  true
     ;   queue_off,
-        box_lines_fix(Chunked),
+        box_lines_pass(Chunked),
         queue_on
     ),
     clear_current_propagator.
@@ -581,8 +581,11 @@ odd_bits(0xAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA).
 %   union of the domains where row i crosses box j.  A field where row i
 %   crosses box j may take only values that, for every other box j' of
 %   the band, box j' can take outside row i, and that, for every other
-%   row i', row i' can take outside box j.  Repeat to the fixpoint.
-box_lines_fix(Chunked) :-
+%   row i', row i' can take outside box j.  One pass, not to the
+%   fixpoint: what a pass leaves is mostly taken by the units, whose
+%   propagators its prunings wake, and they wake this one again when
+%   they prune (on official test233, 113 M inferences to 102 M).
+box_lines_pass(Chunked) :-
     maplist(maplist(entries_mask), Chunked, M),
     maplist(others_or, M, RowOut),        % RowOut[i][j]: row i outside box j
     transpose(M, MT),
@@ -592,8 +595,7 @@ box_lines_fix(Chunked) :-
     transpose(RowOut, RowOutT),
     maplist(others_and, RowOutT, ByRowsT), % over the rows i' /= i
     transpose(ByRowsT, ByRows),
-    restrict_rows(Chunked, M, ByBoxes, ByRows, false, Changed),
-    (   Changed == true -> box_lines_fix(Chunked) ; true ).
+    restrict_rows(Chunked, M, ByBoxes, ByRows, false, _).
 
 entries_mask(Entries, M) :-
     foldl(or_mask, Entries, 0, M).
