@@ -522,7 +522,10 @@ def test_the_csv_has_a_row_per_suite_test_and_engine(slice_run: tuple[Path, str]
         assert r["solutions"] == r["expected_solutions"]
         assert float(r["cpu_seconds"]) >= 0
         assert float(r["wall_seconds"]) > 0
-        assert float(r["peak_rss_mb"]) > 5  # a Python process at least
+        # Ours and CP-SAT run in a Python process; Gecode's fzn-gecode is a
+        # small native one (4.9 MB seen), so a peer's peak is only positive.
+        least = 5 if r["engine"] in (*bench_model.OURS, bench_model.PEER) else 0
+        assert float(r["peak_rss_mb"]) > least, r
         assert 0 <= float(r["given_percent"]) <= 100
 
 
