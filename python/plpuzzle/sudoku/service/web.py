@@ -181,6 +181,8 @@ class BodyLimit:
 
         length = dict(scope["headers"]).get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > limit):
+            if length.isdigit():
+                await _drain(receive, int(length))
             await too_large(scope, _no_body, send)
             return
         seen, refused = 0, False
@@ -196,6 +198,8 @@ class BodyLimit:
             seen += len(message.get("body", b""))
             if seen > limit:
                 refused = True
+                if message.get("more_body"):
+                    await _drain(receive, DRAIN_BYTES)
                 await too_large(scope, _no_body, send)
                 return {"type": "http.disconnect"}
             return message
@@ -205,6 +209,26 @@ class BodyLimit:
                 await send(message)
 
         await self.app(scope, counted, unless_refused)
+
+
+#: How much of a refused body is read and dropped before the answer, and
+#: for how long: a proxy still sending it when the connection closes with
+#: data unread gets a reset, and answers 502 instead of the refusal.
+DRAIN_BYTES, DRAIN_SECONDS = 8 * 1024 * 1024, 3.0
+
+
+async def _drain(receive: Receive, declared: int) -> None:
+    """Read and drop a refused body, if it is no larger than DRAIN_BYTES
+    and arrives within DRAIN_SECONDS; a larger or slower one is left."""
+    if declared > DRAIN_BYTES:
+        return
+    got = 0
+    with anyio.move_on_after(DRAIN_SECONDS):
+        while got <= DRAIN_BYTES:
+            message = await receive()
+            got += len(message.get("body", b""))
+            if message["type"] != "http.request" or not message.get("more_body"):
+                return
 
 
 async def _no_body() -> Message:
