@@ -277,8 +277,18 @@ class _ClusterGrading:
             self.resubmit(pair, future)
             return
         sub, case = pair
+        error: BaseException | None = None
         if future.status == "error":
             error = future.exception()
+        else:
+            try:
+                result: RemoteRun = future.result()
+            except CancelledError:  # its result died with a worker before it came
+                self.resubmit(pair, future)
+                return
+            except Exception as e:  # seen done, but its worker died before its result
+                error = e  # came, and the run again killed another (KilledWorker)
+        if error is not None:
             if self.blameless(pair, error):
                 future.release()
                 self.suspects.append(pair)
@@ -286,11 +296,6 @@ class _ClusterGrading:
                 return
             grade = self.lost(sub, case, error)
         else:
-            try:
-                result: RemoteRun = future.result()
-            except CancelledError:  # its result died with a worker before it came
-                self.resubmit(pair, future)
-                return
             grade = self.judge(sub, case, result)
         future.release()
         self.record(sub, case, grade)
