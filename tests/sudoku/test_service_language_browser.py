@@ -14,12 +14,13 @@ Waits are generous (minutes) and nothing depends on how long anything took.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
+from language_kit import GRADING, HUNGARIAN_COURSE, PAGE, body, clicked, english_left, until
 from service_kit import CLASS, PASSWORD, Server, accounts, make_course, wait_for
 
 if TYPE_CHECKING:
@@ -27,22 +28,7 @@ if TYPE_CHECKING:
 
 pytestmark = [pytest.mark.browser, pytest.mark.sandbox]
 
-#: Seconds to wait for a grading, a comparison, a page.
-GRADING = 300
-PAGE = 120
-
 ALICE = (CLASS / "alice.pl").read_bytes()
-
-COURSE = """\
-time_limit = 10
-
-[course]
-name = "Deklaratív programozás 2026"
-public = ["test001", "test002"]
-deadline = 2999-12-12T23:59:00+01:00
-language = "hu"
-shrink_seconds = 0
-"""
 
 #: English words none of the teacher's pages may show in Hungarian: their
 #: headings, buttons, states and the small words of their sentences.
@@ -56,17 +42,11 @@ ENGLISH = (
 )  # fmt: skip
 
 
-def english_left(driver: WebDriver) -> list[str]:
-    """The words of ENGLISH on the page as it is shown (its text and title)."""
-    shown = str(driver.execute_script("return document.title + '\\n' + document.body.innerText"))
-    return sorted({w for w in ENGLISH if re.search(rf"(?<![\w./-]){w}(?![\w./-])", shown)})
-
-
 @pytest.fixture
 def site(tmp_path: Path) -> Iterator[tuple[Server, dict[str, str]]]:
     """A Hungarian course with two students who handed in the same file
     (graded, and a pair for the similarity page) and a teacher."""
-    course, data = make_course(tmp_path / "course", COURSE), tmp_path / "data"
+    course, data = make_course(tmp_path / "course", HUNGARIAN_COURSE), tmp_path / "data"
     roster = tmp_path / "roster.txt"
     roster.write_text("alice\nbob\n")
     links = accounts(course, data, "--roster", str(roster), "--teacher", "tanar")
@@ -94,30 +74,12 @@ def hand_in(server: Server, link: str) -> None:
                  lambda: student.get(status).json()["state"] == "done", 0.5)  # fmt: skip
 
 
-def until(driver: WebDriver, what: Callable[[WebDriver], Any], why: str) -> Any:
-    from selenium.common.exceptions import StaleElementReferenceException
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    waiting = WebDriverWait(driver, PAGE, poll_frequency=0.5,
-                            ignored_exceptions=(StaleElementReferenceException,))  # fmt: skip
-    return waiting.until(what, message=why)
-
-
 def click(driver: WebDriver, label: str) -> None:
     """Click the button or link of the page named `label`, and wait for the
     page it leads to."""
     from selenium.webdriver.common.by import By
 
-    driver.execute_script("window.__before = 'yes'")
-    driver.find_element(By.XPATH, f"//*[self::button or self::a][normalize-space()='{label}']"
-                        ).click()  # fmt: skip
-    until(driver, lambda d: d.execute_script("return window.__before !== 'yes' && "
-                                             "document.readyState === 'complete'"),
-          f"the page after {label!r}")  # fmt: skip
-
-
-def body(driver: WebDriver) -> str:
-    return str(driver.execute_script("return document.body.innerText"))
+    clicked(driver, By.XPATH, f"//*[self::button or self::a][normalize-space()='{label}']")
 
 
 def test_the_teachers_loop_in_hungarian_leaves_no_english(site, browser: WebDriver) -> None:
@@ -137,7 +99,7 @@ def test_the_teachers_loop_in_hungarian_leaves_no_english(site, browser: WebDriv
     walked: dict[str, list[str]] = {}
 
     def look(name: str) -> str:
-        walked[name] = english_left(driver)
+        walked[name] = english_left(driver, ENGLISH)
         return body(driver)
 
     driver.get(server.url + "/class")

@@ -16,11 +16,12 @@ Waits are generous (minutes) and nothing depends on how long anything took.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
+from language_kit import GRADING, HUNGARIAN_COURSE, PAGE, body, clicked, english_left, until
 from service_kit import CLASS, PASSWORD, Server, accounts, make_course
 
 if TYPE_CHECKING:
@@ -28,23 +29,8 @@ if TYPE_CHECKING:
 
 pytestmark = [pytest.mark.browser, pytest.mark.sandbox]
 
-#: Seconds to wait for a grading, a page.
-GRADING = 300
-PAGE = 120
-
 ALICE = (CLASS / "alice.pl").read_text(encoding="latin-1")
 BROKEN = ALICE.replace("labeling([ff], Vars)", "labeling([ff] Vars)", 1)
-
-COURSE = """\
-time_limit = 10
-
-[course]
-name = "Deklaratív programozás 2026"
-public = ["test001", "test002"]
-deadline = 2999-12-12T23:59:00+01:00
-language = "hu"
-shrink_seconds = 0
-"""
 
 #: English words none of the student's pages may show in Hungarian: their
 #: headings, buttons, states and the small words of their sentences ("is"
@@ -59,24 +45,11 @@ ENGLISH = (
 )  # fmt: skip
 
 
-def english_left(driver: WebDriver) -> list[str]:
-    """The words of ENGLISH on the page as it is shown (its title and
-    text), leaving out code: what the page shows in <pre> and <code>
-    (the file, what Prolog said, the harness's printout)."""
-    shown = str(driver.execute_script(
-        "const code = [...document.querySelectorAll('pre, code')];"
-        "code.forEach(e => { e.dataset.was = e.style.display; e.style.display = 'none'; });"
-        "const text = document.title + '\\n' + document.body.innerText;"
-        "code.forEach(e => { e.style.display = e.dataset.was; });"
-        "return text;"))  # fmt: skip
-    return sorted({w for w in ENGLISH if re.search(rf"(?<![\w./-]){w}(?![\w./-])", shown)})
-
-
 @pytest.fixture
 def site(tmp_path: Path) -> Iterator[tuple[Server, str, Path]]:
     """The Hungarian course, one student's sign-in link, and the student's
     disk (the file that does not load and the one that does)."""
-    course, data = make_course(tmp_path / "course", COURSE), tmp_path / "data"
+    course, data = make_course(tmp_path / "course", HUNGARIAN_COURSE), tmp_path / "data"
     roster = tmp_path / "roster.txt"
     roster.write_text("diana\n")
     link = accounts(course, data, "--roster", str(roster))["diana"]
@@ -91,30 +64,12 @@ def site(tmp_path: Path) -> Iterator[tuple[Server, str, Path]]:
         server.stop()
 
 
-def until(driver: WebDriver, what: Callable[[WebDriver], Any], why: str,
-          seconds: float = PAGE) -> Any:  # fmt: skip
-    from selenium.common.exceptions import StaleElementReferenceException
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    waiting = WebDriverWait(driver, seconds, poll_frequency=0.5,
-                            ignored_exceptions=(StaleElementReferenceException,))  # fmt: skip
-    return waiting.until(what, message=why)
-
-
 def press(driver: WebDriver, css: str) -> None:
     """Click the element `css` (a form's button) and wait for the page it
     leads to."""
     from selenium.webdriver.common.by import By
 
-    driver.execute_script("window.__before = 'yes'")
-    driver.find_element(By.CSS_SELECTOR, css).click()
-    until(driver, lambda d: d.execute_script("return window.__before !== 'yes' && "
-                                             "document.readyState === 'complete'"),
-          f"the page after {css!r}")  # fmt: skip
-
-
-def body(driver: WebDriver) -> str:
-    return str(driver.execute_script("return document.body.innerText"))
+    clicked(driver, By.CSS_SELECTOR, css)
 
 
 def asking(driver: WebDriver, languages: str) -> None:
@@ -147,7 +102,7 @@ def test_the_students_loop_in_hungarian_leaves_no_english(site, browser: WebDriv
     walked: dict[str, list[str]] = {}
 
     def look(name: str) -> str:
-        walked[name] = english_left(driver)
+        walked[name] = english_left(driver, ENGLISH, code=False)
         return body(driver)
 
     driver.get(server.url + link)
