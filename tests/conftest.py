@@ -43,6 +43,11 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
     filter(None, [str(TEST_MODULES), os.environ.get("PYTHONPATH")])
 )
 os.environ["PLPUZZLE_WORKER_MODULES"] = "worker_hooks"
+#: Passwords hashed at argon2-cffi's cost made for test suites (the
+#: service's accounts.hasher): the tests sign in hundreds of times, each a
+#: fifth of a second of one core at the standard cost. Inherited by every
+#: `serve` a test starts; the tests about the cost itself set `standard`.
+os.environ["PLPUZZLE_PASSWORD_COST"] = "cheapest"
 BUNDLED = REPO_ROOT / "puzzles" / "sudoku" / "consecutive"
 
 #: The hand-made part of the bundled consecutive suite; the generated part

@@ -155,3 +155,27 @@ def test_check_names_a_bad_course_setting(tmp_path: Path) -> None:
     course = make_course(tmp_path / "course", "[course]\nlate = 'sometimes'\n")
     run = plpuzzle("sudoku", "serve", course, "--check", cwd=tmp_path)
     assert run.returncode == 2 and "suite.toml:2" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_passwords_cost_the_standard_unless_the_test_suites_cost_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """These tests hash at argon2-cffi's cheapest profile (conftest); a
+    course, with PLPUZZLE_PASSWORD_COST unset, at the standard one, and a
+    cost nobody defined stops `serve` with a clear error."""
+    from plpuzzle.sudoku.service.accounts import AccountError, hasher
+
+    monkeypatch.delenv("PLPUZZLE_PASSWORD_COST")
+    assert "$m=65536,t=3,p=1$" in hasher().hash("a-long-password")
+    monkeypatch.setenv("PLPUZZLE_PASSWORD_COST", "cheapest")
+    assert "$m=8,t=1,p=1$" in hasher().hash("a-long-password")
+    monkeypatch.setenv("PLPUZZLE_PASSWORD_COST", "low")
+    with pytest.raises(AccountError, match="standard, cheapest"):
+        hasher()
+    course = make_course(tmp_path / "course", COURSE_TOML)
+    run = plpuzzle("sudoku", "serve", course, "--check", cwd=tmp_path)
+    assert run.returncode == 2 and "PLPUZZLE_PASSWORD_COST='low'" in run.stderr
+    assert "Traceback" not in run.stderr
+    monkeypatch.setenv("PLPUZZLE_PASSWORD_COST", "cheapest")
+    run = plpuzzle("sudoku", "serve", course, "--check", cwd=tmp_path)
+    assert run.returncode == 0 and "unset it for a course" in run.stderr

@@ -9,14 +9,16 @@ database is asked.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
+import os
 import secrets
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from argon2 import PasswordHasher
+from argon2 import PasswordHasher, profiles
 from argon2.exceptions import InvalidHashError, VerificationError
 from itsdangerous import BadSignature, TimestampSigner
 from sqlalchemy import delete, select
@@ -32,17 +34,47 @@ WELCOME_DAYS = 14
 #: The shortest password a user may set.
 MIN_PASSWORD = 10
 
-#: One lane: a check takes one core, never both (argon2's default of four
-#: lanes runs threads), so that the password pool of one thread (guard.py)
-#: leaves the other cores to the pages whatever the flood of tries.
-_hasher = PasswordHasher(parallelism=1)
-_started = time.perf_counter()
-#: Verified against when a login turns out unknown in the middle of a
-#: check (the guard answers unknown logins without a hash: see has_password).
-_DUMMY = _hasher.hash(secrets.token_urlsafe(16))
-#: What one hash takes here (what the guard's answer for an unknown login
-#: waits until real checks have been measured).
-HASH_SECONDS = time.perf_counter() - _started
+#: The environment variable that chooses the hashes' cost (see hasher).
+COST_VARIABLE = "PLPUZZLE_PASSWORD_COST"
+#: `standard`: argon2-cffi's default parameters (RFC 9106's low-memory
+#: profile, 64 MiB and 3 passes), with one lane: a check takes one core,
+#: never both (argon2's default of four lanes runs threads), so that the
+#: password pool of one thread (guard.py) leaves the other cores to the
+#: pages whatever the flood of tries. `cheapest`: the library's profile made
+#: for test suites (a hash in microseconds), which the project's tests use
+#: so that hundreds of sign-ins do not cost minutes; never for a course.
+COSTS = {
+    "standard": PasswordHasher(parallelism=1),
+    "cheapest": PasswordHasher.from_parameters(profiles.CHEAPEST),
+}
+
+
+def hasher() -> PasswordHasher:
+    """The password hasher of the cost PLPUZZLE_PASSWORD_COST names
+    (`standard` when unset); a name it does not know is an AccountError."""
+    name = os.environ.get(COST_VARIABLE, "standard")
+    if name not in COSTS:
+        raise AccountError(f"{COST_VARIABLE}={name!r}: the password cost is one of "
+                           + ", ".join(COSTS))  # fmt: skip
+    return COSTS[name]
+
+
+@functools.cache
+def _dummy(chosen: PasswordHasher) -> tuple[str, float]:
+    """A hash verified against when a login turns out unknown in the middle
+    of a check (the guard answers unknown logins without a hash: see
+    has_password), and what making it took: what one hash takes here, which
+    the guard's answer for an unknown login waits until real checks have
+    been measured. Made on first use, not when the module loads, so that a
+    command that never checks a password does not pay for one."""
+    started = time.perf_counter()
+    made = chosen.hash(secrets.token_urlsafe(16))
+    return made, time.perf_counter() - started
+
+
+def hash_seconds() -> float:
+    """What one hash of the chosen cost takes on this machine."""
+    return _dummy(hasher())[1]
 
 
 class AccountError(Exception):
@@ -133,7 +165,7 @@ class Accounts:
                 raise AccountError("no such account")
             if token is not None and user.welcome_digest != digest(token):
                 raise AccountError(_("this sign-in link has been used already"))
-            user.password_hash = _hasher.hash(password)
+            user.password_hash = hasher().hash(password)
             user.welcome_digest = None
             user.welcome_expires = None
 
@@ -149,15 +181,17 @@ class Accounts:
         parameters is made again with ours)."""
         with self.store.session() as db:
             user = db.scalar(select(User).where(User.login == login))
-            stored = user.password_hash if user is not None and user.password_hash else _DUMMY
+            chosen = hasher()
+            dummy = _dummy(chosen)[0]
+            stored = user.password_hash if user is not None and user.password_hash else dummy
             try:
-                _hasher.verify(stored, password)
+                chosen.verify(stored, password)
             except (VerificationError, InvalidHashError):
                 return None
-            if user is None or stored is _DUMMY:
+            if user is None or stored is dummy:
                 return None
-            if _hasher.check_needs_rehash(stored):
-                user.password_hash = _hasher.hash(password)
+            if chosen.check_needs_rehash(stored):
+                user.password_hash = chosen.hash(password)
             return user
 
     def open_session(self, user: User) -> tuple[str, WebSession]:

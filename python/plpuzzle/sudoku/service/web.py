@@ -34,7 +34,7 @@ from plpuzzle.sudoku.service import (
     routes_student,
     routes_teacher,
 )
-from plpuzzle.sudoku.service.accounts import HASH_SECONDS
+from plpuzzle.sudoku.service.accounts import hash_seconds
 from plpuzzle.sudoku.service.core import Service
 from plpuzzle.sudoku.service.guard import SignInGuard
 from plpuzzle.sudoku.service.intake import Intake
@@ -269,7 +269,7 @@ def create_app(service: Service, queue: GradingQueue | None = None, grade: bool 
     pages = page_environment()
     pages.globals["course_time"] = service.course.local_text  # times as the course writes them
     intake = Intake(service, queue)
-    guard = SignInGuard(service.accounts.signer.secret_keys[-1], check_seconds=HASH_SECONDS)
+    guard = SignInGuard(service.accounts.signer.secret_keys[-1], check_seconds=hash_seconds())
     app.state.deps = Deps(service, queue, pages,
                           TimestampSigner(service.accounts.signer.secret_keys[-1], salt="pre"),
                           intake, guard, outbox)  # fmt: skip

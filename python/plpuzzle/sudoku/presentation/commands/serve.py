@@ -4,6 +4,7 @@ submission service, its accounts, and handing in from a terminal."""
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import sys
 from collections.abc import Callable
@@ -122,6 +123,7 @@ def serve(course: Path, data: Path, database_url: str | None, host: str, port: i
     """
     service = _service(course, data, database_url, jobs=jobs, scheduler=scheduler,
                        secure_cookies=secure_cookies, url=url)  # fmt: skip
+    _password_cost()
     if service.course.deadline is not None and service.course.time_left(_now()) is None:
         warn(f"the deadline ({service.course.deadline_text()}) has passed: uploads now are "
              f"late ({service.course.late}); change it in {course}/suite.toml if that is not "
@@ -167,6 +169,20 @@ def serve(course: Path, data: Path, database_url: str | None, host: str, port: i
     signal.signal(signal.SIGTERM, lambda signum, frame: None)
     uvicorn.Server(config).run(sockets=[listening])
     service.close()
+
+
+def _password_cost() -> None:
+    """Refuse an unknown PLPUZZLE_PASSWORD_COST before serving, and say
+    loudly when it is the test suites' cheap one (accounts.hasher)."""
+    from plpuzzle.sudoku.service.accounts import COST_VARIABLE, AccountError, hasher
+
+    try:
+        hasher()
+    except AccountError as e:
+        raise InputError(str(e)) from None
+    if os.environ.get(COST_VARIABLE) == "cheapest":
+        warn(f"{COST_VARIABLE}=cheapest: passwords are hashed at the cost made for test "
+             "suites, which a stolen database gives up in no time; unset it for a course")
 
 
 def _listen(host: str, port: int) -> Any:
