@@ -11,8 +11,6 @@ The puzzle groups are imported only when one of them runs, so that
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-
 import click
 
 from plpuzzle.clitools import (
@@ -47,12 +45,22 @@ GROUPS: dict[str, tuple[str, str]] = {
 
 def package_version() -> str:
     """The installed distribution's version (the source tree's when not installed)."""
+    # Imported here: importlib.metadata costs every command 50 ms to load.
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version("plpuzzle")
     except PackageNotFoundError:
         from plpuzzle import __version__
 
         return __version__
+
+
+def _print_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """--version, as click's version_option says it, but looked up only when asked."""
+    if value and not ctx.resilient_parsing:
+        click.echo(f"plpuzzle, version {package_version()}")
+        ctx.exit()
 
 
 class PlpuzzleGroup(LazyGroup):
@@ -79,7 +87,8 @@ class PlpuzzleGroup(LazyGroup):
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     epilog=ENGINE_DEFAULT_RULE,
 )
-@click.version_option(package_version(), "-V", "--version", prog_name="plpuzzle")
+@click.option("-V", "--version", is_flag=True, expose_value=False, is_eager=True,
+              callback=_print_version, help="Show the version and exit.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the final results.")
 @click.option("-v", "--verbose", is_flag=True, help="Print extra detail: per-item lines, timings.")
 @click.pass_context
