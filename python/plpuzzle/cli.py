@@ -87,8 +87,15 @@ class PlpuzzleGroup(LazyGroup):
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     epilog=ENGINE_DEFAULT_RULE,
 )
-@click.option("-V", "--version", is_flag=True, expose_value=False, is_eager=True,
-              callback=_print_version, help="Show the version and exit.")
+@click.option(
+    "-V",
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version and exit.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the final results.")
 @click.option("-v", "--verbose", is_flag=True, help="Print extra detail: per-item lines, timings.")
 @click.pass_context

@@ -181,8 +181,10 @@ def _password_cost() -> None:
     except AccountError as e:
         raise InputError(str(e)) from None
     if os.environ.get(COST_VARIABLE) == "cheapest":
-        warn(f"{COST_VARIABLE}=cheapest: passwords are hashed at the cost made for test "
-             "suites, which a stolen database gives up in no time; unset it for a course")
+        warn(
+            f"{COST_VARIABLE}=cheapest: passwords are hashed at the cost made for test "
+            "suites, which a stolen database gives up in no time; unset it for a course"
+        )
 
 
 def _listen(host: str, port: int) -> Any:
