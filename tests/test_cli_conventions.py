@@ -317,6 +317,7 @@ def test_human_output_is_format_text_and_files_are_o_or_out() -> None:
                 assert p.opts == ["-o", "--output"] and p.metavar == "FILE", name
 
 
+@pytest.mark.slow
 def test_the_suite_is_named_the_same_way_in_test_and_grade(tmp_path: Path) -> None:
     commands = dict(all_commands())
     test_suite, grade_suite = (param(commands[n], "suite") for n in ("sudoku test", "sudoku grade"))
@@ -444,6 +445,7 @@ def test_json_is_stdout_alone_and_parses(
 # --- -q and -v --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_quiet_keeps_only_the_final_lines_and_verbose_adds_detail(tmp_path: Path) -> None:
     args = ["sudoku", "test", BUNDLED, "--only", "test00[12]", "--out", tmp_path]
     normal, quiet = plpuzzle(*args), plpuzzle("-q", *args)
@@ -587,6 +589,7 @@ def test_every_command_takes_q_and_v_after_it_too() -> None:
         assert {"-q", "--quiet", "-v", "--verbose"} <= opts, name
 
 
+@pytest.mark.slow
 def test_q_after_the_command_is_the_q_before_the_group() -> None:
     loud = plpuzzle("flag", "RWBWRRB")
     after, before = plpuzzle("flag", "RWBWRRB", "-q"), plpuzzle("-q", "flag", "RWBWRRB")
@@ -634,6 +637,7 @@ def test_only_is_offered_wherever_tests_are_chosen(tiny_class: tuple[Path, Path]
     assert [t["name"] for t in json.loads(one.stdout)["tests"]] == ["test001"]
 
 
+@pytest.mark.slow
 def test_a_long_run_shows_a_spinner_on_a_terminal_only(tmp_path: Path) -> None:
     """Progress goes to a terminal (with the seconds of the limit), never
     into a pipe: the same run piped prints no spinner text."""

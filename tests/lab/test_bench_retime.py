@@ -202,6 +202,7 @@ def test_a_wrong_answer_on_re_timing_is_not_a_pass(
     assert run.failed
 
 
+@pytest.mark.slow
 def test_no_re_timing_with_zero_rounds(official_suite: Path, tmp_path: Path) -> None:
     (tmp_path / "stress" / "oddsum").mkdir(parents=True)
     for kind in "ds":

@@ -529,6 +529,7 @@ def test_browser_link_scrolls_to_student(page: WebDriver, sid: str) -> None:
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_browser_screenshot(page: WebDriver, tmp_path: Path) -> None:
     """A full-page PNG, for people to look at; checked to be a real image."""
     import base64

@@ -202,6 +202,7 @@ def test_check_solver_needs_prolog_among_the_engines() -> None:
     assert run.stderr == "plpuzzle: error: --solver needs prolog among --engines\n"
 
 
+@pytest.mark.slow
 def test_check_names_the_one_engine_that_differs_without_an_expected_file(tmp_path: Path) -> None:
     # No testNNNs.txt beside the puzzle: the three engines alone must find
     # the wrong one. The broken solver stops after one of the five
@@ -266,6 +267,7 @@ def test_suite_run_in_the_harness_format(tmp_path: Path, hand_made_suite: Path) 
     assert (tmp_path / "out" / "test001t.txt").read_text() == EXAMPLE_BYTES
 
 
+@pytest.mark.slow
 def test_the_time_limit_is_cpu_time_as_in_grading() -> None:
     """A solver that needs 0.6 s of CPU, on a core shared with a process
     that burns it too (so that 0.6 s of CPU take about 1.2 s of wall
@@ -390,6 +392,7 @@ def test_a_sicstus_gap_is_told_to_a_student_as_grade_tells_the_teacher(tmp_path:
     ) in run.stdout, run.stdout
 
 
+@pytest.mark.slow
 def test_on_an_80_column_terminal_no_line_is_longer_and_none_ends_in_spaces(
     tmp_path: Path,
 ) -> None:

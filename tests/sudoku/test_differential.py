@@ -439,6 +439,7 @@ def test_a_correct_solver_is_not_caught(engines: Referees) -> None:
         student.close()
 
 
+@pytest.mark.slow
 def test_fields_keep_their_infos_in_order() -> None:
     """The strategy's building block: a given value comes first, then the
     chosen infos, as in the course's format."""

@@ -104,6 +104,7 @@ def test_write_feedback_without_submissions_needs_no_sandbox(tmp_path: Path) -> 
     assert "eve&lt;x&gt;" in (folder / f"{name}.html").read_text()
 
 
+@pytest.mark.slow
 def test_the_pytest_plugin_names_what_an_extra_solution_breaks(pytester: pytest.Pytester) -> None:
     suite = pytester.path / "suite"
     suite.mkdir()
@@ -176,6 +177,7 @@ def test_stored_evidence_is_told_in_words() -> None:
 
 
 @pytest.mark.sandbox
+@pytest.mark.slow
 def test_the_search_is_announced_only_when_one_runs(tmp_path: Path) -> None:
     """The second run takes the grades from the gradebook and the shrunk
     puzzles from the feedback folder: nothing is searched, so nothing is

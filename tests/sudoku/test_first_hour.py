@@ -35,6 +35,7 @@ def student(tmp_path: Path) -> Path:
 # --- their own solver, named -----------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_folders_sudoku_pl_is_judged_and_named_first(student: Path) -> None:
     shutil.copy(CLASS / "dave.pl", student / "sudoku.pl")  # stops after one solution
     run = plpuzzle("sudoku", "test", BUNDLED, "--only", "test00[1-4]", cwd=student)
@@ -113,6 +114,7 @@ def test_a_syntax_error_that_leaves_sudoku_2_defined_still_stops_the_run(
     )
 
 
+@pytest.mark.slow
 def test_pytest_reports_a_solver_that_does_not_load_as_one_collection_error(
     student: Path,
 ) -> None:
@@ -166,6 +168,7 @@ def test_the_wrong_rules_are_named_by_check_and_test(student: Path) -> None:
     assert right.returncode == 0, right.stdout + right.stderr
 
 
+@pytest.mark.slow
 def test_a_suite_toml_declares_the_rules_for_every_command(student: Path) -> None:
     suite = oddsum_suite(student)
     (suite / "suite.toml").write_text('rules = "oddsum"\n')

@@ -301,6 +301,7 @@ def assert_clean(run: subprocess.CompletedProcess[str]) -> None:
 
 @settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
 @given(mutated(PUZZLES), mutated(SOLUTIONS))
+@pytest.mark.slow
 def test_cli_solve_and_check_never_show_a_traceback(puzzle: str, solution: str) -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "test001d.txt"

@@ -334,6 +334,7 @@ def files(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
 
+@pytest.mark.slow
 def test_command_writes_confirmed_pairs_repeatably(tmp_path: Path) -> None:
     args = ("--k", "2", "--count", "2", "--solutions", "2..5", "--seed", "9")
     run = generate_command(*args, "--out", tmp_path / "a")
@@ -354,6 +355,7 @@ def test_command_writes_confirmed_pairs_repeatably(tmp_path: Path) -> None:
     assert "2 of 2 puzzles confirmed" in run.stdout
 
 
+@pytest.mark.slow
 def test_command_counter_changes_nothing_in_the_files(tmp_path: Path) -> None:
     args = ("--k", "3", "--keep", "0.25", "--solutions", "3..30", "--seed", "4", "--format", "json")
     runs = {
@@ -400,6 +402,7 @@ def test_command_errors(tmp_path: Path, args: tuple[str, ...], message: str) -> 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["test005s.txt"]
 
 
+@pytest.mark.slow
 def test_command_overwrites_with_force(tmp_path: Path) -> None:
     (tmp_path / "test001s.txt").write_text("stale\n")
     (tmp_path / "test002s.txt").write_text("stale\n")

@@ -245,6 +245,7 @@ def test_a_run_that_kills_its_worker_twice_is_crashed_and_not_retried_forever(
     assert graded_now(done.stdout) == stored_rows(tmp_path / "out") == 4
 
 
+@pytest.mark.slow
 def test_a_worker_that_cannot_sandbox_is_refused_by_name(tmp_path: Path) -> None:
     klass = make_class(tmp_path, "alice", "carol")
     suite = make_suite(tmp_path, "test001")
@@ -315,6 +316,7 @@ def ancestors(pid: int) -> set[int]:
     return seen
 
 
+@pytest.mark.slow
 def test_ctrl_c_leaves_no_tasks_or_sandboxes_behind(
     tmp_path: Path, shared_cluster: tuple[str, Client]
 ) -> None:

@@ -240,6 +240,7 @@ def test_the_whole_third_round_as_one_class(tmp_path: Path) -> None:
     assert largest[1] < CLASS_REPORT_MB << 20, largest
 
 
+@pytest.mark.slow
 def test_the_colluders_alone_beside_an_honest_student(tmp_path: Path) -> None:
     """Alone, the colluders' pair is drawn side by side (in the whole round
     the page's room goes to other pairs first), its marking cut short."""

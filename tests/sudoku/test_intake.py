@@ -331,6 +331,7 @@ def oddsum_suite(tmp_path: Path) -> Path:
 
 
 @pytest.mark.sandbox
+@pytest.mark.slow
 def test_forgotten_rules_are_named_and_a_manifest_declares_them(tmp_path: Path) -> None:
     suite = oddsum_suite(tmp_path)
     subs = one_student(tmp_path)
@@ -437,6 +438,7 @@ def test_a_points_typo_through_the_cli(tmp_path: Path) -> None:
 
 
 @pytest.mark.sandbox
+@pytest.mark.slow
 def test_regrading_one_student(tmp_path: Path) -> None:
     subs = one_student(tmp_path)
     shutil.copy(CLASS / "carol.pl", subs / "carol.pl")
@@ -456,6 +458,7 @@ def test_regrading_one_student(tmp_path: Path) -> None:
 
 
 @pytest.mark.sandbox
+@pytest.mark.slow
 def test_identical_submissions_are_named_and_regraded_one_at_a_time(tmp_path: Path) -> None:
     """ann and bob hand in the same file: each test runs once for both, each
     keeps rows of their own, the reports say "identical to", and --student

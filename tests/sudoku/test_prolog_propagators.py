@@ -324,12 +324,14 @@ def test_box_lines_keeps_every_solution() -> None:
     assert run("box_lines_sound(2, 100, Bad), print(Bad)") == "0"
 
 
+@pytest.mark.slow
 def test_box_lines_prunes_what_the_units_alone_do_not() -> None:
     """On random K = 3 grids, now and then, box_lines/2 removes values that
     all_distinct/1 on every unit leaves."""
     assert int(run("box_lines_prune(3, 50, Pruned), print(Pruned)")) > 0
 
 
+@pytest.mark.slow
 def test_trial_strength_keeps_every_solution() -> None:
     assert run("trial_sound(800, Bad), print(Bad)") == "0"
 

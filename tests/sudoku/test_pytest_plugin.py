@@ -186,6 +186,7 @@ def test_junitxml_names_testcases_after_puzzles(pytester: pytest.Pytester) -> No
     assert float(properties["cpu_seconds"]) >= 0
 
 
+@pytest.mark.slow
 def test_missing_and_wrong_expected_files_fail(pytester: pytest.Pytester) -> None:
     suite = make_suite(pytester, ["test001", "test002", "test004"])
     (suite / "test001s.txt").unlink()
@@ -201,6 +202,7 @@ def test_missing_and_wrong_expected_files_fail(pytester: pytest.Pytester) -> Non
     result.stdout.fnmatch_lines(["extra (given, not expected): 4"])
 
 
+@pytest.mark.slow
 def test_bad_files_fail_with_file_line_and_column(pytester: pytest.Pytester) -> None:
     suite = make_suite(pytester, ["test001", "test002"])
     (suite / "test001d.txt").write_text("2\n-  -  -  -\n-  12 -  -\n-  -  -  -\n-  -  -  -\n")

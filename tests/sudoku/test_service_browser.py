@@ -399,6 +399,7 @@ def test_a_student_fixes_a_file_that_does_not_load_and_watches_it_graded(
 # --- a teacher -----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_teacher_watches_the_class_grade_regrades_releases_and_exports(
     driver: WebDriver, own_site: Site
 ) -> None:
@@ -490,6 +491,7 @@ def test_a_teacher_watches_the_class_grade_regrades_releases_and_exports(
 # --- a hostile student ---------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_hostile_file_name_and_messages_stay_text_on_every_page(
     driver: WebDriver, site: Site
 ) -> None:
@@ -548,6 +550,7 @@ def test_a_hostile_file_name_and_messages_stay_text_on_every_page(
 # --- issue 45's pages: the documentation, an extension, sessions ---------------
 
 
+@pytest.mark.slow
 def test_documentation_extension_and_sessions_through_the_pages(
     driver: WebDriver, own_site: Site
 ) -> None:

@@ -238,6 +238,7 @@ def shoot(driver: WebDriver, path: Path) -> None:
     path.write_bytes(base64.b64decode(shot["data"]))
 
 
+@pytest.mark.slow
 def test_the_class_of_400_reads_at_a_glance(driver: WebDriver, big: Big, tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By
 

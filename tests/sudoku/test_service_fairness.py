@@ -204,6 +204,7 @@ def others_between(events: list[dict[str, Any]], login: str, upload: int) -> Cou
 
 
 @pytest.mark.sandbox
+@pytest.mark.slow
 def test_slow_loading_uploads_hold_anothers_check_and_public_results_one_turn_each_at_most(
     tmp_path: Path,
 ) -> None:

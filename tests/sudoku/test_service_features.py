@@ -238,6 +238,7 @@ def test_the_release_and_the_results_are_mailed_to_who_asked(
 # -- the teacher's API and the LMS exports ---------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_teachers_token_reaches_the_exports_regrade_and_release(tmp_path: Path) -> None:
     course = make_course(tmp_path / "course", course_toml())
     tokens = api_tokens(course, tmp_path / "data", ["alice"])

@@ -244,6 +244,7 @@ def mails_of(received: list[Any]) -> dict[tuple[str, str], str]:
 
 
 @pytest.mark.sandbox
+@pytest.mark.slow
 def test_mails_speak_their_recipients_language_not_the_senders(tmp_path: Path) -> None:
     """hanna chose nothing (the course's Hungarian), though her browser asks
     for English; emil chose English; the teacher's browser asks for
@@ -307,6 +308,7 @@ def refused(server: Server, length: int, headers: dict[str, str]) -> tuple[int, 
     return int(head.split()[1]), body.decode("utf-8", "replace")
 
 
+@pytest.mark.slow
 def test_refusals_before_the_application_answers_speak_the_requests_language(served) -> None:
     """413 and 408 are answered by the body's guards, outside the routes:
     in the course's language, the browser's, the user's own (cookie)."""

@@ -82,6 +82,7 @@ def click(driver: WebDriver, label: str) -> None:
     clicked(driver, By.XPATH, f"//*[self::button or self::a][normalize-space()='{label}']")
 
 
+@pytest.mark.slow
 def test_the_teachers_loop_in_hungarian_leaves_no_english(site, browser: WebDriver) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select

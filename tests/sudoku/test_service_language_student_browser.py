@@ -91,6 +91,7 @@ def hand_in(driver: WebDriver, url: str, file: Path) -> int:
     return int(found.group(1))
 
 
+@pytest.mark.slow
 def test_the_students_loop_in_hungarian_leaves_no_english(site, browser: WebDriver) -> None:
     from selenium.webdriver.common.by import By
 

@@ -132,6 +132,7 @@ def test_accounts_send_mails_a_round_on_one_connection_with_date_and_message_id(
     assert "Traceback" not in bad.stderr
 
 
+@pytest.mark.slow
 def test_the_release_mails_counting_uploads_once_with_absolute_links(
     tmp_path: Path, smtp: list[Any]
 ) -> None:
@@ -175,6 +176,7 @@ def test_the_release_mails_counting_uploads_once_with_absolute_links(
 # -- item 6: the smaller things -------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_pages_404_flash_and_the_course_name(tmp_path: Path) -> None:
     course = make_course(tmp_path / "course", COURSE.format(more=""))
     data = tmp_path / "data"
@@ -201,6 +203,7 @@ def test_pages_404_flash_and_the_course_name(tmp_path: Path) -> None:
         assert tina.client.get("/similarity/status.json").json()["version"]
 
 
+@pytest.mark.slow
 def test_serve_check_names_the_deadline_in_the_course_offset_and_every_part(
     tmp_path: Path,
 ) -> None:
@@ -241,6 +244,7 @@ def test_every_function_of_the_package_is_within_80_lines() -> None:
     assert long == []
 
 
+@pytest.mark.slow
 def test_a_terminal_student_sees_results_after_submit_no_wait(tmp_path: Path) -> None:
     from service_kit import api_tokens
 

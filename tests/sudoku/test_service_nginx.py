@@ -275,6 +275,7 @@ def test_the_body_limit_of_nginx_is_in_line_with_the_courses(site: Site) -> None
         assert beyond.status_code == 413  # nginx's own, before the service
 
 
+@pytest.mark.slow
 def test_a_body_finished_after_the_deadline_is_late_behind_nginx(site: Site) -> None:
     """nginx buffers the body: the service sees the request once its last
     byte came, so a body begun before the deadline and finished after it

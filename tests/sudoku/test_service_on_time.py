@@ -235,6 +235,7 @@ def refused_in_time(raws: dict[str, Raw], dribble: str = "") -> None:
         raw.close()
 
 
+@pytest.mark.slow
 def test_a_body_that_does_not_arrive_in_time_is_refused_and_nothing_kept(tmp_path: Path) -> None:
     course = make_course(tmp_path / "course", COURSE.format(more=""))
     data = tmp_path / "data"
@@ -339,6 +340,7 @@ def deadline_passes(url: str, teacher: str, logins: list[str]) -> datetime:
 
 
 @pytest.mark.parametrize("late", ["refused", "ignored"])
+@pytest.mark.slow
 def test_a_file_that_arrives_after_the_deadline_is_late_however_early_it_began(
     tmp_path: Path, late: str
 ) -> None:
@@ -394,6 +396,7 @@ def test_a_file_that_arrives_after_the_deadline_is_late_however_early_it_began(
 # -- one order: arrival ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_upload_whose_last_byte_arrives_last_is_the_newest(tmp_path: Path) -> None:
     """alice opens upload A, sends upload B whole, then finishes A: A
     arrived last, so it is #2, it counts and it replaces B (still being
@@ -440,6 +443,7 @@ def postgres() -> Iterator[str]:
         yield url
 
 
+@pytest.mark.slow
 def test_an_upload_written_after_one_that_arrived_later_is_the_older_one(
     tmp_path: Path, postgres: str
 ) -> None:
@@ -592,6 +596,7 @@ def nginx_in_front(tmp_path: Path) -> Iterator[Any]:
         proc.wait(timeout=30)
 
 
+@pytest.mark.slow
 def test_behind_nginx_a_file_that_arrives_after_the_deadline_is_late(
     tmp_path: Path, nginx_in_front: Any
 ) -> None:

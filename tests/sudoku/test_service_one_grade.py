@@ -114,6 +114,7 @@ def wait_graded(service: Service) -> None:
 
 
 @pytest.mark.parametrize(("late", "deduct"), POLICIES)
+@pytest.mark.slow
 def test_one_grade_on_every_view(
     tmp_path: Path, smtp: tuple[int, list[Any]], late: str, deduct: bool
 ) -> None:

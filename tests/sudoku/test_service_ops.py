@@ -68,6 +68,7 @@ def pending(figures: dict[str, Any]) -> float:
 # -- health and metrics -------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_metrics_scraped_during_a_burst_count_every_upload_once(tmp_path: Path) -> None:
     course = make_course(tmp_path / "course")
     data = tmp_path / "data"
@@ -138,6 +139,7 @@ def test_healthz_says_503_and_why_when_grading_does_not_run(tmp_path: Path) -> N
         service.close()
 
 
+@pytest.mark.slow
 def test_healthz_says_503_when_the_database_is_gone(tmp_path: Path) -> None:
     course = make_course(tmp_path / "course")
     data = tmp_path / "data"
@@ -315,6 +317,7 @@ def new_database(url: str, name: str) -> str:
 LOOPS = b"sudoku(_, _) :- repeat, fail.\n"  # each test runs to its time limit
 
 
+@pytest.mark.slow
 def test_sigterm_requeues_what_grades_and_the_log_holds_no_secret(tmp_path: Path) -> None:
     import signal
 

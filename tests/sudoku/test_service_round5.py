@@ -102,6 +102,7 @@ def hand_in_doc(url: str, token: str, data: bytes, name: str = "doc.txt") -> htt
                       files={"file": (name, data)}, timeout=120)  # fmt: skip
 
 
+@pytest.mark.slow
 def test_documentation_has_the_hourly_limit_and_a_storage_cap(
     tmp_path: Path, database: str | None
 ) -> None:
@@ -165,6 +166,7 @@ def waiting_mails(course: Path, data: Path, url: str | None) -> list[Mail]:
 # -- 8. each mail once -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_accounts_send_beside_a_running_service_mails_each_link_once(
     tmp_path: Path, database: str | None, smtp: tuple[int, list[Any]]
 ) -> None:
@@ -243,6 +245,7 @@ class Mute:
             conn.close()
 
 
+@pytest.mark.slow
 def test_accounts_send_to_a_mute_server_returns_and_says_what_waits(tmp_path: Path) -> None:
     mute = Mute()
     try:
@@ -289,6 +292,7 @@ def _number(cell: str) -> bool:
     return True
 
 
+@pytest.mark.slow
 def test_every_cell_of_every_export_is_guarded_and_the_roster_refuses_non_addresses(
     tmp_path: Path,
 ) -> None:
@@ -339,6 +343,7 @@ def test_every_cell_of_every_export_is_guarded_and_the_roster_refuses_non_addres
 # -- 11. extension dates --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_extension_dates_keep_their_offset_and_out_of_range_ones_are_refused(
     tmp_path: Path,
 ) -> None:

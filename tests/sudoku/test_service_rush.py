@@ -158,6 +158,7 @@ def test_a_late_upload_that_cannot_count_replaces_nothing(tmp_path: Path) -> Non
 # -- what one client may do -------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_hourly_limit_holds_for_a_burst(tmp_path: Path) -> None:
     """Ten uploads sent at once with a limit of four an hour: four kept."""
     course = make_course(tmp_path / "course", course_toml(per_hour=4))
@@ -315,6 +316,7 @@ def test_submit_says_where_an_upload_waits(capsys: pytest.CaptureFixture[str]) -
     assert "queued (tests): next" in said
 
 
+@pytest.mark.slow
 def test_one_students_looping_uploads_do_not_hold_anothers_public_results(
     tmp_path: Path,
 ) -> None:

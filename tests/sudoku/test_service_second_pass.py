@@ -128,6 +128,7 @@ def _pre(client: TestClient) -> str:
     return found.group(1)
 
 
+@pytest.mark.slow
 def test_accounts_renews_only_whom_it_names_and_keeps_every_unused_link(tmp_path: Path) -> None:
     course = make_course(tmp_path / "course", course_toml())
     roster = tmp_path / "roster.txt"
@@ -278,6 +279,7 @@ def test_the_feedback_page_is_part_of_the_site(tmp_path: Path) -> None:
 # -- in a terminal ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_submit_escapes_what_the_service_sends(tmp_path: Path) -> None:
     course = make_course(tmp_path / "course", course_toml())
     tokens = api_tokens(course, tmp_path / "data", ["alice"])
@@ -317,6 +319,7 @@ def test_submit_bounds_what_it_reads(tmp_path: Path) -> None:
     assert run.returncode == 3 and "larger than 4 MB" in run.stderr, run.stderr
 
 
+@pytest.mark.slow
 def test_submit_gives_up_after_its_timeout_and_says_a_late_upload_does_not_count(
     tmp_path: Path,
 ) -> None:
@@ -338,6 +341,7 @@ def test_submit_gives_up_after_its_timeout_and_says_a_late_upload_does_not_count
     assert waiting.returncode == 5 and "still grading after" in waiting.stderr
 
 
+@pytest.mark.slow
 def test_login_keeps_a_token_that_submit_uses(tmp_path: Path) -> None:
     course = make_course(tmp_path / "course", course_toml())
     data = tmp_path / "data"
@@ -389,6 +393,7 @@ def test_the_tokens_page_gives_the_real_address(quiet: tuple) -> None:
     assert "export PLPUZZLE_TOKEN=" in page and "plpuzzle sudoku login http://testserver" in page
 
 
+@pytest.mark.slow
 def test_serve_on_a_busy_port_says_so_before_serving_and_check_warns_of_a_past_deadline(
     tmp_path: Path,
 ) -> None:

@@ -172,6 +172,7 @@ def test_a_guesser_elsewhere_does_not_keep_the_owner_out(course: tuple[Path, Pat
         assert attacker.sign_in("s00", PASSWORD).status_code == 303
 
 
+@pytest.mark.slow
 def test_a_login_guessed_at_from_many_addresses_lets_its_owner_through(
     course: tuple[Path, Path], tmp_path: Path,
 ) -> None:  # fmt: skip
@@ -225,6 +226,7 @@ def test_a_login_guessed_at_from_many_addresses_lets_its_owner_through(
         assert without.returncode == 0, without.stderr
 
 
+@pytest.mark.slow
 def test_the_right_password_with_a_device_cookie_goes_first_in_a_flood(
     course: tuple[Path, Path],
 ) -> None:  # fmt: skip

@@ -81,6 +81,7 @@ def share(report: Path, a: str, b: str) -> float:
     return 0.0
 
 
+@pytest.mark.slow
 def test_base_names_a_file_every_student_was_given(klass: Path, tmp_path: Path) -> None:
     for entry in klass.glob("*.pl"):
         entry.write_text(entry.read_text() + (EVIDENCE / "frame.pl").read_text())
@@ -101,6 +102,7 @@ def test_without_swipl_it_is_a_setup_error(klass: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.sandbox
+@pytest.mark.slow
 def test_grade_compares_the_class_unless_told_not_to(klass: Path, tmp_path: Path) -> None:
     args = ["sudoku", "grade", klass, "--suite", SUITE, "--only", "test001", "--no-feedback",
             "--time-limit", "10", "--memory-limit", "1024", "--jobs", "2"]  # fmt: skip
@@ -142,6 +144,7 @@ def _readers(tmp: Path) -> list[int]:
     return found
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_the_readers_and_exits_130(tmp_path: Path) -> None:
     from plpuzzle_lab.similarity_bench import synthetic_class
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import random
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -169,6 +170,7 @@ def test_groups_are_the_connected_components(links: list[tuple[int, int]]) -> No
     assert all(len(g) >= 3 for g in groups(links))
 
 
+@pytest.mark.slow
 def test_the_search_for_groups_is_bounded() -> None:
     """A graph with 3^(n/3) maximal cliques (Moon and Moser): everyone
     linked but to the other two of their own triple. The search stops

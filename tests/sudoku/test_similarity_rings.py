@@ -48,6 +48,7 @@ def _check_ring(found: dict, members: list[str]) -> None:
                for p in found["pairs"])  # fmt: skip
 
 
+@pytest.mark.slow
 def test_ten_of_eighteen_with_one_solution_are_one_group(tmp_path: Path) -> None:
     """Verbatim, behind an include from a hidden folder, behind a megabyte
     of comment, renamed, reordered...: 100% alike, and no longer hidden by

@@ -115,6 +115,7 @@ def test_both_engines_catch_duplicates(suite: Path) -> None:
         ("halts_indirectly", {Verdict.ERROR, Verdict.TIMEOUT}),
     ],
 )
+@pytest.mark.slow
 def test_looping_or_crashing_solvers_finish_without_strays(
     suite: Path, solver: str, verdicts: set[Verdict]
 ) -> None:
@@ -127,6 +128,7 @@ def test_looping_or_crashing_solvers_finish_without_strays(
     assert live_children() == []
 
 
+@pytest.mark.slow
 def test_official_small_tests_and_the_golden_files(
     official_suite: Path, official_golden: Path, tmp_path: Path
 ) -> None:
