@@ -23,6 +23,7 @@ import heapq
 import math
 import random
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 
@@ -73,6 +74,17 @@ def simulate(uploads: list[Upload], cores: int, over: Overheads) -> list[Upload]
     rest_by_student: dict[str, _Pending] = {}
     #: When each student was last served, as a count of pieces handed out.
     served: dict[str, int] = {}
+    #: The uploads in rest_by_student by (served, arrival, when they came in):
+    #: the next to serve on top. Entries gone stale (served since, replaced,
+    #: nothing left) are dropped when they come up, so that a piece costs
+    #: log(students), not a scan of them all.
+    ready: list[tuple[int, float, int, _Pending]] = []
+    came = [0]
+
+    def offer(p: _Pending) -> None:
+        came[0] += 1
+        heapq.heappush(ready, (served.get(p.upload.student, -1), p.upload.arrival, came[0], p))
+
     latest: dict[str, _Pending] = {}
     running_out: list[tuple[float, int, _Pending, str]] = []  # (ends, seq, pending, what)
     seq, i, handed = 0, 0, 0
@@ -98,12 +110,19 @@ def simulate(uploads: list[Upload], cores: int, over: Overheads) -> list[Upload]
             public_queue.popleft()
         if public_queue:
             return public_queue[0], "public"
-        ready = [p for p in rest_by_student.values() if p.rest]
-        if not ready:
+        while ready:
+            when, _, _, p = ready[0]
+            student = p.upload.student
+            if (rest_by_student.get(student) is p and p.rest
+                    and served.get(student, -1) == when):  # fmt: skip
+                break
+            heapq.heappop(ready)
+        else:
             return None
-        p = min(ready, key=lambda p: (served.get(p.upload.student, -1), p.upload.arrival))
         handed += 1
-        served[p.upload.student] = handed
+        served[student] = handed
+        came[0] += 1
+        heapq.heapreplace(ready, (handed, p.upload.arrival, came[0], p))
         return p, "rest"
 
     def ended(until: float) -> None:
@@ -112,7 +131,7 @@ def simulate(uploads: list[Upload], cores: int, over: Overheads) -> list[Upload]
             ends, _, p, what = heapq.heappop(running_out)
             p.running[what] -= 1
             if not p.running[what] and not p.left(what):
-                _finish(p, what, ends, rest_by_student)
+                _finish(p, what, ends, rest_by_student, offer)
 
     while True:
         now = heapq.heappop(free)
@@ -137,13 +156,15 @@ def simulate(uploads: list[Upload], cores: int, over: Overheads) -> list[Upload]
     return uploads
 
 
-def _finish(p: _Pending, what: str, ends: float, rest_by_student: dict[str, _Pending]) -> None:
+def _finish(p: _Pending, what: str, ends: float, rest_by_student: dict[str, _Pending],
+            offer: Callable[[_Pending], None]) -> None:  # fmt: skip
     """A stage's last piece ended."""
     if p.upload.replaced:
         return
     if what == "public":
         p.upload.public_done = ends
         rest_by_student[p.upload.student] = p
+        offer(p)
     else:
         p.upload.done = ends
         rest_by_student.pop(p.upload.student, None)

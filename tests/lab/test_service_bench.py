@@ -118,16 +118,21 @@ def test_a_tiny_class_goes_end_to_end(official_suite: Path, tmp_path: Path) -> N
     out = tmp_path / "report" / "SERVICE.md"
     run = lab("service", out, "--students", "3", "--suite", suite, "--jobs", "2", "--scale",
               "0.002", "--public", "test001", "--probers", "1", "--no-dask", "--no-flood",
-              "--no-signin", cwd=tmp_path)  # fmt: skip
+              "--no-signin", "--loopers", "2", cwd=tmp_path)  # fmt: skip
     assert run.returncode == 0, run.stderr[-3000:]
     text = run.stdout
     assert out.read_text() == text
     assert text.startswith("# The deadline rush, replayed at the course's cost\n")
     for part in ("## What was measured", "### Machine", "## 3 uploads at once",
                  "### Pages while the class grades (this machine)",
-                 "### Throughput beside `sudoku grade`", "## How many cores: the queueing model",
-                 "## Goals"):  # fmt: skip
+                 "### Throughput beside `sudoku grade`", service_bench.BESIDE_TITLE,
+                 "## How many cores: the queueing model", "## Goals"):  # fmt: skip
         assert f"\n{part}\n" in text, part
+    # Two loopers show the scenario whole, as ten would: both waits, the turns.
+    waited = r"\| [\d.]+ (s|min) \|"
+    assert re.search(rf"^\| alone {waited} 0 \|$", text, re.M), text
+    turns = r"\d+ \(at most \d+ of one student\)"
+    assert re.search(rf"^\| beside 2 looping students {waited} {turns} \|$", text, re.M), text
     assert re.search(r"^\| this machine \| 3 \| 3 \| ", text, re.M), text
     assert "The scores agree for 3 of 3 students." in text
     assert "| every upload graded once (this machine) | 3 of 3 | yes |" in text

@@ -73,9 +73,17 @@ OSCAR_VICTIM = "/tmp/plpuzzle-victim.txt"
 OUTSIDE = [Path("/root/plpuzzle-escape.txt"), Path("/work/plpuzzle-escape.txt")]
 
 
-def grade_args(submissions: Path, report: Path) -> list[str | Path]:
-    return ["sudoku", "grade", submissions, "--suite", SUITE, "--time-limit", "10",
-            "--memory-limit", "1024", "--jobs", "2", "--out", report]  # fmt: skip
+def grade_args(submissions: Path, report: Path, time_limit: int = 10,
+               memory_limit: int = 1024) -> list[str | Path]:  # fmt: skip
+    return ["sudoku", "grade", submissions, "--suite", SUITE, "--time-limit", str(time_limit),
+            "--memory-limit", str(memory_limit), "--jobs", "2", "--out", report]  # fmt: skip
+
+
+#: The fixture class's limits: its correct runs take at most 0.4 s of CPU a
+#: test, so 2 s keeps them correct and still times out bob, erin and grace
+#: (eight timeouts: 16 s of CPU, not 80 at 10 s); heidi hits the stack limit
+#: of 512 MB as surely as of 1 GB, in half the time.
+CLASS_LIMITS = {"time_limit": 2, "memory_limit": 512}
 
 
 def tree_digest(folder: Path) -> str:
@@ -192,7 +200,8 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path, str]:
     (work / "outside.json").write_text(json.dumps([stat_of(p) for p in OUTSIDE]))
     report = work / "report"
     before = tree_digest(work / "class")
-    run = plpuzzle_reaped(work / "leftovers.json", *grade_args(work / "class", report))
+    run = plpuzzle_reaped(work / "leftovers.json",
+                          *grade_args(work / "class", report, **CLASS_LIMITS))  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
     data = json.loads((report / "grades.json").read_text())
     return data, report, before
