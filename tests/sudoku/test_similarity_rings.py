@@ -176,7 +176,10 @@ def test_the_service_reports_the_ring_with_every_member(tmp_path: Path) -> None:
         def compared() -> str | None:
             page = tina.get("/similarity").text
             assert "the comparison failed" not in page, page
-            return page if "The latest comparison" in page else None
+            # The results' heading, not the report's bare link shown in the
+            # moment between the report and its summary being written.
+            done = "<h2>The latest comparison</h2>" in page and "comparing the" not in page
+            return page if done else None
 
         page = wait_for("the comparison", 600, compared, every=0.5)
         report = tina.get("/similarity/report")
