@@ -602,14 +602,14 @@ either_or_open(A, B, Node, Best) :-
 %   implied_side(+A, +B, +BB, +Node, +Best, +Score0): try A, then B
 %   unless B is implied (bound BB) and cannot win with A's reach.
 %   Where the node skips implied sides (the first stage under
-%   `oddsum`), B is skipped too when even twice the score that A's
-%   reach and B's last reach (at an earlier node) would give cannot
-%   beat the best so far.  That is a guess, not a bound: a side skipped
-%   so forgoes only its exclusion, and the search stays exact.
-%   Measured: stress-oddsum test001 33,652 trials to 27,518 (287 M
-%   inferences to 261 M).  The same guess among the preselected
-%   either-ors made bench/consecutive test011 14 % worse (its tree grew
-%   from 3,841 nodes to 4,895).
+%   `oddsum`), B is skipped too when the score that A's reach and B's
+%   last reach (at an earlier node) would give cannot beat the best so
+%   far.  That is a guess, not a bound: a side skipped so forgoes only
+%   its exclusion, and the search stays exact.  Measured:
+%   stress-oddsum test001 33,652 trials to 25,089 (287 M inferences to
+%   243 M; 261 M when the guess was doubled).  The guess (doubled)
+%   among the preselected either-ors made bench/consecutive test011
+%   14 % worse: its tree grew from 3,841 nodes to 4,895.
 implied_side(A, B, BB, Node, Best, Score0) :-
     reach(A, Node, RA),
     (   RA < 0
@@ -621,7 +621,7 @@ implied_side(A, B, BB, Node, Best, Score0) :-
         Implied \== none,
         arg(8, Node, Memory),
         last_score(B, Memory, LB),
-        2 * (RA + 1) * (LB + 1) =< Score0
+        (RA + 1) * (LB + 1) =< Score0
     ->  true
     ;   reach(B, Node, RB),
         (   RB < 0
