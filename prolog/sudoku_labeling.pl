@@ -108,10 +108,16 @@ parity_stage(Strength, K, Rows, Parities) :-
     units(K, Matrix, Units),
     until_known(Ps, Vars, Units, Strength).
 
+%   The memory of last reaches (see new_memory/2) is set up only when
+%   there is a parity to decide: on most of the course's puzzles the
+%   model decides them all.
 until_known(Ps, Vars, Units, Strength) :-
     search_event(node),
-    new_memory(Vars, Memory),
-    until_known_(Ps, Vars, Units, Strength, Memory).
+    (   ground(Ps)
+    ->  true
+    ;   new_memory(Vars, Memory),
+        until_known_(Ps, Vars, Units, Strength, Memory)
+    ).
 
 until_known_(Ps, Vars, Units, Strength, Memory) :-
     (   ground(Ps)
