@@ -18,9 +18,10 @@ PYTEST_ARGS ?=
 # time, so a test's verdicts do not depend on the load its neighbours make.
 # Two workers more than the cores (at most 6): many tests mostly wait (on a
 # server, a sandbox, a deadline or a mail), and the extra workers run other
-# tests in those waits. On 2 cores, the default run used 1.0 to 1.4 cores
-# on average with 3 workers, and took 17 min 20 s with 3 workers against
-# 13 min 58 s with 4 at the same background load (docs/development.md).
+# tests in those waits. On 2 cores, under a background load, the default
+# run took 17 min 20 s with 3 workers and 13 min 58 s with 4; near idle,
+# 5 min 48 s with 3, 5 min 46 s with 4, 6 min 47 s with 6
+# (docs/development.md, "Where the time goes").
 # TEST_WORKERS=N overrides it. The default run leaves out the slow tests.
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n + 2 < 6 ? n + 2 : 6 )))
 PYTEST_SELECT := $(if $(filter 1,$(FULL)),,-m 'not slow') -n $(TEST_WORKERS)
