@@ -4,7 +4,6 @@ submission service, its accounts, and handing in from a terminal."""
 from __future__ import annotations
 
 import logging
-import os
 import signal
 import sys
 from collections.abc import Callable
@@ -174,13 +173,13 @@ def serve(course: Path, data: Path, database_url: str | None, host: str, port: i
 def _password_cost() -> None:
     """Refuse an unknown PLPUZZLE_PASSWORD_COST before serving, and say
     loudly when it is the test suites' cheap one (accounts.hasher)."""
-    from plpuzzle.sudoku.service.accounts import COST_VARIABLE, AccountError, hasher
+    from plpuzzle.sudoku.service.accounts import COST_VARIABLE, COSTS, AccountError, hasher
 
     try:
-        hasher()
+        chosen = hasher()
     except AccountError as e:
         raise InputError(str(e)) from None
-    if os.environ.get(COST_VARIABLE) == "cheapest":
+    if chosen is COSTS["cheapest"]:
         warn(
             f"{COST_VARIABLE}=cheapest: passwords are hashed at the cost made for test "
             "suites, which a stolen database gives up in no time; unset it for a course"
