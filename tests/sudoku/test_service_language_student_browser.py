@@ -122,7 +122,9 @@ def test_the_students_loop_in_hungarian_leaves_no_english(site, browser: WebDriv
     press(driver, "form[action='/signin'] button[type=submit]")
 
     hand_in(driver, server.url, disk / "broken" / "sudoku.pl")
-    trouble = driver.find_element(By.CSS_SELECTOR, "section.card.error").text
+    # The page's script may redraw the card while it is read: read it anew.
+    trouble = until(driver, lambda d: d.find_element(By.CSS_SELECTOR, "section.card.error").text,
+                    "the trouble of the upload that does not load")  # fmt: skip
     assert trouble.startswith("Nem töltődik be"), trouble
     # Prolog's own message stays as printed; what the check adds is said.
     assert "Syntax error" in trouble and "így a(z) sudoku/2 nincs definiálva" in trouble, trouble
