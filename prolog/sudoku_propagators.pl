@@ -206,16 +206,15 @@ narrow(X, Old, New) :-
 %   (the same component) and not on an alternating path from a free
 %   value.
 matching(Vs, State) :-
-    open_masks(Vs, 0, Fixed, Open, Masks0),
+    unit_scan(Vs, 0, Fixed, 0, Once, 0, _, Open, Masks0, 0, N),
     (   Open == []
     ->  clpfd:kill(State)
     ;   Free is \ Fixed,
         maplist(and(Free), Masks0, Masks),
         Ds =.. [d|Masks],
-        foldl(or, Masks, 0, Union),
+        Union is Once /\ Free,
         Union > 0,
         MaxV is msb(Union),
-        functor(Ds, _, N),
         max_matching(N, MaxV, Ds, VarVal, ValVar),
         supported(N, Ds, VarVal, ValVar, Keep),
         queue_off,
@@ -224,52 +223,62 @@ matching(Vs, State) :-
     ).
 
 and(A, B, C) :- C is A /\ B.
-or(A, B, C) :- C is A \/ B.
-
-%   The set of decided values (failing on a repeat), and the open
-%   variables with their masks.
-open_masks([], F, F, [], []).
-open_masks([X|Xs], F0, F, Os, Ms) :-
-    (   integer(X)
-    ->  B is 1 << X,
-        F0 /\ B =:= 0,
-        F1 is F0 \/ B,
-        open_masks(Xs, F1, F, Os, Ms)
-    ;   mask(X, M),
-        Os = [X|Os1],
-        Ms = [M|Ms1],
-        open_masks(Xs, F0, F, Os1, Ms1)
-    ).
 
 %   The light rules of a trial: decided values leave the others, and,
 %   when the open entries can take exactly as many values as there are
 %   of them (so each of those values must be taken), a value with one
-%   place left goes there.  Fewer values than entries fails.
+%   place left goes there.  Fewer values than entries fails.  One pass
+%   reads the unit: a value other than the decided ones has one place
+%   (or two) among the open entries' masks cut to the free values when
+%   it has one (or two) in their masks as they are, so the cut, and a
+%   second pass, are needed only where a decided value is in some mask.
 singles(Vs, _State) :-
-    open_masks(Vs, 0, Fixed, Open, Masks0),
+    unit_scan(Vs, 0, Fixed, 0, Once0, 0, Twice0, Open, Masks0, 0, Fields),
     (   Open == []
     ->  true
     ;   Free is \ Fixed,
-        maplist(and(Free), Masks0, Masks),
-        once_twice(Masks, 0, 0, Once, Twice),
-        length(Open, Fields),
-        Values is popcount(Once),
-        Values >= Fields,
-        queue_off,
-        maplist(narrow, Open, Masks0, Masks),
-        (   Values =:= Fields
-        ->  Lonely is Once /\ \ Twice,
-            place_singles(Lonely, Open, Masks)
-        ;   true
+        Once is Once0 /\ Free,
+        popcount(Once) >= Fields,
+        (   Once0 /\ Fixed =:= 0
+        ->  Cut = false
+        ;   Cut = true
         ),
-        queue_on
+        (   popcount(Once) =:= Fields
+        ->  Lonely is Once /\ \ Twice0
+        ;   Lonely = 0
+        ),
+        (   Cut == false, Lonely =:= 0
+        ->  true
+        ;   queue_off,
+            (   Cut == true
+            ->  maplist(and(Free), Masks0, Masks),
+                maplist(narrow, Open, Masks0, Masks)
+            ;   true
+            ),
+            place_singles(Lonely, Open, Masks0),
+            queue_on
+        )
     ).
 
-once_twice([], O, T, O, T).
-once_twice([M|Ms], O0, T0, O, T) :-
-    T1 is T0 \/ (O0 /\ M),
-    O1 is O0 \/ M,
-    once_twice(Ms, O1, T1, O, T).
+%   unit_scan(+Vs, ..., -Fixed, ..., -Once, ..., -Twice, -Open, -Masks,
+%   ..., -Fields): the decided values (failing on a repeat); the values
+%   with at least one and at least two places in the open entries'
+%   masks; the open entries, their masks and their number.
+unit_scan([], F, F, O, O, T, T, [], [], N, N).
+unit_scan([X|Xs], F0, F, O0, O, T0, T, Os, Ms, N0, N) :-
+    (   integer(X)
+    ->  B is 1 << X,
+        F0 /\ B =:= 0,
+        F1 is F0 \/ B,
+        unit_scan(Xs, F1, F, O0, O, T0, T, Os, Ms, N0, N)
+    ;   mask(X, M),
+        Os = [X|Os1],
+        Ms = [M|Ms1],
+        T1 is T0 \/ (O0 /\ M),
+        O1 is O0 \/ M,
+        N1 is N0 + 1,
+        unit_scan(Xs, F0, F, O1, O, T1, T, Os1, Ms1, N1, N)
+    ).
 
 place_singles(0, _, _) :- !.
 place_singles(Lonely, Open, Masks) :-
@@ -598,11 +607,13 @@ box_lines_pass(Chunked) :-
     restrict_rows(Chunked, M, ByBoxes, ByRows, false, _).
 
 entries_mask(Entries, M) :-
-    foldl(or_mask, Entries, 0, M).
+    entries_mask(Entries, 0, M).
 
-or_mask(X, M0, M) :-
+entries_mask([], M, M).
+entries_mask([X|Xs], M0, M) :-
     mask(X, MX),
-    M is M0 \/ MX.
+    M1 is M0 \/ MX,
+    entries_mask(Xs, M1, M).
 
 %   others_or(+Ms, -Os): Os[j] is the union of Ms[j'] for j' /= j;
 %   others_and/2 the same for intersections.
