@@ -1,4 +1,4 @@
-/*  Four propagators plugged into CLP(FD), for the sudoku's model and search.
+/*  Five propagators plugged into CLP(FD), for the sudoku's model and search.
 
     Each one implements one stated constraint, through clpfd's own
     extension mechanism (make_propagator/2, init_propagator/2,
@@ -558,9 +558,10 @@ parity_of(X, P) :-
 %   ones only if every open entry is 1, they are 1; with more ones than
 %   C, or too few entries left to reach C, it fails.  clpfd's
 %   sum(Bs, #=, C) prunes the same, through its general linear
-%   propagator, which reads each entry's bounds and coefficient: on
-%   the parity sums of a unit that was the larger part of a trial's
-%   cost outside the units' own propagators.
+%   propagator, which reads each entry's bounds and coefficient at
+%   every run; the parity sums run in every lookahead trial under
+%   `consecutive`, and with this count instead bench/consecutive
+%   test011 took 16% fewer inferences.
 
 ones(Bs, C) :-
     clpfd:make_propagator(ones(Bs, C), Prop),
