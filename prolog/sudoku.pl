@@ -134,7 +134,7 @@ model(Distinct, s(K, Board), Rules, Rows, Parities) :-
     run_queue.
 
 odd_count(Odd, Ps) :-
-    sum(Ps, #=, Odd).
+    ones(Ps, Odd).
 
 %   What an s or w info adds to the parities that differ: under
 %   `consecutive` the values differ by one (next_to/2, whose pruning is

@@ -47,6 +47,10 @@
 :- use_module(sudoku_propagators).
 :- use_module(clpfd_internals, [queue_off/0, queue_on/0, run_queue/0]).
 
+%   The lookahead counts places with bit operations at every node:
+%   compile arithmetic inline.
+:- set_prolog_flag(optimise, true).
+
 
 %!  label_sudoku(+When, +Strength, +Rules, +K, +Rows, +Parities,
 %!               -Solution) is nondet.
@@ -497,31 +501,60 @@ preselected(Vars, Units, Open, Memory, Chosen) :-
 two_values([], _, Ps, Ps).
 two_values([I|Is], Vars, Ps0, Ps) :-
     arg(I, Vars, X),
-    (   var(X), fd_size(X, 2)
-    ->  fd_inf(X, A),
-        fd_sup(X, B),
+    (   var(X),
+        fd_mask(X, M),
+        popcount(M) =:= 2
+    ->  A is lsb(M),
+        B is msb(M),
         Ps0 = [(I-A)-(I-B)|Ps1]
     ;   Ps1 = Ps0
     ),
     two_values(Is, Vars, Ps1, Ps).
 
+%   The masks of a unit's open fields are read once, for the counts
+%   and for the two places of each value.
 two_places([], _, Ps, Ps).
 two_places([U|Us], Vars, Ps0, Ps) :-
-    place_counts(U, Vars, 0, 0, 0, Twice, Thrice),
+    open_masks(U, Vars, 0, 0, 0, Twice, Thrice, Masks),
     Two is Twice /\ \ Thrice,
-    value_places(Two, U, Vars, Ps0, Ps1),
+    value_places(Two, Masks, Ps0, Ps1),
     two_places(Us, Vars, Ps1, Ps).
 
-value_places(0, _, _, Ps, Ps) :- !.
-value_places(Two, U, Vars, Ps0, Ps) :-
-    V is lsb(Two),
-    places(U, Vars, V, Places),
-    (   Places = [I, J]
-    ->  Ps0 = [(I-V)-(J-V)|Ps1]
-    ;   Ps1 = Ps0
+%   open_masks(+Unit, +Vars, ..., -Twice, ..., -Thrice, -Masks): the
+%   counts of place_counts/7, and Masks the open fields of Unit as I-M
+%   (M the mask of field I), in the order of Unit.
+open_masks([], _, _, T, H, T, H, []).
+open_masks([I|Is], Vars, O0, T0, H0, T, H, Ms) :-
+    arg(I, Vars, X),
+    (   var(X)
+    ->  fd_mask(X, M),
+        H1 is H0 \/ (T0 /\ M),
+        T1 is T0 \/ (O0 /\ M),
+        O1 is O0 \/ M,
+        Ms = [I-M|Ms1]
+    ;   O1 = O0, T1 = T0, H1 = H0,
+        Ms = Ms1
     ),
+    open_masks(Is, Vars, O1, T1, H1, T, H, Ms1).
+
+%   Each value of Two has exactly two places among Masks.
+value_places(0, _, Ps, Ps) :- !.
+value_places(Two, Masks, [(I-V)-(J-V)|Ps0], Ps) :-
+    V is lsb(Two),
+    B is 1 << V,
+    two_holders(Masks, B, I, J),
     Two1 is Two /\ (Two - 1),
-    value_places(Two1, U, Vars, Ps1, Ps).
+    value_places(Two1, Masks, Ps0, Ps).
+
+two_holders([I0-M|Ms], B, I, J) :-
+    (   M /\ B =\= 0
+    ->  I = I0,
+        holder(Ms, B, J)
+    ;   two_holders(Ms, B, I, J)
+    ).
+
+holder([J0-M|Ms], B, J) :-
+    (   M /\ B =\= 0 -> J = J0 ; holder(Ms, B, J) ).
 
 %   The key sorts the never tried first, then by falling last score
 %   (the score of either_or/4).

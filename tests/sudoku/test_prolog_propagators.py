@@ -19,6 +19,10 @@ states, on random problems, in a plain `swipl` process.
   domains, and so after each of a few later removals (or bindings) on
   either side, which must keep waking them.  Labelling with them gives
   exactly the solutions of abs(X-Y) #= 1 and X mod 2 #= P.
+- ones/2 states what clpfd's sum(Bs, #=, C) states on 0/1 entries, with
+  the same (complete) pruning: on random entries, some of them decided,
+  posting each must fail together with the sum or leave the same
+  domains, and so after each of a few later bindings.
 """
 
 from __future__ import annotations
@@ -261,6 +265,74 @@ later(K, Rel, M, Vs, Ws, Tags) :-
 change(remove, Side, V, Vs) :- nth1(Side, Vs, A), A #\= V.
 change(bind, Side, V, Vs) :- nth1(Side, Vs, V).
 
+%   ones/2 against sum/3 on 0/1 entries, with the tags of
+%   relation_vs_table/6: C runs from 0 to one more than the entries, a
+%   few entries are decided at the start, and up to three later
+%   bindings of an open entry follow.
+ones_vs_sum(Cases, Bad, Failed, Pruned, Woken) :-
+    findall(Tags, ( between(1, Cases, _), ones_case(Tags) ), Tagss),
+    append(Tagss, All),
+    maplist(tag_count(All), [bad, failed, pruned, woken],
+            [Bad, Failed, Pruned, Woken]).
+
+ones_case(Tags) :-
+    random_between(0, 6, L),
+    length(Bs, L),
+    Bs ins 0..1,
+    maplist(maybe_bit, Bs),
+    Max is L + 1,
+    random_between(0, Max, C),
+    copy_term(Bs, Cs, Gs), maplist(call, Gs),
+    term_variables(Bs, Open0),
+    (   ones(Bs, C)
+    ->  (   sum(Cs, #=, C)
+        ->  (   maplist(fd_dom, Bs, D), maplist(fd_dom, Cs, D)
+            ->  term_variables(Bs, Open),
+                ( Open == Open0 -> Tags0 = [] ; Tags0 = [pruned] ),
+                later_bits(3, Bs, Cs, Tags1),
+                append(Tags0, Tags1, Tags)
+            ;   Tags = [bad]
+            )
+        ;   Tags = [bad]
+        )
+    ;   sum(Cs, #=, C)
+    ->  Tags = [bad]
+    ;   Tags = [failed]
+    ).
+
+maybe_bit(B) :-
+    (   random(R), R < 0.3 -> random_between(0, 1, B) ; true ).
+
+later_bits(0, _, _, []) :- !.
+later_bits(K, Bs, Cs, Tags) :-
+    findall(I, ( nth1(I, Bs, B), var(B) ), Is),
+    (   Is == []
+    ->  Tags = []
+    ;   random_member(I, Is),
+        random_between(0, 1, V),
+        nth1(I, Bs, B),
+        nth1(I, Cs, Bc),
+        term_variables(Bs, Open0),
+        (   B = V
+        ->  (   Bc = V
+            ->  (   maplist(fd_dom, Bs, D), maplist(fd_dom, Cs, D)
+                ->  term_variables(Bs, Open),
+                    length(Open0, N0),
+                    length(Open, N),
+                    ( N < N0 - 1 -> Tags0 = [woken] ; Tags0 = [] ),
+                    K1 is K - 1,
+                    later_bits(K1, Bs, Cs, Tags1),
+                    append(Tags0, Tags1, Tags)
+                ;   Tags = [bad]
+                )
+            ;   Tags = [bad]
+            )
+        ;   Bc = V
+        ->  Tags = [bad]
+        ;   Tags = [failed]
+        )
+    ).
+
 %   Labelling, in both orders, with the propagator gives exactly the
 %   solutions the plain constraint gives.  Tags: `bad`, `some` (there
 %   are solutions), `none`.
@@ -348,6 +420,17 @@ def test_a_two_field_propagator_prunes_as_its_table_does(relation: str) -> None:
     assert bad == 0, (bad, failed, pruned, woken)
     # The comparison has teeth: postings and later changes that fail,
     # postings that prune, later changes that wake the propagator.
+    assert failed > 0
+    assert pruned > 0
+    assert woken > 0
+
+
+def test_ones_prunes_as_a_sum_of_its_entries_does() -> None:
+    goal = "ones_vs_sum(3000, B, F, P, W), format('~w ~w ~w ~w', [B, F, P, W])"
+    bad, failed, pruned, woken = map(int, run(goal).split())
+    assert bad == 0, (bad, failed, pruned, woken)
+    # Teeth, as above: failures, prunings when posted, and later
+    # bindings that decide other entries.
     assert failed > 0
     assert pruned > 0
     assert woken > 0
