@@ -30,7 +30,14 @@ PYTEST_ARGS ?=
 # (docs/development.md, "Where the time goes").
 # TEST_WORKERS=N overrides it. The default run leaves out the slow tests.
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n + 2 < 6 ? n + 2 : 6 )))
-PYTEST_SELECT := $(if $(filter 1,$(FULL)),,-m 'not slow') -n $(TEST_WORKERS)
+# Work stealing (xdist's worksteal): each worker starts on a run of tests of
+# its own, one module after another, and one that runs dry takes half of
+# what the busiest has left. A module's once-only fixtures (a graded class,
+# a Dask cluster, a browser) are then made on fewer workers, and the run
+# ends with every worker busy instead of one long test running alone: under
+# the same background load, the default run took 6 min 22 s instead of
+# 7 min 23 s, its workers done within 11 s of each other instead of 67 s.
+PYTEST_SELECT := $(if $(filter 1,$(FULL)),,-m 'not slow') -n $(TEST_WORKERS) --dist worksteal
 
 # `make bench` settings; override on the command line: make bench JOBS=1 ONLY='test0??'
 # SUITE empty: the lab's default, $PLPUZZLE_SUITE, else
