@@ -148,18 +148,11 @@ run: setup
 	@echo "== The Dutch national flag, both engines:"
 	@$(BIN)/plpuzzle flag RWBWRRB
 
-# mypy runs beside pytest: without its cache (a fresh clone, CI) it takes
-# about 20 s of a core, and while tests wait on servers and deadlines the
-# workers leave about a quarter of the cores idle. Its report follows the
-# tests'; the target fails if either does.
 test: setup test-deps
 	$(BIN)/ruff check python lab tests
 	$(BIN)/ruff format --check python lab tests
-	@echo "$(BIN)/mypy (beside the tests; its report comes after theirs)"
-	@$(BIN)/mypy > $(VENV)/mypy.log 2>&1 & types=$$!; \
-	$(BIN)/python -m pytest $(PYTEST_SELECT) $(PYTEST_ARGS); tests=$$?; \
-	wait $$types; typed=$$?; echo "== $(BIN)/mypy:"; cat $(VENV)/mypy.log; \
-	exit $$(( tests != 0 ? tests : typed ))
+	$(BIN)/mypy
+	$(BIN)/python -m pytest $(PYTEST_SELECT) $(PYTEST_ARGS)
 
 test-all:
 	$(MAKE) test FULL=1
