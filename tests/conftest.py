@@ -44,7 +44,7 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
 )
 os.environ["PLPUZZLE_WORKER_MODULES"] = "worker_hooks"
 #: --cpu-durations=N (tests/fixtures/python/cpu_durations.py).
-pytest_plugins = ["cpu_durations"]
+pytest_plugins = ["cpu_durations", "timeline"]
 #: Passwords hashed at argon2-cffi's cost made for test suites (the
 #: service's accounts.hasher): the tests sign in hundreds of times, each a
 #: fifth of a second of one core at the standard cost. Inherited by every
