@@ -23,12 +23,15 @@ release = 2026-12-16T10:00:00Z
 late = "counted"
 uploads_per_hour = 3
 max_upload_kb = 100
-shrink_seconds = 0"""
+shrink_seconds = 0
+check_seconds = 4
+body_seconds = 2.5"""
     course = load_course(course_with(tmp_path, table))
     assert course.deadline == datetime(2026, 12, 15, 22, 59, tzinfo=UTC)
     assert course.public_tests == ("test001", "test002", "test008")
     assert course.release == datetime(2026, 12, 16, 10, 0, tzinfo=UTC)
     assert (course.late, course.uploads_per_hour, course.max_upload_kb) == ("counted", 3, 100)
+    assert (course.check_seconds, course.body_seconds) == (4.0, 2.5)
     assert course.late_at(datetime(2026, 12, 15, 23, 0, tzinfo=UTC))
     assert not course.late_at(datetime(2026, 12, 15, 22, 0, tzinfo=UTC))
 
@@ -36,6 +39,7 @@ shrink_seconds = 0"""
 def test_no_table_means_the_defaults(tmp_path: Path) -> None:
     course = load_course(make_course(tmp_path / "course", "time_limit = 10\n"))
     assert course.deadline is None and course.public_tests == () and course.release is None
+    assert (course.check_seconds, course.body_seconds) == (15.0, 15.0)  # the product's bounds
 
 
 @pytest.mark.parametrize(
@@ -50,6 +54,8 @@ def test_no_table_means_the_defaults(tmp_path: Path) -> None:
         ("uploads_per_hour = 0", "uploads_per_hour must be a whole number >= 1"),
         ("max_upload_kb = 1.5", "max_upload_kb must be a whole number >= 1"),
         ("shrink_seconds = -1", "shrink_seconds must be seconds >= 0"),
+        ("check_seconds = 0.5", "check_seconds must be seconds >= 1"),
+        ("body_seconds = 0", "body_seconds must be seconds >= 1"),
         ("publik = 1", "unknown key 'publik' in [course] (did you mean public?)"),
     ],
 )

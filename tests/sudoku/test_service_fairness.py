@@ -171,17 +171,23 @@ def test_a_kept_turn_goes_on_unless_it_is_over() -> None:
 # -- the bound, on a real service -------------------------------------------------------------
 
 ALICE = (CLASS / "alice.pl").read_bytes()
-#: Files that never end loading: one on the CPU, one asleep.
+#: Files that do not end loading within the check's budget: one on the
+#: CPU, one asleep for twice the budget (so that its grading's runs end
+#: after 6 s, not at the wall-clock backstop of 12 s).
 BUSY = b":- repeat, fail.\n"
-ASLEEP = b":- sleep(600).\n"
+ASLEEP = b":- sleep(6).\n"
 
+#: Short bounds, since the slow files run into them: a check ends at 3 s
+#: (check_seconds; the product's is 15), a test at 1 CPU-second. The case
+#: is made by the order of turns, never by how long one lasts.
 COURSE = """\
-time_limit = 3
+time_limit = 1
 
 [course]
 public = ["test001", "test002"]
 uploads_per_hour = 30
 shrink_seconds = 0
+check_seconds = 3
 """
 
 
@@ -208,11 +214,11 @@ def others_between(events: list[dict[str, Any]], login: str, upload: int) -> Cou
 def test_slow_loading_uploads_hold_anothers_check_and_public_results_one_turn_each_at_most(
     tmp_path: Path,
 ) -> None:
-    """Six students send files that never end loading (on the CPU, or
-    asleep), two each, on a one-core service; bob then sends a good file.
-    The share's record says what bob waited for between his upload and
-    its last turn for its check and public tests: at most one turn of
-    each of them. Their checks took their own turns (charged to them),
+    """Six students send files that do not end loading in a check (on the
+    CPU, or asleep), two each, on a one-core service; bob then sends a
+    good file. The share's record says what bob waited for between his
+    upload and its last turn for its check and public tests: at most one
+    turn of each of them. Their checks took their own turns (charged to them),
     and said "not known"; bob's public results are right."""
     course = make_course(tmp_path / "course", COURSE)
     data = tmp_path / "data"

@@ -11,6 +11,8 @@ suite's suite.toml (the deadline, what students see before it, fair use).
     max_doc_kb = 4096                      # the largest documentation file
     max_stored_mb = 64                     # the files kept of a student at most
     shrink_seconds = 10                    # counterexample search per upload
+    check_seconds = 15                     # an upload's load check, at most
+    body_seconds = 15                      # a request's body must arrive within
     language = "hu"                        # the pages' and mails' default: "en" or "hu"
 
     [course.extensions]                    # students' own deadlines
@@ -43,8 +45,8 @@ from plpuzzle.sudoku.runs.suite_config import (
 LATE_POLICIES = ("ignored", "counted", "refused")
 
 KNOWN = ("name", "deadline", "public", "release", "late", "uploads_per_hour", "max_upload_kb",
-         "max_doc_kb", "max_stored_mb", "shrink_seconds", "extensions", "mail",
-         "language")  # fmt: skip
+         "max_doc_kb", "max_stored_mb", "shrink_seconds", "check_seconds", "body_seconds",
+         "extensions", "mail", "language")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,14 @@ class CourseRules:
     #: each distinct file once, a small one as 4 KB).
     max_stored_mb: int = 64
     shrink_seconds: float = 10.0
+    #: Seconds (of CPU time, and of wall time) an upload's load check gives
+    #: loading at most: a check must not hold its slot long; grading loads
+    #: it again.
+    check_seconds: float = 15.0
+    #: Seconds a request's body may take to arrive, counted from its
+    #: headers, at least (web.body_seconds: a large body is given more,
+    #: up to 4 times this).
+    body_seconds: float = 15.0
     #: The tests of the suite that `public` selects, in suite order.
     public_tests: tuple[str, ...] = field(default=(), compare=False)
     #: The course's own time zone: the offset its deadline (else its
@@ -228,6 +238,8 @@ def load_course(suite: Path) -> CourseRules:
         max_doc_kb=_count(table, "max_doc_kb", 4096, where),
         max_stored_mb=_count(table, "max_stored_mb", 64, where),
         shrink_seconds=_seconds(table, "shrink_seconds", 10.0, where),
+        check_seconds=_seconds(table, "check_seconds", 15.0, where, least=1.0),
+        body_seconds=_seconds(table, "body_seconds", 15.0, where, least=1.0),
         language=_choice(table, "language", LANGUAGES, "en", where),
     )  # fmt: skip
     written = table.get("deadline") or table.get("release")
@@ -351,8 +363,11 @@ def _count(table: dict[str, Any], key: str, default: int, where: Any) -> int:
     return value
 
 
-def _seconds(table: dict[str, Any], key: str, default: float, where: Any) -> float:
+def _seconds(table: dict[str, Any], key: str, default: float, where: Any,
+             least: float = 0.0) -> float:  # fmt: skip
+    """A number of seconds, `least` at least (a bound of 0 s would refuse
+    every body, or every load)."""
     value = table.get(key, default)
-    if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
-        raise SuiteError(f"{where(key)}: {key} must be seconds >= 0")
+    if not isinstance(value, int | float) or isinstance(value, bool) or value < least:
+        raise SuiteError(f"{where(key)}: {key} must be seconds >= {least:g}")
     return float(value)

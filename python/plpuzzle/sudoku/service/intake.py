@@ -5,9 +5,9 @@ ends or after a few seconds, whichever comes first (the check goes on;
 the upload's page shows it when done).
 
 So a student who uploads many slow-loading files at once holds one of
-their own turns at a time, each check CHECK_SECONDS at most, and their
-checks are charged to them like their tests; the others' uploads are
-checked in the rotation. No page's thread waits for a check.
+their own turns at a time, each check the course's check_seconds at
+most, and their checks are charged to them like their tests; the
+others' uploads are checked in the rotation. No page's thread waits for a check.
 """
 
 from __future__ import annotations

@@ -44,9 +44,6 @@ from plpuzzle.untrusted import one_line
 
 #: The shown name of an upload: at most this many characters.
 NAME_CHARS = 120
-#: Seconds (of CPU time, and of wall time) the load check gives loading at
-#: most: a check must not hold its slot long; grading loads it again.
-CHECK_SECONDS = 15.0
 
 
 class UploadRefused(Exception):
@@ -224,7 +221,7 @@ def check(service: Service, upload_id: int) -> bool:
         folder = Path(tmp) / "class"
         place_upload(service, blob, suffix, login, folder)
         hidden = hidden_paths(service.suite, service.data)
-        checked = check_load(folder, settings, hidden, budget=CHECK_SECONDS)
+        checked = check_load(folder, settings, hidden, budget=service.course.check_seconds)
     with service.store.session() as db:
         result = db.execute(
             update(Upload).where(Upload.id == upload_id, Upload.state == "checking")

@@ -57,18 +57,20 @@ from plpuzzle.sudoku.service.store import now
 access_log = logging.getLogger("plpuzzle.service.access")
 
 #: How long a request's body may take to arrive, counted from its headers:
-#: BODY_SECONDS, or its size at BODY_RATE bytes a second if that is longer,
-#: BODY_MAX_SECONDS at most (and for a body of no stated size).
-BODY_SECONDS = 15.0
+#: the course's body_seconds, or its size at BODY_RATE bytes a second if
+#: that is longer, BODY_LONGEST times body_seconds at most (and for a body
+#: of no stated size).
 BODY_RATE = 16 * 1024
-BODY_MAX_SECONDS = 60.0
+BODY_LONGEST = 4
 
 
-def body_seconds(length: int | None) -> float:
-    """How long a body of `length` bytes (None: not stated) may take."""
+def body_seconds(length: int | None, shortest: float) -> float:
+    """How long a body of `length` bytes (None: not stated) may take, when
+    the shortest bound is `shortest` seconds (the course's body_seconds)."""
+    longest = BODY_LONGEST * shortest
     if length is None:
-        return BODY_MAX_SECONDS
-    return min(BODY_MAX_SECONDS, max(BODY_SECONDS, length / BODY_RATE))
+        return longest
+    return min(longest, max(shortest, length / BODY_RATE))
 
 
 class BodyClock:
@@ -79,8 +81,8 @@ class BodyClock:
     was not read to its end closes the connection, so that no client holds
     one open with a body that never ends."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
+    def __init__(self, app: ASGIApp, shortest: float) -> None:
+        self.app, self.shortest = app, shortest
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -89,7 +91,7 @@ class BodyClock:
         headers = dict(scope["headers"])
         length = headers.get(b"content-length", b"")
         stated = int(length) if length.isdigit() else None
-        seconds = body_seconds(stated)
+        seconds = body_seconds(stated, self.shortest)
         until = anyio.current_time() + seconds
         state = scope.setdefault("state", {})
         ended = not stated and b"transfer-encoding" not in headers
@@ -283,7 +285,8 @@ def create_app(service: Service, queue: GradingQueue | None = None, grade: bool 
     course = service.course
     app.add_middleware(BodyLimit, limit=course.max_upload_kb * 1024 + FORM_SLACK,
                        shown_kb=course.max_upload_kb, doc_kb=course.max_doc_kb)  # fmt: skip
-    app.add_middleware(BodyClock)  # outermost: the stamp and the bound see every byte
+    # Outermost: the stamp and the bound see every byte.
+    app.add_middleware(BodyClock, shortest=course.body_seconds)
     return app
 
 
