@@ -43,7 +43,7 @@ from plpuzzle_lab.bench_model import (
     load_reference,
 )
 from plpuzzle_lab.bench_retime import retime_near_goal
-from plpuzzle_lab.machine import machine_info, wait_until_quiet
+from plpuzzle_lab.machine import QUIET_WAIT_SECONDS, machine_info, wait_until_quiet
 from plpuzzle_lab.peers import missing_peers, peer_versions
 
 #: The stress suites' subfolders and their rules, in report order.
@@ -73,6 +73,7 @@ def plan(
     overhead: bool,
     stress: Path | None = None,
     retime_rounds: int = RETIME_ROUNDS,
+    quiet_wait: float = QUIET_WAIT_SECONDS,
 ) -> tuple[BenchSettings, dict[str, Reference], dict[str, list[SuiteCase]]]:
     """Settings, reference times and cases for a run; BenchRequestError
     for a missing folder or file, an unknown engine, or nothing to run.
@@ -100,6 +101,7 @@ def plan(
         out_dir=out_dir,
         reference=reference or suite.parent / "reference-times.csv",
         overhead=overhead,
+        quiet_wait=quiet_wait,
         retime_rounds=retime_rounds,
         notes=tuple(notes),
     )
@@ -242,7 +244,8 @@ def _time_suites(
 
 def _time_overhead(run: BenchRun, cases: dict[str, list[SuiteCase]]) -> None:
     """The interop overhead on the official suite, once the machine is
-    quiet; or the note of why it was not measured."""
+    quiet or `quiet_wait` seconds have passed; or the note of why it was
+    not measured."""
     settings = run.settings
     main = settings.suites[0]
     if not settings.overhead:
@@ -251,7 +254,7 @@ def _time_overhead(run: BenchRun, cases: dict[str, list[SuiteCase]]) -> None:
         run.overhead_note = "skipped: the Prolog engine was not run"
     else:
         main_rows = [r for r in run.rows if r.suite == main.label]
-        run.overhead_load = wait_until_quiet(os.cpu_count() or 1)
+        run.overhead_load = wait_until_quiet(os.cpu_count() or 1, most=settings.quiet_wait)
         run.overhead, run.overhead_note = measure_overhead(
             main_rows, main, cases.get(main.label, []), settings.time_limit
         )

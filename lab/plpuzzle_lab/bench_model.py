@@ -20,6 +20,7 @@ from typing import Any
 
 from plpuzzle.sudoku.domain.model import Rules
 from plpuzzle.sudoku.runs.suite import Verdict
+from plpuzzle_lab.machine import QUIET_WAIT_SECONDS
 from plpuzzle_lab.peers import PEER_NAMES
 
 #: The course's own per-test limit (reference-times.csv).
@@ -102,6 +103,9 @@ class BenchSettings:
     out_dir: Path = Path("bench")
     reference: Path | None = None
     overhead: bool = True
+    #: Seconds the overhead timing waits at most for the load to fall to
+    #: the core count (0: measure at once; the report shows the load).
+    quiet_wait: float = QUIET_WAIT_SECONDS
     #: Rounds of re-timing for tests near a per-puzzle goal (0: none).
     retime_rounds: int = RETIME_ROUNDS
     #: Which tests are near: first-pass ratio >= this share of the goal.

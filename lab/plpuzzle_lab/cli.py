@@ -37,6 +37,7 @@ from plpuzzle_lab.bench import BenchRequestError, plan, run_bench
 from plpuzzle_lab.bench_model import RETIME_ROUNDS, RETIME_SHARE
 from plpuzzle_lab.bench_output import report_lines, to_json, write_outputs
 from plpuzzle_lab.bench_plot import PLOT_NAME, plots_available
+from plpuzzle_lab.machine import QUIET_WAIT_SECONDS
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -109,6 +110,16 @@ def knight(out: Path) -> None:
     help="Also time the same findall in a plain swipl process and through pyswip.",
 )
 @click.option(
+    "--quiet-wait",
+    type=click.FloatRange(min=0),
+    default=QUIET_WAIT_SECONDS,
+    show_default=True,
+    metavar="SECONDS",
+    help="Before the overhead timing, wait up to this long for the load average to fall to "
+    "the core count (the load left by the parallel runs); 0 measures at once. The report "
+    "shows the load; above the core count the overhead target reads 'not judged'.",
+)
+@click.option(
     "--retime-rounds",
     type=click.IntRange(min=0),
     default=RETIME_ROUNDS,
@@ -131,6 +142,7 @@ def sudoku(
     out_dir: Path,
     reference: Path | None,
     overhead: bool,
+    quiet_wait: float,
     retime_rounds: int,
     fmt: str,
 ) -> None:
@@ -168,6 +180,7 @@ def sudoku(
             out_dir=out_dir,
             reference=reference,
             overhead=overhead,
+            quiet_wait=quiet_wait,
             stress=stress,
             retime_rounds=retime_rounds,
         )

@@ -64,9 +64,13 @@ def load_average() -> tuple[float, ...] | None:
         return None
 
 
+#: How long the bench waits, by default, for the load to fall to the cores.
+QUIET_WAIT_SECONDS = 90.0
+
+
 def wait_until_quiet(
     cores: int,
-    most: float = 90.0,
+    most: float = QUIET_WAIT_SECONDS,
     every: float = 5.0,
     read: Callable[[], tuple[float, ...] | None] = load_average,
     sleep: Callable[[float], None] = time.sleep,

@@ -61,13 +61,15 @@ def make_suite(tmp_path: Path, *tests: str) -> Path:
 
 
 def grade_args(klass: Path, suite: Path, out: Path, *extra: str) -> list[str | Path]:
-    """The same limits for both sides. 1 GB of memory (a 768 MB stack) makes
-    heidi, who hoards memory, meet the memory limit in under a second of
-    CPU: with the default 2 GB she needed 3.07 s, and her grade was a race
-    with the 3 s CPU limit (grace, who loops, is the timeout)."""
+    """The same limits for both sides, test_grading.py's for the fixture
+    class: its correct runs take at most 0.4 s of CPU a test, so 2 s keeps
+    them correct and times out grace, who loops, in two thirds of the time
+    3 s took; 512 MB of memory makes heidi, who hoards memory, meet the
+    memory limit in a fraction of the CPU limit (with the default 2 GB she
+    needed 3.07 s, a race with a 3 s limit)."""
     return [
         "sudoku", "grade", klass, "--suite", suite, "--out", out, "--no-feedback",
-        "--time-limit", "3", "--memory-limit", "1024", *extra,
+        "--time-limit", "2", "--memory-limit", "512", *extra,
     ]  # fmt: skip
 
 
