@@ -12,19 +12,24 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from once_per_run import once_per_run
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site, built into a tmp folder (mkdocs runs at the repo root,
-    where mkdocs.yml and the snippets' paths are)."""
+def site(request: pytest.FixtureRequest) -> Path:
+    """The site, built once in the run (once_per_run)."""
+    return once_per_run(request, build_site)
+
+
+def build_site(out: Path) -> Path:
+    """The site, built into `out` (mkdocs runs at the repo root, where
+    mkdocs.yml and the snippets' paths are)."""
     mkdocs = Path(sys.executable).with_name("mkdocs")
     if not mkdocs.exists():
         pytest.skip("mkdocs is not installed (the dev extra has it)")
-    out = tmp_path_factory.mktemp("site")
     run = subprocess.run(
         [mkdocs, "build", "--strict", "--site-dir", out],
         capture_output=True,

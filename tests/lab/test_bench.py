@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from bench_rows import bench_run, row
 from bench_rows import target as target_named
+from once_per_run import once_per_run
 from run_plpuzzle import lab
 
 from plpuzzle.runtime import Worker
@@ -497,12 +498,16 @@ def _tiny_stress(official_suite: Path, root: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def slice_run(official_suite: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """Two K=2 tests of every suite, every engine, one job: the output
-    folder and the terminal text. The overhead is timed at once, not after
-    waiting for a quiet machine (a test run never leaves one): its table
-    and the load it was measured at are what is checked."""
-    out = tmp_path_factory.mktemp("bench")
+def slice_run(official_suite: Path, request: pytest.FixtureRequest) -> tuple[Path, str]:
+    """Two K=2 tests of every suite, every engine, one job, run once in the
+    run (once_per_run): the output folder and the terminal text. The
+    overhead is timed at once, not after waiting for a quiet machine (a
+    test run never leaves one): its table and the load it was measured at
+    are what is checked."""
+    return once_per_run(request, lambda out: _bench_slice(official_suite, out))
+
+
+def _bench_slice(official_suite: Path, out: Path) -> tuple[Path, str]:
     run = lab(
         "sudoku",
         "--suite",

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from bench_rows import bench_run, row
 from bench_rows import target as target_named
+from once_per_run import once_per_run
 from run_plpuzzle import lab
 
 from plpuzzle.sudoku.domain.model import Rules
@@ -136,12 +137,14 @@ SHARE = 0.3
 
 
 @pytest.fixture(scope="module")
-def real_run(
-    official_suite: Path, tmp_path_factory: pytest.TempPathFactory
-) -> tuple[BenchRun, list[str]]:
-    """Two K=2 tests, the three engines, 2 rounds of re-timing: the run and
-    the progress bars' descriptions."""
-    folder = _copy_suite(official_suite, tmp_path_factory.mktemp("retime") / "suite")
+def real_run(official_suite: Path, request: pytest.FixtureRequest) -> tuple[BenchRun, list[str]]:
+    """Two K=2 tests, the three engines, 2 rounds of re-timing, once in the
+    run (once_per_run): the run and the progress bars' descriptions."""
+    return once_per_run(request, lambda work: _retime_run(official_suite, work))
+
+
+def _retime_run(official_suite: Path, work: Path) -> tuple[BenchRun, list[str]]:
+    folder = _copy_suite(official_suite, work / "suite")
     settings = BenchSettings(
         suites=(SuiteSpec("official", folder, Rules.ODDSUM),),
         jobs=1,

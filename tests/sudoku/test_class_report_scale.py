@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from once_per_run import once_per_run
 
 from plpuzzle.sudoku.grading import report as class_report
 from plpuzzle.sudoku.grading.model import Grade, GradeSettings, TestGrade
@@ -97,9 +98,14 @@ def synthetic_class(seed: int = 15) -> tuple[list[StudentGrades], list[str], Poi
 
 
 @pytest.fixture(scope="module")
-def report() -> dict[str, Any]:
-    students, tests, points = synthetic_class()
-    return class_report.build(students, tests, points, GradeSettings())
+def report(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """The class's report, built once in the run (once_per_run)."""
+
+    def make(_: Path) -> dict[str, Any]:
+        students, tests, points = synthetic_class()
+        return class_report.build(students, tests, points, GradeSettings())
+
+    return once_per_run(request, make)
 
 
 @pytest.fixture(scope="module")

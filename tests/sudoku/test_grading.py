@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from once_per_run import once_per_run
 from run_plpuzzle import plpuzzle
 
 from plpuzzle.runtime import sicstus_gaps
@@ -181,15 +182,20 @@ def stat_of(path: Path) -> tuple[int, int, int] | None:
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path, str]:
-    """Grade a copy of the fixture class once; the tests below read the result.
+def graded(request: pytest.FixtureRequest) -> tuple[dict, Path, str]:
+    """The fixture class graded once in the whole run, whichever worker asks
+    first (once_per_run); the tests below only read the result."""
+    return once_per_run(request, grade_the_class)
+
+
+def grade_the_class(work: Path) -> tuple[dict, Path, str]:
+    """Grade a copy of the fixture class in `work`.
 
     In the copy, oscar's targets in /tmp are files in our tmp path, so that
     the test writes nowhere else. Returns (grades.json, the report folder,
     the digest of the class before grading); the report folder's parent
     holds the class, the victim and the escape target.
     """
-    work = tmp_path_factory.mktemp("graded")
     victim, escape = work / "plpuzzle-victim.txt", work / "plpuzzle-escape.txt"
     victim.write_text("must survive grading\n")
     shutil.copytree(CLASS, work / "class")

@@ -56,6 +56,7 @@ from pathlib import Path
 
 import pytest
 from as_nobody import peak_memory_mb
+from once_per_run import once_per_run
 
 from plpuzzle.sandbox import cgroups
 from plpuzzle.sandbox.workspace import RunFolder
@@ -430,9 +431,14 @@ class Graded:
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory: pytest.TempPathFactory) -> Graded:
-    """Grade the red-team class once, watching the grader from outside."""
-    work = tmp_path_factory.mktemp("redteam")
+def graded(request: pytest.FixtureRequest) -> Graded:
+    """The red-team class graded once in the whole run, whichever worker
+    asks first: two gradings at once would share CANARIES and MARKERS."""
+    return once_per_run(request, grade_the_class)
+
+
+def grade_the_class(work: Path) -> Graded:
+    """Grade the red-team class in `work`, watching the grader from outside."""
     listener = Listener()
     canaries = {str(p): f"canary-{secrets.token_hex(12)}" for p in CANARIES}
     canaries["env"] = f"envcanary{secrets.token_hex(12)}"

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from once_per_run import once_per_run
 from service_kit import (
     PASSWORD,
     AppServer,
@@ -114,13 +115,17 @@ def refused(r: httpx.Response, why: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def accounts(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """The course and its 23 accounts, made once: each password is an
-    argon2 hash, which is what makes them slow to make."""
-    base = tmp_path_factory.mktemp("signin")
-    course, data = make_course(base / "course"), base / "data"
-    api_tokens(course, data, ["alice", "bob", *(f"s{n:02}" for n in range(20))])
-    return course, data
+def accounts(request: pytest.FixtureRequest) -> tuple[Path, Path]:
+    """The course and its 23 accounts, made once in the run (once_per_run):
+    each password is an argon2 hash, which is what makes them slow to make.
+    Each test works on a copy (`course`)."""
+
+    def make(base: Path) -> tuple[Path, Path]:
+        course, data = make_course(base / "course"), base / "data"
+        api_tokens(course, data, ["alice", "bob", *(f"s{n:02}" for n in range(20))])
+        return course, data
+
+    return once_per_run(request, make)
 
 
 @pytest.fixture

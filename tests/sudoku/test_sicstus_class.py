@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from once_per_run import once_per_run
 
 # Grades a whole class of SICStus solvers: `make test-all`.
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
@@ -45,9 +46,14 @@ SYNTAX_ERROR_LINE = 73
 
 
 @pytest.fixture(scope="module")
-def students(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
-    """Grade the whole class once, through the CLI; the students by id."""
-    report = tmp_path_factory.mktemp("sicstus_class_report")
+def students(request: pytest.FixtureRequest) -> dict[str, dict]:
+    """The class graded once in the whole run, whichever worker asks first
+    (once_per_run); the students by id."""
+    return once_per_run(request, grade_the_class)
+
+
+def grade_the_class(report: Path) -> dict[str, dict]:
+    """Grade the whole class through the CLI into `report`; the students by id."""
     run = subprocess.run(
         [sys.executable, "-m", "plpuzzle", "sudoku", "grade", str(CLASS),
          "--suite", str(SUITE), "--time-limit", "20", "--memory-limit", "1024",

@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from once_per_run import once_per_run
 
 from plpuzzle.sudoku.grading import similarity
 from plpuzzle.sudoku.grading.similarity.reading import PROLOG
@@ -21,9 +22,14 @@ from plpuzzle_lab.similarity_eval import CLASS, Evaluation, evaluate, labels
 
 
 @pytest.fixture(scope="module")
-def compared() -> tuple[similarity.Similarity, Evaluation]:
-    sim, left_out = similarity.compare_class(CLASS, jobs=2)
-    return sim, evaluate(sim, labels(), left_out)
+def compared(request: pytest.FixtureRequest) -> tuple[similarity.Similarity, Evaluation]:
+    """The labelled class compared once in the run (once_per_run)."""
+
+    def make(_: Path) -> tuple[similarity.Similarity, Evaluation]:
+        sim, left_out = similarity.compare_class(CLASS, jobs=2)
+        return sim, evaluate(sim, labels(), left_out)
+
+    return once_per_run(request, make)
 
 
 def test_no_pair_is_falsely_reported_and_every_copy_is_found(

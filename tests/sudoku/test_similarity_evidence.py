@@ -24,6 +24,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from once_per_run import once_per_run
 
 from plpuzzle.sudoku.grading import similarity
 from plpuzzle.sudoku.grading.similarity import compare_class
@@ -39,12 +40,16 @@ MARGIN = 0.1
 
 
 @pytest.fixture(scope="module")
-def evidence(tmp_path_factory: pytest.TempPathFactory) -> tuple[similarity.Similarity, dict]:
-    folder = tmp_path_factory.mktemp("evidence") / "class"
-    origin = evidence_class(folder)
-    sim, left_out = compare_class(folder, jobs=2)
-    assert left_out == []
-    return sim, origin
+def evidence(request: pytest.FixtureRequest) -> tuple[similarity.Similarity, dict]:
+    """The evidence class compared once in the run (once_per_run)."""
+
+    def make(work: Path) -> tuple[similarity.Similarity, dict]:
+        origin = evidence_class(work / "class")
+        sim, left_out = compare_class(work / "class", jobs=2)
+        assert left_out == []
+        return sim, origin
+
+    return once_per_run(request, make)
 
 
 def _histogram(scores: list[float]) -> str:
