@@ -127,7 +127,9 @@ def test_the_buggy_prolog_solver_is_shrunk_in_the_sandbox() -> None:
     with RunFolder() as run:
         folder = files.write(run.path / "sub")
         with SandboxSolver(run, folder, "sudoku.pl", "sicstus4", limits, hidden_paths()) as s:
-            outcome = shrink(s, puzzle, Rules.CONSECUTIVE)
+            # Bounded by runs, not seconds: how far 20 s gets depends on
+            # the load (39 runs of the 40 it needs, once, at 8 workers).
+            outcome = shrink(s, puzzle, Rules.CONSECUTIVE, ShrinkBudget(seconds=3600))
         found = outcome.counterexample
         assert found is not None, outcome.reason
         assert found.puzzle.k == 2 and found.infos <= 3

@@ -649,7 +649,7 @@ def feedback(
             )
 
     policy = (
-        ShrinkPolicy(seconds_per_student=request.shrink_seconds)
+        ShrinkPolicy.per_student(request.shrink_seconds)
         if request.shrink_seconds > 0 and prepared.local_sandbox
         else None
     )

@@ -92,6 +92,16 @@ class ShrinkPolicy:
     #: Wall-clock seconds per student, over all their shrunk tests.
     seconds_per_student: float = 40.0
 
+    @classmethod
+    def per_student(cls, seconds: float) -> ShrinkPolicy:
+        """`seconds` for each student, and an equal share of it as each
+        shrunk test's own bound: more seconds buy every test more runs,
+        where a fixed bound per test would cut a slow machine's search
+        short whatever the teacher gave."""
+        plain = cls()
+        share = seconds / plain.tests_per_student
+        return cls(dataclasses.replace(plain.budget, seconds=share), seconds_per_student=seconds)
+
 
 def _number(value: float) -> float | int:
     return int(value) if float(value).is_integer() else round(value, 3)

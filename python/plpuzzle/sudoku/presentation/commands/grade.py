@@ -126,7 +126,8 @@ from plpuzzle.sudoku.runs.suite import SuiteError
     show_default=True,
     metavar="S",
     help="Wall-clock seconds per student to find the smallest puzzle their solver "
-    "gets wrong, for the feedback (0: do not search).",
+    "gets wrong, for the feedback, shared equally by their first two wrong tests "
+    "(0: do not search).",
 )
 @click.option(
     "--similarity/--no-similarity",
