@@ -57,7 +57,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 TIME_LIMIT ?= 120
 ONLY ?=
 
-.PHONY: catalogues help setup swipl test-deps run test test-all typecheck lint bench bench-knight bench-service bench-similarity docs docs-samples clean
+.PHONY: catalogues help setup swipl clpfd-qlf test-deps run test test-all typecheck lint bench bench-knight bench-service bench-similarity docs docs-samples clean
 
 help:
 	@echo "make run    solve the bundled puzzles with both engines and cross-check them;"
@@ -80,7 +80,7 @@ help:
 	@echo "            set (tests/fixtures/similarity_eval); exit 1 if a non-copy is reported"
 	@echo "make docs   build the documentation site (docs/, mkdocs.yml) into site/"
 	@echo "make docs-samples  write what each command prints today into the docs' samples"
-	@echo "make setup  only install: SWI-Prolog, .venv and the package"
+	@echo "make setup  only install: SWI-Prolog (its clpfd compiled to QLF where it may write), .venv and the package"
 	@echo "make clean  remove .venv and generated files"
 
 setup: swipl $(STAMP)
@@ -125,6 +125,25 @@ endef
 swipl:
 	$(call install_missing,$(RUN_PACKAGES))
 	@swipl --version
+	@$(MAKE) --no-print-directory clpfd-qlf
+
+# library(clpfd) compiled to QLF beside its source: SWI-Prolog then loads it in
+# 0.04 s of CPU instead of 0.2 s, and every start loads it (each student's
+# sandbox, each Prolog engine; CI starts about 2,000). SWI-Prolog loads the
+# source again by itself when clpfd.pl is newer (an upgrade), and so does
+# this target. It writes in SWI-Prolog's library folder: as root, through
+# sudo without a password, or not at all (a note; nothing else changes).
+CLPFD_DIR_GOAL := absolute_file_name(library(clpfd), F, [file_type(prolog), \
+  access(read)]), file_directory_name(F, D), write(D)
+clpfd-qlf:
+	@dir=$$(swipl -q -f none --no-packs -g "$(CLPFD_DIR_GOAL)" -t halt); \
+	qlf="$$dir/clpfd.qlf"; \
+	if [ -f "$$qlf" ] && [ "$$qlf" -nt "$$dir/clpfd.pl" ]; then exit 0; fi; \
+	if [ -w "$$dir" ]; then sudo=""; \
+	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo -n"; \
+	else echo "Note: cannot write $$qlf: SWI-Prolog loads clpfd from its source (0.2 s a start, not 0.04 s)." >&2; exit 0; fi; \
+	$$sudo swipl -q -f none --no-packs -g "qcompile(library(clpfd))" -t halt && \
+	echo "Compiled $$qlf (clpfd loads 5x faster)"
 
 test-deps:
 	$(call install_missing,$(TEST_PACKAGES))
