@@ -39,6 +39,7 @@ from service_kit import (
     wait_for,
 )
 
+from plpuzzle.cluster.worker_side import RESOURCE
 from plpuzzle.sudoku.service.core import Service
 from plpuzzle.sudoku.service.queue import GradingQueue
 from plpuzzle.sudoku.service.results import counting_uploads
@@ -394,7 +395,7 @@ def test_the_queue_drives_a_dask_cluster_and_uses_a_worker_added_meanwhile(
 ) -> None:
     """`serve --scheduler` with one worker of one slot; two students'
     looping uploads keep it busy; a second worker started meanwhile gets
-    runs of the two uploads sent once it has joined (the first worker is
+    runs of the two uploads sent once it is admitted (the first worker is
     busy with one run at a time), and every upload is graded once."""
     import json
 
@@ -436,6 +437,18 @@ def test_the_queue_drives_a_dask_cluster_and_uses_a_worker_added_meanwhile(
                 procs.append(dask_command("worker", address, "--nthreads", "1"))
                 client.wait_for_workers(2, timeout=60)
                 (second_worker,) = set(client.scheduler_info()["workers"]) - {first_worker}
+                # Joined is not admitted: the worker gets its sandbox slot once
+                # its probe has run a sandbox, which on a loaded machine took
+                # as long as the runs left (CI, 8 workers).
+                wait_for(
+                    "the second worker admitted",
+                    120,
+                    lambda: (
+                        client.scheduler_info()["workers"][second_worker]
+                        .get("resources", {})
+                        .get(RESOURCE)
+                    ),
+                )
                 ids |= {s: api_upload(server.url, tokens[s], GRACE).json()["id"]
                         for s in students[2:]}  # fmt: skip
                 wait_for("every upload graded", 600, lambda: all(
